@@ -1,0 +1,56 @@
+# Every command a person runs. `make demo` and `make test` work on a fresh machine with
+# nothing but python3 (3.10+) installed.
+PYTHON ?= python3
+VENV := .venv
+VENV3 := .venv-datasets3
+# Tests never touch the network and never read the user's Hugging Face cache.
+OFFLINE := HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 HF_HOME=$(CURDIR)/.cache/hf-test
+
+.PHONY: demo test test-main test-datasets3 cards cards-check validate bench lint clean
+
+# Leg 1: the current datasets (5.x).
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --upgrade pip
+	$(VENV)/bin/pip install --quiet -e '.[test]' 'datasets>=5,<6'
+	touch $@
+
+# Leg 2: datasets 3.6, the last version that runs loading scripts, with the Hub client and
+# fsspec it was released with.
+$(VENV3)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV3)
+	$(VENV3)/bin/pip install --quiet --upgrade pip
+	$(VENV3)/bin/pip install --quiet -e '.[test]' 'datasets==3.6.0' 'huggingface_hub<1.0'
+	touch $@
+
+demo: $(VENV)/.installed
+	$(VENV)/bin/corpora build --all --dummy --out build
+
+test: test-main test-datasets3
+
+test-main: $(VENV)/.installed
+	rm -rf .cache/hf-test
+	$(OFFLINE) $(VENV)/bin/python -m pytest
+
+test-datasets3: $(VENV3)/.installed $(VENV)/.installed
+	rm -rf .cache/hf-test
+	$(OFFLINE) CORPORA_DATASETS5_PYTHON=$(CURDIR)/$(VENV)/bin/python $(VENV3)/bin/python -m pytest
+
+cards: $(VENV)/.installed
+	$(VENV)/bin/corpora card --all
+
+cards-check: $(VENV)/.installed
+	$(OFFLINE) $(VENV)/bin/corpora card --all --check
+
+validate: $(VENV)/.installed
+	$(OFFLINE) $(VENV)/bin/corpora validate
+
+bench: $(VENV)/.installed
+	$(VENV)/bin/python bench/run.py
+
+lint: $(VENV)/.installed
+	$(VENV)/bin/pip install --quiet ruff
+	$(VENV)/bin/ruff check src loaders tests bench
+
+clean:
+	rm -rf build .cache $(VENV) $(VENV3)

@@ -1,0 +1,249 @@
+"""Diplomacy deception dialogs: messages between pairs of players in 12 online games of
+Diplomacy, labelled by their sender (truthful or deceptive?) and by their receiver (believed?).
+
+Source: the three JSON Lines files of DenisPeskov/2020_acl_diplomacy, pinned to its last commit.
+Every line is one dialog with 11 parallel per-message lists. Upstream stores numbers as strings
+(a few as the JSON integer 0) and mixes booleans with "NOANNOTATION" in receiver labels; this
+builder types them and stops on any value outside the documented domain.
+"""
+
+import json
+import os
+
+import datasets
+from datasets.utils.file_utils import xopen
+
+_CITATION = """\
+@inproceedings{Peskov:Cheng:Elgohary:Barrow:Danescu-Niculescu-Mizil:Boyd-Graber-2020,
+    title = {It Takes Two to Lie: One to Lie and One to Listen},
+    author = {Denis Peskov and Benny Cheng and Ahmed Elgohary and Joe Barrow and
+      Cristian Danescu-Niculescu-Mizil and Jordan Boyd-Graber},
+    booktitle = {Association for Computational Linguistics},
+    year = {2020},
+    location = {Seattle},
+}
+"""
+
+_DESCRIPTION = """\
+17,289 messages exchanged between pairs of players in 12 games of Diplomacy, each labelled by its
+sender as truthful or deceptive (ACTUAL_LIE) and, where the receiver answered, by its receiver as
+believed or suspected (SUSPECTED_LIE).
+"""
+
+_HOMEPAGE = "https://sites.google.com/view/qanta/projects/diplomacy"
+
+# The upstream repository has no LICENSE file.
+_LICENSE = "unknown"
+
+_COMMIT = "b230a4d1c04c02cab4c0a41679806812be82cae0"
+_URL_PREFIX = f"https://raw.githubusercontent.com/DenisPeskov/2020_acl_diplomacy/{_COMMIT}/"
+
+# Paths relative to the upstream repository root: the layout a `data_dir` copy must mirror.
+_FILES = {
+    "train": "data/train.jsonl",
+    "validation": "data/validation.jsonl",
+    "test": "data/test.jsonl",
+}
+_URLS = {split: _URL_PREFIX + path for split, path in _FILES.items()}
+
+# Official sizes (paper, upstream README and the old Hugging Face dataset_infos.json).
+_SPLIT_SIZES = {
+    "conversations": {"train": 189, "validation": 21, "test": 42},
+    "messages": {"train": 13132, "validation": 1416, "test": 2741},
+}
+
+_COUNTRIES = ["austria", "england", "france", "germany", "italy", "russia", "turkey"]
+_SEASONS = ["Spring", "Fall", "Winter"]
+# Documented domains (upstream README); the data stops at 1910 and a score of 17.
+_YEARS = range(1901, 1919)
+_SCORES = range(0, 19)
+_SCORE_DELTAS = range(-18, 19)
+
+# Upstream per-message keys (parallel lists) and their singular names in the `messages` config.
+_MESSAGE_FIELDS = {
+    "messages": "message",
+    "sender_labels": "sender_label",
+    "receiver_labels": "receiver_label",
+    "speakers": "speaker",
+    "receivers": "receiver",
+    "absolute_message_index": "absolute_message_index",
+    "relative_message_index": "relative_message_index",
+    "seasons": "season",
+    "years": "year",
+    "game_score": "game_score",
+    "game_score_delta": "game_score_delta",
+}
+_DIALOG_KEYS = list(_MESSAGE_FIELDS) + ["players", "game_id"]
+
+_LFS_POINTER_PREFIX = "version https://git-lfs.github.com/spec/"
+
+
+def _message_features():
+    return {
+        "message": datasets.Value("string"),
+        "sender_label": datasets.Value("bool"),
+        "receiver_label": datasets.Value("bool"),
+        "speaker": datasets.ClassLabel(names=_COUNTRIES),
+        "receiver": datasets.ClassLabel(names=_COUNTRIES),
+        "absolute_message_index": datasets.Value("int32"),
+        "relative_message_index": datasets.Value("int32"),
+        "season": datasets.ClassLabel(names=_SEASONS),
+        "year": datasets.Value("int32"),
+        "game_score": datasets.Value("int32"),
+        "game_score_delta": datasets.Value("int32"),
+    }
+
+
+class DiplomacyDetection(datasets.GeneratorBasedBuilder):
+    """Diplomacy dialogs with sender and receiver deception labels."""
+
+    VERSION = datasets.Version("2.0.0")
+    BUILDER_CONFIGS = [
+        datasets.BuilderConfig(
+            name="conversations",
+            version=VERSION,
+            description="One example per dialog (pair of players in one game), per-message fields as parallel lists.",
+        ),
+        datasets.BuilderConfig(
+            name="messages",
+            version=VERSION,
+            description="One example per message, with its dialog's game_id and players.",
+        ),
+    ]
+    DEFAULT_CONFIG_NAME = "conversations"
+
+    def _info(self):
+        per_message = _message_features()
+        dialog = {
+            "players": datasets.Sequence(datasets.ClassLabel(names=_COUNTRIES)),
+            "game_id": datasets.Value("int32"),
+        }
+        if self.config.name == "conversations":
+            features = {plural: datasets.Sequence(per_message[one]) for plural, one in _MESSAGE_FIELDS.items()}
+            features.update(dialog)
+        else:
+            features = dict(per_message, **dialog)
+        return datasets.DatasetInfo(
+            description=_DESCRIPTION,
+            features=datasets.Features(features),
+            homepage=_HOMEPAGE,
+            license=_LICENSE,
+            citation=_CITATION,
+        )
+
+    def _split_generators(self, dl_manager):
+        if self.config.data_dir:
+            # A local copy laid out like the upstream repository.
+            files = {split: os.path.join(self.config.data_dir, path) for split, path in _FILES.items()}
+            missing = [path for path in files.values() if not os.path.isfile(path)]
+            if missing:
+                raise FileNotFoundError("missing source files: " + ", ".join(missing))
+        else:
+            files = dl_manager.download(_URLS)
+        return [
+            datasets.SplitGenerator(name=split, gen_kwargs={"filepath": files[split], "source": _FILES[split]})
+            for split in _FILES
+        ]
+
+    def _generate_examples(self, filepath, source):
+        for line_number, dialog in _read_dialogs(filepath, source):
+            if self.config.name == "conversations":
+                yield str(line_number), dialog
+                continue
+            dialog_fields = {"players": dialog["players"], "game_id": dialog["game_id"]}
+            for position in range(len(dialog["messages"])):
+                example = {one: dialog[plural][position] for plural, one in _MESSAGE_FIELDS.items()}
+                example.update(dialog_fields)
+                yield f"{line_number}-{position}", example
+
+
+def _read_dialogs(filepath, source):
+    """Yield (line number, typed dialog) for every line of one split file."""
+    with xopen(filepath, "r", encoding="utf-8") as f:
+        for line_number, line in enumerate(f, start=1):
+            if line_number == 1 and line.startswith(_LFS_POINTER_PREFIX):
+                raise ValueError(
+                    f"{source}: is a Git LFS pointer, not the data; fetch the real file (git lfs pull)"
+                )
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as error:
+                raise ValueError(f"{source}, line {line_number}: invalid JSON ({error})") from None
+            yield line_number, _typed_dialog(record, f"{source}, line {line_number}")
+
+
+def _typed_dialog(record, where):
+    if not isinstance(record, dict):
+        raise ValueError(f"{where}: expected a JSON object, got {type(record).__name__}")
+    if sorted(record) != sorted(_DIALOG_KEYS):
+        missing = sorted(set(_DIALOG_KEYS) - set(record))
+        unknown = sorted(set(record) - set(_DIALOG_KEYS))
+        raise ValueError(f"{where}: field(s) missing {missing}, unknown {unknown}")
+    length = None
+    for key in _MESSAGE_FIELDS:
+        if not isinstance(record[key], list):
+            raise ValueError(f"{where}: field {key!r}: expected a list, got {record[key]!r}")
+        if length is None:
+            length = len(record[key])
+        elif len(record[key]) != length:
+            raise ValueError(
+                f"{where}: field {key!r} has {len(record[key])} items but 'messages' has {length}"
+            )
+
+    def check(key, convert):
+        values = []
+        for position, value in enumerate(record[key]):
+            typed = convert(value)
+            if typed is _INVALID:
+                raise ValueError(f"{where}: field {key!r}[{position}]: invalid value {value!r}")
+            values.append(typed)
+        return values
+
+    players = record["players"]
+    if not isinstance(players, list) or len(players) != 2 or any(p not in _COUNTRIES for p in players):
+        raise ValueError(f"{where}: field 'players': expected two countries of {_COUNTRIES}, got {players!r}")
+    game_id = record["game_id"]
+    if type(game_id) is not int or not 1 <= game_id <= 12:
+        raise ValueError(f"{where}: field 'game_id': invalid value {game_id!r}")
+    return {
+        "messages": check("messages", lambda v: v if isinstance(v, str) else _INVALID),
+        "sender_labels": check("sender_labels", lambda v: v if isinstance(v, bool) else _INVALID),
+        # "NOANNOTATION": the receiver gave no answer.
+        "receiver_labels": check(
+            "receiver_labels", lambda v: None if v == "NOANNOTATION" else v if isinstance(v, bool) else _INVALID
+        ),
+        "speakers": check("speakers", lambda v: v if v in _COUNTRIES else _INVALID),
+        "receivers": check("receivers", lambda v: v if v in _COUNTRIES else _INVALID),
+        "absolute_message_index": check("absolute_message_index", _index),
+        "relative_message_index": check("relative_message_index", _index),
+        "seasons": check("seasons", lambda v: v if v in _SEASONS else _INVALID),
+        "years": check("years", lambda v: _integer(v, _YEARS)),
+        "game_score": check("game_score", lambda v: _integer(v, _SCORES)),
+        "game_score_delta": check("game_score_delta", lambda v: _integer(v, _SCORE_DELTAS)),
+        "players": players,
+        "game_id": game_id,
+    }
+
+
+_INVALID = object()
+
+
+def _index(value):
+    """Message positions are JSON integers upstream; anything else is an error."""
+    return value if type(value) is int and 0 <= value < 2**31 else _INVALID
+
+
+def _integer(value, domain):
+    """An int from a decimal string ("12", "-3") or a JSON integer (upstream has a few 0s)."""
+    if type(value) is int:
+        number = value
+    elif isinstance(value, str):
+        try:
+            number = int(value)
+        except ValueError:
+            return _INVALID
+        if str(number) != value:  # rejects " 3", "+3", "03"
+            return _INVALID
+    else:
+        return _INVALID
+    return number if number in domain else _INVALID

@@ -1,0 +1,134 @@
+"""Build corpora with their builders and export them as Hub-ready folders of Parquet files."""
+
+from __future__ import annotations
+
+import math
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import datasets
+
+from corpora import registry
+from corpora import sources
+from corpora.errors import CorporaError
+
+# Shards stay well under the Hub's recommended file size.
+MAX_SHARD_BYTES = 500 * 1024 * 1024
+
+
+def load(
+    name: str,
+    config: str | None = None,
+    data_dir=None,
+    dummy: bool = False,
+    streaming: bool = False,
+    num_proc: int | None = None,
+    cache_dir=None,
+):
+    """A DatasetDict (or IterableDatasetDict when streaming) built by the corpus's builder.
+
+    Works on datasets 3.6 and 5.x: the builder class is used directly, no script loading.
+    """
+    corpus = registry.get(name)
+    _check_config(corpus, config)
+    local = sources.resolve_data_dir(corpus, data_dir, dummy)
+    builder = corpus.builder(config, local, cache_dir)
+    if streaming:
+        return builder.as_streaming_dataset()
+    builder.download_and_prepare(num_proc=num_proc, download_config=_download_config())
+    return builder.as_dataset()
+
+
+@dataclass(frozen=True)
+class SplitRows:
+    corpus: str
+    config: str
+    split: str
+    rows: int
+    official: int | None
+
+
+def build(
+    name: str,
+    out,
+    configs: list[str] | None = None,
+    data_dir=None,
+    dummy: bool = False,
+    num_proc: int | None = None,
+) -> list[SplitRows]:
+    """Write OUT/NAME/README.md and OUT/NAME/<config>/<split>-0000i-of-0000n.parquet.
+
+    Builds from real sources must give the official split sizes. The export is reloaded with
+    `load_dataset` and the rows counted there are the ones reported.
+    """
+    from corpora import cards  # cards import build for the card's example
+
+    corpus = registry.get(name)
+    configs = configs or corpus.configs
+    for config in configs:
+        _check_config(corpus, config)
+    local = sources.resolve_data_dir(corpus, data_dir, dummy)
+    target = Path(out) / name
+    partial = Path(out) / f".{name}.partial"
+    shutil.rmtree(partial, ignore_errors=True)
+    with tempfile.TemporaryDirectory(prefix="corpora-") as cache_dir:
+        infos = {}
+        for config in configs:
+            builder = corpus.builder(config, local, cache_dir)
+            builder.download_and_prepare(num_proc=num_proc, download_config=_download_config())
+            for split, dataset in builder.as_dataset().items():
+                write_parquet(dataset, partial / config, split)
+            infos[config] = builder.info
+        if not dummy:
+            check_official_sizes(corpus, infos)
+        cards.write_export_card(corpus, infos, partial / "README.md")
+        shutil.rmtree(target, ignore_errors=True)
+        partial.rename(target)
+        return [
+            SplitRows(name, config, split, rows, None if dummy else corpus.split_sizes[config].get(split))
+            for config, splits in reload_counts(target, configs, cache_dir).items()
+            for split, rows in splits.items()
+        ]
+
+
+def write_parquet(dataset: datasets.Dataset, folder: Path, split: str) -> list[Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    num_shards = max(1, math.ceil(dataset.data.nbytes / MAX_SHARD_BYTES))
+    paths = []
+    for index in range(num_shards):
+        path = folder / f"{split}-{index:05d}-of-{num_shards:05d}.parquet"
+        dataset.shard(num_shards=num_shards, index=index, contiguous=True).to_parquet(str(path))
+        paths.append(path)
+    return paths
+
+
+def reload_counts(folder: Path, configs: list[str], cache_dir) -> dict[str, dict[str, int]]:
+    """Rows per config and split, as `load_dataset(folder, config)` sees them."""
+    counts = {}
+    for config in configs:
+        reloaded = datasets.load_dataset(str(folder), config, cache_dir=str(cache_dir))
+        counts[config] = {split: reloaded[split].num_rows for split in reloaded}
+    return counts
+
+
+def check_official_sizes(corpus: registry.Corpus, infos: dict[str, datasets.DatasetInfo]) -> None:
+    wrong = [
+        f"{config}/{split}: {info.splits[split].num_examples:,} rows, official {official:,}"
+        for config, info in infos.items()
+        for split, official in corpus.split_sizes[config].items()
+        if split not in info.splits or info.splits[split].num_examples != official
+    ]
+    if wrong:
+        raise CorporaError(f"{corpus.name}: split sizes differ from the official ones: " + "; ".join(wrong))
+
+
+def _check_config(corpus: registry.Corpus, config: str | None) -> None:
+    if config is not None and config not in corpus.configs:
+        raise CorporaError(f"{corpus.name} has no config {config!r}; configs: {', '.join(corpus.configs)}")
+
+
+def _download_config() -> datasets.DownloadConfig:
+    # Downloads are cached in the usual place even when the Arrow cache is temporary.
+    return datasets.DownloadConfig(cache_dir=datasets.config.DOWNLOADED_DATASETS_PATH)

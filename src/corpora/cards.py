@@ -1,0 +1,232 @@
+"""Dataset cards: `dataset_cards/<name>.yaml` (the hand-written text) plus the builder's info
+(features, configs, official sizes) render `loaders/<name>/README.md` through one Jinja2
+template. The same rendering, with a build's real split infos, is the README of an export.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+import tempfile
+from importlib import resources
+from pathlib import Path
+
+import datasets
+from datasets.info import DatasetInfosDict
+from datasets.utils.metadata import MetadataConfigs
+import yaml
+from huggingface_hub import DatasetCard
+from huggingface_hub import DatasetCardData
+
+from corpora import registry
+from corpora import sources
+from corpora.errors import CorporaError
+
+TEMPLATE = resources.files("corpora") / "templates" / "dataset_card.md.j2"
+
+# Keys of dataset_cards/<name>.yaml; each one is required.
+METADATA_KEYS = [
+    "pretty_name", "license", "language", "language_creators", "annotations_creators",
+    "multilinguality", "source_datasets", "task_categories", "task_ids", "tags",
+]
+PROSE_KEYS = [
+    "title", "summary", "supported_tasks", "languages", "configs", "fields", "curation_rationale",
+    "source_data", "annotations", "personal_information", "social_impact", "biases", "limitations",
+    "curators", "errata",
+]
+PLACEHOLDER = "[More Information Needed]"
+
+SIZE_CATEGORIES = [
+    (1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M"),
+    (10_000_000, "1M<n<10M"), (100_000_000, "10M<n<100M"), (1_000_000_000, "100M<n<1B"),
+]
+
+
+class CardError(CorporaError):
+    pass
+
+
+def vocabularies() -> dict[str, list[str]]:
+    return yaml.safe_load((resources.files("corpora") / "vocabularies.yaml").read_text())
+
+
+def card_source(corpus: registry.Corpus) -> dict:
+    path = corpus.card_source
+    if not path.is_file():
+        raise CardError(f"{corpus.name}: no card source {path.relative_to(registry.repo_root())}")
+    source = yaml.safe_load(path.read_text(encoding="utf-8"))
+    missing = [key for key in METADATA_KEYS + PROSE_KEYS if key not in source]
+    unknown = [key for key in source if key not in METADATA_KEYS + PROSE_KEYS]
+    if missing or unknown:
+        raise CardError(f"{path.name}: keys missing {missing}, unknown {unknown}")
+    return source
+
+
+def problems(corpus: registry.Corpus, source: dict) -> list[str]:
+    """Everything that makes a card wrong before it is even rendered."""
+    found = []
+    vocab = vocabularies()
+    checks = {
+        "license": ("licenses", [source["license"]]),
+        "language": ("languages", source["language"]),
+        "language_creators": ("language_creators", source["language_creators"]),
+        "annotations_creators": ("annotations_creators", source["annotations_creators"]),
+        "multilinguality": ("multilinguality", [source["multilinguality"]]),
+        "task_categories": ("task_categories", source["task_categories"]),
+        "task_ids": ("task_ids", source["task_ids"]),
+        "source_datasets": ("source_datasets", [s.split("|")[0] for s in source["source_datasets"]]),
+    }
+    for key, (vocabulary, values) in checks.items():
+        for value in values:
+            if value not in vocab[vocabulary]:
+                found.append(f"{key}: {value!r} is not in the Hub's {vocabulary} vocabulary")
+    if source["license"] != corpus.module._LICENSE:
+        found.append(f"license: card says {source['license']!r}, loader says {corpus.module._LICENSE!r}")
+    fields = set()
+    for config in corpus.configs:
+        fields |= {name for name, _ in field_rows(features(corpus, config))}
+    described = set(source["fields"])
+    found += [f"field {name!r} has no description in fields:" for name in sorted(fields - described)]
+    found += [f"fields: {name!r} is not a field of any config" for name in sorted(described - fields)]
+    found += [f"configs: no text for config {c!r}" for c in corpus.configs if c not in source["configs"]]
+    found += [f"errata: item {i} is not plain text: {e!r}" for i, e in enumerate(source["errata"]) if not isinstance(e, str)]
+    return found
+
+
+def features(corpus: registry.Corpus, config: str) -> datasets.Features:
+    return corpus.builder_class(config_name=config)._info().features
+
+
+def describe_type(feature) -> str:
+    """A short, version-independent name for a feature type."""
+    if isinstance(feature, datasets.ClassLabel):
+        return "class label (" + ", ".join(feature.names) + ")"
+    if isinstance(feature, datasets.Value):
+        return feature.dtype
+    if isinstance(feature, dict):
+        return "struct"
+    inner = _list_item(feature)
+    if inner is not None:
+        return "list of " + describe_type(inner)
+    return type(feature).__name__
+
+
+def _list_item(feature):
+    if isinstance(feature, list):
+        return feature[0]
+    if type(feature).__name__ in ("Sequence", "List", "LargeList"):
+        return feature.feature
+    return None
+
+
+def field_rows(feature_dict, prefix: str = "") -> list[tuple[str, str]]:
+    """(dotted name, type) for every field, nested struct fields included."""
+    rows = []
+    for name, feature in feature_dict.items():
+        rows.append((prefix + name, describe_type(feature)))
+        inner = feature
+        while _list_item(inner) is not None:
+            inner = _list_item(inner)
+        if isinstance(inner, dict):
+            rows += field_rows(inner, prefix + name + ".")
+    return rows
+
+
+def size_category(corpus: registry.Corpus) -> str:
+    largest = max(sum(splits.values()) for splits in corpus.split_sizes.values())
+    return next(label for bound, label in SIZE_CATEGORIES if largest < bound)
+
+
+def dummy_example(corpus: registry.Corpus) -> str:
+    """The first training example of the default config, from the dummy build."""
+    from corpora import build
+
+    with tempfile.TemporaryDirectory(prefix="corpora-card-") as cache_dir:
+        dataset = build.load(corpus.name, dummy=True, cache_dir=cache_dir)
+        split = "train" if "train" in dataset else sorted(dataset)[0]
+        example = dataset[split][0]
+    # One line per field keeps long parallel lists readable.
+    lines = [f"  {json.dumps(key)}: {json.dumps(value, ensure_ascii=False)}" for key, value in example.items()]
+    return "{\n" + ",\n".join(lines) + "\n}"
+
+
+def render(corpus: registry.Corpus, infos: dict[str, datasets.DatasetInfo] | None = None) -> str:
+    """The card. Without `infos` (the loader's card) `dataset_info` holds features only: datasets
+    3.6 checks a script's README split sizes against every build, dummy builds included. An
+    export passes its build's infos, with the real split sizes."""
+    source = card_source(corpus)
+    found = problems(corpus, source)
+    if found:
+        raise CardError(f"{corpus.name}: " + "; ".join(found))
+    card_data = DatasetCardData(
+        pretty_name=source["pretty_name"],
+        license=source["license"],
+        language=source["language"],
+        language_creators=source["language_creators"],
+        annotations_creators=source["annotations_creators"],
+        multilinguality=source["multilinguality"],
+        size_categories=[size_category(corpus)],
+        source_datasets=source["source_datasets"],
+        task_categories=source["task_categories"],
+        task_ids=source["task_ids"],
+        tags=source["tags"],
+    )
+    if infos is None:
+        infos = {
+            config: datasets.DatasetInfo(features=features(corpus, config), config_name=config)
+            for config in corpus.configs
+        }
+    DatasetInfosDict(infos).to_dataset_card_data(card_data)
+    MetadataConfigs(
+        {
+            config: {
+                "data_files": [{"split": split, "path": f"{config}/{split}-*"} for split in corpus.split_sizes[config]],
+                **({"default": True} if config == corpus.default_config else {}),
+            }
+            for config in corpus.configs
+        }
+    ).to_dataset_card_data(card_data)
+    module = corpus.module
+    card = DatasetCard.from_template(
+        card_data,
+        template_path=str(TEMPLATE),
+        corpus=corpus,
+        source=source,
+        fields={config: field_rows(features(corpus, config)) for config in corpus.configs},
+        example=dummy_example(corpus),
+        homepage=module._HOMEPAGE,
+        citation=module._CITATION.strip(),
+        urls=sources.urls(corpus),
+        configs={c.name: c.description for c in corpus.builder_class.BUILDER_CONFIGS},
+    )
+    text = str(card).rstrip("\n") + "\n"
+    if PLACEHOLDER in text:
+        raise CardError(f"{corpus.name}: the card still says {PLACEHOLDER!r}")
+    return text
+
+
+def write(corpus: registry.Corpus) -> Path:
+    corpus.card_path.write_text(render(corpus), encoding="utf-8")
+    return corpus.card_path
+
+
+def write_export_card(corpus: registry.Corpus, infos, path: Path) -> None:
+    path.write_text(render(corpus, infos), encoding="utf-8")
+
+
+def check(corpus: registry.Corpus) -> str | None:
+    """None if the committed card is what the sources render, else a unified diff."""
+    expected = render(corpus)
+    actual = corpus.card_path.read_text(encoding="utf-8") if corpus.card_path.is_file() else ""
+    if actual == expected:
+        return None
+    name = str(corpus.card_path.relative_to(registry.repo_root()))
+    diff = difflib.unified_diff(actual.splitlines(True), expected.splitlines(True), name, name + " (rendered)")
+    return "".join(diff) or f"{name} differs"
+
+
+def read_metadata(path: Path) -> dict:
+    """The YAML header of a README.md, as the Hub parses it."""
+    match = re.match(r"^---\n(.*?)\n---\n", path.read_text(encoding="utf-8"), re.DOTALL)
+    return yaml.safe_load(match.group(1)) if match else {}

@@ -1,0 +1,147 @@
+"""The `corpora` command: list, build, card, validate, push."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from corpora.errors import CorporaError
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="corpora", description=__doc__)
+    parser.add_argument("--debug", action="store_true", help="show tracebacks")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    commands.add_parser("list", help="corpora, configs, splits and official sizes")
+
+    build = commands.add_parser("build", help="build corpora and export them as Parquet folders")
+    build.add_argument("names", nargs="*", metavar="NAME")
+    build.add_argument("--all", action="store_true", help="every corpus")
+    build.add_argument("--config", action="append", dest="configs", metavar="C", help="only this config (repeatable)")
+    source = build.add_mutually_exclusive_group()
+    source.add_argument("--data-dir", metavar="DIR", help="a local copy laid out like the upstream repository")
+    source.add_argument("--dummy", action="store_true", help="the dummy data in dummy_data/NAME/")
+    build.add_argument("--out", default="build", metavar="DIR", help="export folder (default: build)")
+    build.add_argument("--num-proc", type=int, metavar="N", help="processes for preparing the splits")
+
+    card = commands.add_parser("card", help="(re)write loaders/NAME/README.md from dataset_cards/NAME.yaml")
+    card.add_argument("names", nargs="*", metavar="NAME")
+    card.add_argument("--all", action="store_true", help="every corpus")
+    card.add_argument("--check", action="store_true", help="only report differences; exit 1 if any")
+
+    validate = commands.add_parser("validate", help="cards, dummy builds and export round trips")
+    validate.add_argument("names", nargs="*", metavar="NAME", help="default: every corpus")
+
+    push = commands.add_parser("push", help="build and upload a corpus to the Hugging Face Hub")
+    push.add_argument("name", metavar="NAME")
+    push.add_argument("--repo-id", required=True, metavar="ID", help="e.g. your-org/diplomacy_detection")
+    push.add_argument("--private", action="store_true")
+    push.add_argument("--dry-run", action="store_true", help="build and show what would be uploaded")
+    push.add_argument("--data-dir", metavar="DIR", help="build from a local copy instead of the pinned URLs")
+    push.add_argument("--out", default="build", metavar="DIR")
+
+    args = parser.parse_args(argv)
+    try:
+        return COMMANDS[args.command](args)
+    except (CorporaError, ValueError, FileNotFoundError) as error:
+        if args.debug:
+            raise
+        print(f"corpora {args.command}: error: {_one_line(error)}", file=sys.stderr)
+        return 1
+
+
+def _one_line(error: BaseException) -> str:
+    # datasets wraps loader errors (DatasetGenerationError); the loader's own message is the cause.
+    while error.__cause__ is not None and type(error).__name__ == "DatasetGenerationError":
+        error = error.__cause__
+    return " ".join(str(error).split())
+
+
+def _names(args) -> list[str]:
+    from corpora import registry
+
+    if args.all and args.names:
+        raise CorporaError("give corpus names or --all, not both")
+    if not args.all and not args.names:
+        raise CorporaError("give at least one corpus name, or --all")
+    return registry.names() if args.all else args.names
+
+
+def print_table(header: list[str], rows: list[list]) -> None:
+    cells = [header] + [[f"{v:,}" if isinstance(v, int) else str(v) for v in row] for row in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
+    for index, row in enumerate(cells):
+        print("  ".join(v.rjust(w) if index and v[:1].isdigit() else v.ljust(w) for v, w in zip(row, widths)).rstrip())
+
+
+def cmd_list(args) -> int:
+    from corpora import registry
+
+    rows = []
+    for corpus in registry.all_corpora():
+        for config, splits in corpus.split_sizes.items():
+            default = " (default)" if config == corpus.default_config else ""
+            for split, size in splits.items():
+                rows.append([corpus.name, config + default, split, size])
+    print_table(["corpus", "config", "split", "official rows"], rows)
+    return 0
+
+
+def cmd_build(args) -> int:
+    from corpora import build
+
+    rows = []
+    for name in _names(args):
+        for r in build.build(name, args.out, args.configs, args.data_dir, args.dummy, args.num_proc):
+            official = "" if r.official is None else ("ok" if r.official == r.rows else f"official {r.official:,}")
+            rows.append([r.corpus, r.config, r.split, r.rows, official])
+    print(f"\nexported to {args.out}/ and reloaded with load_dataset:")
+    print_table(["corpus", "config", "split", "rows", "official size"], rows)
+    return 0
+
+
+def cmd_card(args) -> int:
+    from corpora import cards
+    from corpora import registry
+
+    stale = 0
+    for name in _names(args):
+        corpus = registry.get(name)
+        if args.check:
+            diff = cards.check(corpus)
+            if diff:
+                stale += 1
+                print(diff)
+                print(f"{corpus.card_path.name} of {name} is out of date: run `corpora card {name}`", file=sys.stderr)
+            else:
+                print(f"{name}: card up to date")
+        else:
+            path = cards.write(corpus)
+            print(f"wrote {path.relative_to(registry.repo_root())}")
+    return 1 if stale else 0
+
+
+def cmd_validate(args) -> int:
+    from corpora import registry
+    from corpora import validate
+
+    failures = 0
+    for name in args.names or registry.names():
+        for check, problem in validate.validate(name):
+            print(f"{name}: {check}: {'ok' if problem is None else 'FAILED: ' + problem}")
+            failures += problem is not None
+    return 1 if failures else 0
+
+
+def cmd_push(args) -> int:
+    from corpora import push
+
+    push.push(args.name, args.repo_id, private=args.private, dry_run=args.dry_run, data_dir=args.data_dir, out=args.out)
+    return 0
+
+
+COMMANDS = {"list": cmd_list, "build": cmd_build, "card": cmd_card, "validate": cmd_validate, "push": cmd_push}
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,36 @@
+"""`corpora push`: build a corpus from its real sources and upload the export to the Hub."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from huggingface_hub import HfApi
+
+from corpora import build
+
+
+def push(name: str, repo_id: str, private: bool = False, dry_run: bool = False, data_dir=None, out="build") -> list[str]:
+    """Build NAME (checked against the official sizes), then create the dataset repo and upload
+    the export folder. The token comes from HF_TOKEN or `hf auth login`, as huggingface_hub finds
+    it; it is never printed. Returns the uploaded paths."""
+    build.build(name, out, data_dir=data_dir)
+    folder = Path(out) / name
+    paths = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
+    action = "would upload" if dry_run else "uploading"
+    print(f"{action} {len(paths)} files from {folder} to https://huggingface.co/datasets/{repo_id}"
+          f" ({'private' if private else 'public'}):")
+    for path in paths:
+        print(f"  {path}")
+    if dry_run:
+        return paths
+    api = HfApi()
+    api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
+    commit = api.upload_folder(
+        repo_id=repo_id,
+        repo_type="dataset",
+        folder_path=str(folder),
+        commit_message=f"Upload {name} built by corpora",
+        delete_patterns=["*.parquet", "**/*.parquet"],  # no stale shards from an earlier upload
+    )
+    print(f"pushed: {commit.commit_url}")
+    return paths
