@@ -159,17 +159,21 @@ class DiplomacyDetection(datasets.GeneratorBasedBuilder):
 
 def _read_dialogs(filepath, source):
     """Yield (line number, typed dialog) for every line of one split file."""
-    with xopen(filepath, "r", encoding="utf-8") as f:
-        for line_number, line in enumerate(f, start=1):
-            if line_number == 1 and line.startswith(_LFS_POINTER_PREFIX):
-                raise ValueError(
-                    f"{source}: is a Git LFS pointer, not the data; fetch the real file (git lfs pull)"
-                )
+    # Binary lines, decoded here: xopen passes no text encoding through to HTTP streams.
+    with xopen(filepath, "rb") as f:
+        for line_number, raw in enumerate(f, start=1):
+            where = f"{source}, line {line_number}"
+            if line_number == 1 and raw.startswith(_LFS_POINTER_PREFIX.encode()):
+                raise ValueError(f"{source}: is a Git LFS pointer, not the data; fetch the real file (git lfs pull)")
             try:
-                record = json.loads(line)
+                record = json.loads(raw.decode("utf-8"))
+            except UnicodeDecodeError as error:
+                raise ValueError(
+                    f"{where}: not UTF-8 (byte 0x{raw[error.start]:02x} at position {error.start}: {error.reason})"
+                ) from None
             except json.JSONDecodeError as error:
-                raise ValueError(f"{source}, line {line_number}: invalid JSON ({error})") from None
-            yield line_number, _typed_dialog(record, f"{source}, line {line_number}")
+                raise ValueError(f"{where}: invalid JSON ({error})") from None
+            yield line_number, _typed_dialog(record, where)
 
 
 def _typed_dialog(record, where):
@@ -200,8 +204,8 @@ def _typed_dialog(record, where):
         return values
 
     players = record["players"]
-    if not isinstance(players, list) or len(players) != 2 or any(p not in _COUNTRIES for p in players):
-        raise ValueError(f"{where}: field 'players': expected two countries of {_COUNTRIES}, got {players!r}")
+    if not isinstance(players, list) or len(players) != 2 or players[0] == players[1] or any(p not in _COUNTRIES for p in players):
+        raise ValueError(f"{where}: field 'players': expected two different countries of {_COUNTRIES}, got {players!r}")
     game_id = record["game_id"]
     if type(game_id) is not int or not 1 <= game_id <= 12:
         raise ValueError(f"{where}: field 'game_id': invalid value {game_id!r}")

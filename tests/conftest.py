@@ -1,0 +1,74 @@
+"""Shared fixtures. Tests run offline with a throw-away Hugging Face home (the Makefile sets the
+same variables; they are set here too so a bare `pytest` cannot reach the network)."""
+
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+os.environ["HF_HUB_OFFLINE"] = "1"
+os.environ["HF_DATASETS_OFFLINE"] = "1"
+os.environ.setdefault("HF_HOME", tempfile.mkdtemp(prefix="corpora-hf-home-"))
+
+import datasets  # noqa: E402
+import pytest  # noqa: E402
+
+from corpora import build  # noqa: E402
+from corpora import registry  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))  # for bench.synthetic
+
+DATASETS_MAJOR = int(datasets.__version__.split(".")[0])
+CASES = [(corpus.name, config) for corpus in registry.all_corpora() for config in corpus.configs]
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if "datasets5" in item.keywords and DATASETS_MAJOR < 5:
+            item.add_marker(pytest.mark.skip(reason=f"needs datasets 5.x, this leg has {datasets.__version__}"))
+        if "datasets3" in item.keywords and DATASETS_MAJOR >= 4:
+            item.add_marker(pytest.mark.skip(reason=f"script loading needs datasets 3.x, this leg has {datasets.__version__}"))
+
+
+@pytest.fixture(scope="session")
+def dummy_build(tmp_path_factory):
+    """corpora.load(name, config, dummy=True), built once per session."""
+    built = {}
+
+    def get(name, config):
+        if (name, config) not in built:
+            cache = tmp_path_factory.mktemp(f"cache-{name}-{config}")
+            built[name, config] = build.load(name, config, dummy=True, cache_dir=cache)
+        return built[name, config]
+
+    return get
+
+
+@pytest.fixture(scope="session")
+def dummy_export(tmp_path_factory):
+    """The folder `corpora build NAME --dummy` writes, built once per corpus."""
+    exported = {}
+
+    def get(name):
+        if name not in exported:
+            out = tmp_path_factory.mktemp(f"export-{name}")
+            build.build(name, out, dummy=True)
+            exported[name] = out / name
+        return exported[name]
+
+    return get
+
+
+@pytest.fixture
+def dummy_copy(tmp_path):
+    """A writable copy of a corpus's dummy data, to corrupt in one place."""
+
+    def make(name):
+        target = tmp_path / "data_dir"
+        shutil.copytree(registry.get(name).dummy_dir, target)
+        (target / "expected_counts.json").unlink()
+        return target
+
+    return make

@@ -1,0 +1,262 @@
+"""diplomacy_detection: every quirk of formats/diplomacy_detection.md, and bad input."""
+
+import http.server
+import json
+import threading
+from functools import partial
+
+import datasets
+import pytest
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
+
+from corpora import load
+from corpora import registry
+from corpora.errors import CorporaError
+from corpora.sources import MissingSourceFiles
+
+NAME = "diplomacy_detection"
+COUNTRIES = ["austria", "england", "france", "germany", "italy", "russia", "turkey"]
+loader = registry.get(NAME).module
+
+
+def country(index):
+    return COUNTRIES[index]
+
+
+# --- the quirks, on the dummy data ---------------------------------------------------------
+
+
+def test_noannotation_becomes_none_next_to_booleans(dummy_build):
+    italy_russia = dummy_build(NAME, "conversations")["train"][2]
+    assert italy_russia["receiver_labels"] == [None, None, False]
+    assert italy_russia["sender_labels"] == [True, True, False]
+    messages = dummy_build(NAME, "messages")
+    labels = [label for split in messages for label in messages[split]["receiver_label"]]
+    assert (labels.count(None), labels.count(True), labels.count(False)) == (5, 9, 4)
+
+
+def test_integer_zero_among_string_scores(dummy_build):
+    england_turkey = dummy_build(NAME, "conversations")["train"][0]
+    assert england_turkey["game_score"] == [4, 6, 0, 0]
+    assert england_turkey["game_score_delta"] == [-2, 2, 0, -9]
+    assert england_turkey["years"] == [1905, 1905, 1908, 1908]
+
+
+def test_dialog_with_every_list_empty(dummy_build):
+    empty = dummy_build(NAME, "conversations")["train"][1]
+    assert [country(i) for i in empty["players"]] == ["germany", "turkey"]
+    assert empty["game_id"] == 1
+    assert all(empty[key] == [] for key in loader._MESSAGE_FIELDS)
+    # ...and it contributes no example to the messages config
+    assert 1 not in dummy_build(NAME, "messages")["train"]["game_id"][:4]
+
+
+def test_escapes_are_decoded_once(dummy_build):
+    conversations = dummy_build(NAME, "conversations")
+    assert conversations["train"][2]["messages"][0] == "What\u2019re you thinking for the early game?"
+    assert conversations["train"][2]["messages"][2].startswith("Hey Italy,\nI want to go North")
+    deal = conversations["train"][3]["messages"][0]
+    assert deal == "Deal? \U0001F91D" and len(deal) == 7  # one code point, not two surrogates
+    assert conversations["validation"][1]["messages"][2].endswith("\U0001F609")
+
+
+def test_repeated_texts_are_kept(dummy_build):
+    texts = dummy_build(NAME, "messages")["train"]["message"]
+    assert texts.count("Yes") == 2
+
+
+def test_class_labels_carry_the_measured_values(dummy_build):
+    features = dummy_build(NAME, "messages")["train"].features
+    assert features["speaker"].names == COUNTRIES
+    assert features["season"].names == ["Spring", "Fall", "Winter"]
+    seasons = dummy_build(NAME, "conversations")["train"][0]["seasons"]
+    assert [features["season"].int2str(s) for s in seasons] == ["Spring", "Spring", "Fall", "Winter"]
+
+
+def test_messages_are_the_conversations_flattened(dummy_build):
+    conversations = dummy_build(NAME, "conversations")
+    messages = dummy_build(NAME, "messages")
+    for split in conversations:
+        expected = [
+            dict({one: dialog[plural][i] for plural, one in loader._MESSAGE_FIELDS.items()},
+                 players=dialog["players"], game_id=dialog["game_id"])
+            for dialog in conversations[split]
+            for i in range(len(dialog["messages"]))
+        ]
+        assert messages[split].to_list() == expected
+
+
+# --- bad input: one clear error naming file, line and field -----------------------------------
+
+
+def rewrite_line(data_dir, split, line_number, change):
+    path = data_dir / "data" / f"{split}.jsonl"
+    lines = path.read_text().splitlines(keepends=True)
+    lines[line_number - 1] = change(lines[line_number - 1])
+    path.write_text("".join(lines))
+
+
+def build_error(data_dir, config="conversations"):
+    with pytest.raises(Exception) as caught:
+        load(NAME, config, data_dir=data_dir)
+    error = caught.value
+    while not isinstance(error, ValueError) and error.__cause__ is not None:
+        error = error.__cause__  # datasets wraps builder errors
+    assert isinstance(error, ValueError), repr(caught.value)
+    return str(error)
+
+
+def edit(field, function):
+    def change(line):
+        record = json.loads(line)
+        function(record[field])
+        return json.dumps(record) + "\n"
+    return change
+
+
+def test_truncated_json_line(dummy_copy):
+    data_dir = dummy_copy(NAME)
+    rewrite_line(data_dir, "train", 4, lambda line: line[:80])  # an interrupted download
+    assert build_error(data_dir) == (
+        "data/train.jsonl, line 4: invalid JSON (Expecting value: line 1 column 81 (char 80))"
+    )
+
+
+def test_bytes_that_are_not_utf8(dummy_copy):
+    data_dir = dummy_copy(NAME)
+    path = data_dir / "data" / "validation.jsonl"
+    path.write_bytes(path.read_bytes().replace(b"Bur is yours", b"Bur is \xe9 yours"))
+    assert build_error(data_dir) == (
+        "data/validation.jsonl, line 2: not UTF-8 (byte 0xe9 at position 34: invalid continuation byte)"
+    )
+
+
+def test_list_length_differs_from_the_others(dummy_copy):
+    data_dir = dummy_copy(NAME)
+    rewrite_line(data_dir, "validation", 2, edit("receiver_labels", lambda values: values.pop()))
+    assert build_error(data_dir, "messages") == (
+        "data/validation.jsonl, line 2: field 'receiver_labels' has 2 items but 'messages' has 3"
+    )
+
+
+@pytest.mark.parametrize(
+    "field,position,value",
+    [("speakers", 1, "prussia"), ("receivers", 0, "Italy"), ("seasons", 2, "Autumn"), ("years", 0, "1900"),
+     ("game_score", 1, "19"), ("game_score", 0, "03"), ("game_score_delta", 0, 1.5), ("sender_labels", 0, "true"),
+     ("receiver_labels", 1, "noannotation"), ("absolute_message_index", 0, "3")],
+)
+def test_value_outside_the_documented_domain(dummy_copy, field, position, value):
+    data_dir = dummy_copy(NAME)
+    rewrite_line(data_dir, "test", 2, edit(field, lambda values: values.__setitem__(position, value)))
+    assert build_error(data_dir) == f"data/test.jsonl, line 2: field {field!r}[{position}]: invalid value {value!r}"
+
+
+@pytest.mark.parametrize("players", [["england", "prussia"], ["england", "england"], ["england"]])
+def test_players_must_be_two_countries(dummy_copy, players):
+    data_dir = dummy_copy(NAME)
+    rewrite_line(data_dir, "train", 1, edit("players", lambda values: values.__setitem__(slice(None), players)))
+    assert build_error(data_dir) == (
+        f"data/train.jsonl, line 1: field 'players': expected two different countries of {COUNTRIES}, got {players!r}"
+    )
+
+
+def test_unknown_game(dummy_copy):
+    data_dir = dummy_copy(NAME)
+    rewrite_line(data_dir, "train", 2, lambda line: line.replace('"game_id": 1}', '"game_id": "1"}'))
+    assert build_error(data_dir) == "data/train.jsonl, line 2: field 'game_id': invalid value '1'"
+
+
+def test_renamed_field(dummy_copy):
+    data_dir = dummy_copy(NAME)
+    rewrite_line(data_dir, "train", 4, lambda line: line.replace('"game_score_delta"', '"score_delta"'))
+    assert build_error(data_dir) == (
+        "data/train.jsonl, line 4: field(s) missing ['game_score_delta'], unknown ['score_delta']"
+    )
+
+
+def test_git_lfs_pointer_instead_of_the_data(dummy_copy):
+    data_dir = dummy_copy(NAME)
+    (data_dir / "data" / "test.jsonl").write_text(
+        "version https://git-lfs.github.com/spec/v1\n"
+        "oid sha256:2061ee7f040d6d8016760cb146d7821fef57cfbb4ced868f233e63854257c050\nsize 490273\n"
+    )
+    assert build_error(data_dir) == "data/test.jsonl: is a Git LFS pointer, not the data; fetch the real file (git lfs pull)"
+
+
+def test_every_missing_split_file_is_listed(dummy_copy):
+    data_dir = dummy_copy(NAME)
+    (data_dir / "data" / "train.jsonl").unlink()
+    (data_dir / "data" / "test.jsonl").unlink()
+    with pytest.raises(MissingSourceFiles) as caught:
+        load(NAME, data_dir=data_dir)
+    assert str(caught.value) == (
+        f"diplomacy_detection: 2 source file(s) missing: {data_dir}/data/train.jsonl, {data_dir}/data/test.jsonl"
+    )
+
+
+def test_unknown_config():
+    with pytest.raises(CorporaError, match="diplomacy_detection has no config 'dialogs'; configs: conversations, messages"):
+        load(NAME, "dialogs", dummy=True)
+
+
+# --- the typing, fuzzed ------------------------------------------------------------------------
+
+message = st.fixed_dictionaries({
+    "messages": st.text(),
+    "sender_labels": st.booleans(),
+    "receiver_labels": st.sampled_from([True, False, "NOANNOTATION"]),
+    "speakers": st.sampled_from(COUNTRIES),
+    "receivers": st.sampled_from(COUNTRIES),
+    "absolute_message_index": st.integers(0, 5000),
+    "relative_message_index": st.integers(0, 700),
+    "seasons": st.sampled_from(["Spring", "Fall", "Winter"]),
+    "years": st.integers(1901, 1918).map(str),
+    "game_score": st.one_of(st.integers(0, 18).map(str), st.just(0)),
+    "game_score_delta": st.one_of(st.integers(-18, 18).map(str), st.just(0)),
+})
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(message, max_size=8), st.lists(st.sampled_from(COUNTRIES), min_size=2, max_size=2, unique=True), st.integers(1, 12))
+def test_typed_dialog_keeps_every_value(messages, players, game_id):
+    record = {key: [m[key] for m in messages] for key in loader._MESSAGE_FIELDS}
+    record.update(players=players, game_id=game_id)
+    typed = loader._typed_dialog(json.loads(json.dumps(record)), "fuzz")
+    assert typed["messages"] == record["messages"]
+    assert typed["receiver_labels"] == [None if v == "NOANNOTATION" else v for v in record["receiver_labels"]]
+    assert typed["game_score"] == [int(v) for v in record["game_score"]]
+    assert typed["years"] == [int(v) for v in record["years"]]
+    # the typed dialog fits the declared features exactly
+    features = registry.get(NAME).builder_class(config_name="conversations")._info().features
+    encoded = features.encode_example(typed)
+    assert encoded["players"] == [COUNTRIES.index(p) for p in players]
+    assert encoded["seasons"] == [["Spring", "Fall", "Winter"].index(m["seasons"]) for m in messages]
+
+
+# --- downloads over real HTTP (127.0.0.1), as from the pinned URLs -----------------------------
+
+
+@pytest.fixture
+def mirror(monkeypatch):
+    """Serve the dummy data over HTTP and point the loader's URLs at it."""
+    for flag in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE"):  # only 127.0.0.1 is reached
+        if hasattr(datasets.config, flag):
+            monkeypatch.setattr(datasets.config, flag, False)
+    handler = partial(http.server.SimpleHTTPRequestHandler, directory=str(registry.get(NAME).dummy_dir))
+    handler.log_message = lambda *args: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_port}/"
+    monkeypatch.setattr(loader, "_URLS", {split: base + path for split, path in loader._FILES.items()})
+    yield base
+    server.shutdown()
+
+
+def test_download_from_urls_prepared_and_streaming(mirror, tmp_path, dummy_build):
+    prepared = load(NAME, "messages", cache_dir=tmp_path)
+    assert {split: prepared[split].num_rows for split in prepared} == {"train": 10, "validation": 3, "test": 5}
+    assert prepared["test"].to_list() == dummy_build(NAME, "messages")["test"].to_list()
+    streamed = load(NAME, "messages", streaming=True)
+    assert list(streamed["validation"]) == dummy_build(NAME, "messages")["validation"].to_list()
