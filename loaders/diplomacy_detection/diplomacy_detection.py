@@ -115,11 +115,13 @@ class DiplomacyDetection(datasets.GeneratorBasedBuilder):
     def _info(self):
         per_message = _message_features()
         dialog = {
-            "players": datasets.Sequence(datasets.ClassLabel(names=_COUNTRIES)),
+            "players": [datasets.ClassLabel(names=_COUNTRIES)],
             "game_id": datasets.Value("int32"),
         }
         if self.config.name == "conversations":
-            features = {plural: datasets.Sequence(per_message[one]) for plural, one in _MESSAGE_FIELDS.items()}
+            # Python lists, not datasets.Sequence: the same feature type and the same card YAML on
+            # datasets 3.6 and 5.x.
+            features = {plural: [per_message[one]] for plural, one in _MESSAGE_FIELDS.items()}
             features.update(dialog)
         else:
             features = dict(per_message, **dialog)

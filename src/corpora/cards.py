@@ -172,6 +172,7 @@ def render(corpus: registry.Corpus, infos: dict[str, datasets.DatasetInfo] | Non
         task_ids=source["task_ids"],
         tags=source["tags"],
     )
+    exported = list(infos or corpus.configs)  # an export may hold only some configs
     if infos is None:
         infos = {
             config: datasets.DatasetInfo(features=features(corpus, config), config_name=config)
@@ -184,7 +185,7 @@ def render(corpus: registry.Corpus, infos: dict[str, datasets.DatasetInfo] | Non
                 "data_files": [{"split": split, "path": f"{config}/{split}-*"} for split in corpus.split_sizes[config]],
                 **({"default": True} if config == corpus.default_config else {}),
             }
-            for config in corpus.configs
+            for config in exported
         }
     ).to_dataset_card_data(card_data)
     module = corpus.module

@@ -42,9 +42,11 @@ def main(argv: list[str] | None = None) -> int:
     push.add_argument("--out", default="build", metavar="DIR")
 
     args = parser.parse_args(argv)
+    from datasets.exceptions import DatasetGenerationError
+
     try:
         return COMMANDS[args.command](args)
-    except (CorporaError, ValueError, FileNotFoundError) as error:
+    except (CorporaError, ValueError, FileNotFoundError, DatasetGenerationError) as error:
         if args.debug:
             raise
         print(f"corpora {args.command}: error: {_one_line(error)}", file=sys.stderr)

@@ -1,0 +1,105 @@
+"""Cards: generated from dataset_cards/<name>.yaml + the builder, checked like CI checks them."""
+
+import shutil
+
+import pytest
+import yaml
+from datasets.info import DatasetInfosDict
+from huggingface_hub import DatasetCard
+
+from conftest import REPO
+from corpora import cards
+from corpora import registry
+from corpora.cli import main
+from corpora.errors import CorporaError
+
+NAME = "diplomacy_detection"
+
+
+@pytest.mark.parametrize("name", registry.names())
+def test_committed_card_is_what_the_sources_render(name):
+    assert cards.check(registry.get(name)) is None, f"run `corpora card {name}`"
+
+
+@pytest.mark.parametrize("name", registry.names())
+def test_card_metadata_follows_the_hub_conventions(name):
+    corpus = registry.get(name)
+    card = DatasetCard.load(corpus.card_path)  # huggingface_hub's own parser and validator
+    metadata = card.data.to_dict()
+    source = yaml.safe_load(corpus.card_source.read_text())
+    assert metadata["license"] == source["license"] == corpus.module._LICENSE
+    assert metadata["pretty_name"] == source["pretty_name"]
+    assert metadata["size_categories"] == [cards.size_category(corpus)]
+    # configs point at the Parquet export, default first
+    assert [c["config_name"] for c in metadata["configs"]] == corpus.configs
+    assert [c.get("default", False) for c in metadata["configs"]] == [c == corpus.default_config for c in corpus.configs]
+    # dataset_info carries exactly the builder's features, and no split sizes (see cards.render)
+    infos = DatasetInfosDict.from_dataset_card_data(card.data)
+    for config in corpus.configs:
+        assert infos[config].features == cards.features(corpus, config)
+        assert infos[config].splits is None
+    assert "[More Information Needed]" not in card.text
+
+
+def test_size_category_comes_from_the_official_sizes():
+    # 17,289 messages: the old card's "n<1K" was wrong
+    assert cards.size_category(registry.get(NAME)) == "10K<n<100K"
+
+
+@pytest.fixture
+def repo_copy(tmp_path, monkeypatch):
+    """A copy of the collection to break; the registry reads it through CORPORA_ROOT."""
+    for folder in ("loaders", "dataset_cards", "dummy_data"):
+        shutil.copytree(REPO / folder, tmp_path / folder)
+    monkeypatch.setenv("CORPORA_ROOT", str(tmp_path))
+    registry.get.cache_clear()
+    yield tmp_path
+    registry.get.cache_clear()
+
+
+def edit_source(root, change):
+    path = root / "dataset_cards" / f"{NAME}.yaml"
+    source = yaml.safe_load(path.read_text())
+    change(source)
+    path.write_text(yaml.safe_dump(source, sort_keys=False, allow_unicode=True))
+
+
+@pytest.mark.parametrize(
+    "change,message",
+    [
+        (lambda s: s["fields"].pop("game_id"), "field 'game_id' has no description in fields:"),
+        (lambda s: s["fields"].update(score_delta="x"), "fields: 'score_delta' is not a field of any config"),
+        (lambda s: s.update(license="cc-by-99"), "license: 'cc-by-99' is not in the Hub's licenses vocabulary"),
+        (lambda s: s.update(task_categories=["intent-classification"]),
+         "task_categories: 'intent-classification' is not in the Hub's task_categories vocabulary"),
+        (lambda s: s.update(language=["english"]), "language: 'english' is not in the Hub's languages vocabulary"),
+        (lambda s: s.update(license="mit"), "license: card says 'mit', loader says 'unknown'"),
+        (lambda s: s["configs"].pop("messages"), "configs: no text for config 'messages'"),
+        (lambda s: s.update(biases="[More Information Needed]"), "the card still says '[More Information Needed]'"),
+        (lambda s: s.pop("curators"), "keys missing ['curators'], unknown []"),
+    ],
+)
+def test_card_errors(repo_copy, change, message):
+    edit_source(repo_copy, change)
+    with pytest.raises(CorporaError) as caught:
+        cards.render(registry.get(NAME))
+    assert message in str(caught.value)
+
+
+def test_card_check_reports_a_hand_edit(repo_copy, capsys):
+    card = repo_copy / "loaders" / NAME / "README.md"
+    card.write_text(card.read_text().replace("## Errata", "## Known issues"))
+    assert main(["card", NAME, "--check"]) == 1
+    out, err = capsys.readouterr()
+    assert "-## Known issues\n+## Errata\n" in out
+    assert err.endswith(f"README.md of {NAME} is out of date: run `corpora card {NAME}`\n")
+    assert main(["card", NAME]) == 0
+    assert cards.check(registry.get(NAME)) is None
+
+
+def test_export_card_has_the_build_split_sizes(dummy_export):
+    metadata = cards.read_metadata(dummy_export(NAME) / "README.md")
+    splits = {
+        info["config_name"]: {s["name"]: s["num_examples"] for s in info["splits"]} for info in metadata["dataset_info"]
+    }
+    assert splits == registry.get(NAME).expected_dummy_counts()

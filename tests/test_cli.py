@@ -1,0 +1,163 @@
+"""The `corpora` command line, as a user runs it."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bench.synthetic import write_diplomacy
+from corpora import cards
+from corpora import registry
+from corpora.cli import main
+
+NAME = "diplomacy_detection"
+
+
+def run(capsys, *argv):
+    """Exit code, stdout, and the last line of stderr (progress bars come before it)."""
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err.rstrip("\n").split("\n")[-1].split("\r")[-1] + "\n" if err else ""
+
+
+def table_lines(out):
+    """The table rows that follow the 'exported to' line, split into cells."""
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("exported to"))
+    return [line.split() for line in lines[start + 2:]]
+
+
+def test_list_shows_every_corpus_config_split_and_official_size(capsys):
+    code, out, _ = run(capsys, "list")
+    assert code == 0
+    rows = [line.split() for line in out.splitlines()[1:]]
+    assert ["diplomacy_detection", "conversations", "(default)", "train", "189"] in rows
+    assert ["diplomacy_detection", "messages", "test", "2,741"] in rows
+    expected = sum(len(s) for c in registry.all_corpora() for s in c.split_sizes.values())
+    assert len(rows) == expected
+
+
+def test_build_dummy_writes_the_export_and_reports_reloaded_rows(capsys, tmp_path):
+    code, out, err = run(capsys, "build", NAME, "--dummy", "--out", str(tmp_path))
+    assert code == 0, err
+    assert table_lines(out) == [
+        [NAME, "conversations", "train", "4"],
+        [NAME, "conversations", "validation", "2"],
+        [NAME, "conversations", "test", "2"],
+        [NAME, "messages", "train", "10"],
+        [NAME, "messages", "validation", "3"],
+        [NAME, "messages", "test", "5"],
+    ]
+    folder = tmp_path / NAME
+    assert sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()) == [
+        "README.md",
+        "conversations/test-00000-of-00001.parquet",
+        "conversations/train-00000-of-00001.parquet",
+        "conversations/validation-00000-of-00001.parquet",
+        "messages/test-00000-of-00001.parquet",
+        "messages/train-00000-of-00001.parquet",
+        "messages/validation-00000-of-00001.parquet",
+    ]
+    metadata = cards.read_metadata(folder / "README.md")
+    messages_info = next(i for i in metadata["dataset_info"] if i["config_name"] == "messages")
+    assert {s["name"]: s["num_examples"] for s in messages_info["splits"]} == {"train": 10, "validation": 3, "test": 5}
+    assert metadata["configs"][0] == {
+        "config_name": "conversations",
+        "data_files": [
+            {"split": "train", "path": "conversations/train-*"},
+            {"split": "validation", "path": "conversations/validation-*"},
+            {"split": "test", "path": "conversations/test-*"},
+        ],
+        "default": True,
+    }
+
+
+def test_build_one_config(capsys, tmp_path):
+    code, out, _ = run(capsys, "build", NAME, "--dummy", "--config", "messages", "--out", str(tmp_path))
+    assert code == 0
+    assert [row[1] for row in table_lines(out)] == ["messages"] * 3
+    assert sorted(p.name for p in (tmp_path / NAME).iterdir()) == ["README.md", "messages"]
+
+
+def test_build_from_a_full_size_copy_gives_the_official_sizes(capsys, tmp_path):
+    copy = write_diplomacy(tmp_path / "upstream")
+    code, out, err = run(capsys, "build", NAME, "--data-dir", str(copy), "--out", str(tmp_path / "out"))
+    assert code == 0, err
+    assert table_lines(out) == [
+        [NAME, "conversations", "train", "189", "ok"],
+        [NAME, "conversations", "validation", "21", "ok"],
+        [NAME, "conversations", "test", "42", "ok"],
+        [NAME, "messages", "train", "13,132", "ok"],
+        [NAME, "messages", "validation", "1,416", "ok"],
+        [NAME, "messages", "test", "2,741", "ok"],
+    ]
+
+
+def test_build_from_a_copy_that_is_not_the_release_is_refused(capsys, tmp_path):
+    dummy = registry.get(NAME).dummy_dir
+    code, out, err = run(capsys, "build", NAME, "--data-dir", str(dummy), "--out", str(tmp_path))
+    assert code == 1
+    assert err.startswith(
+        "corpora build: error: diplomacy_detection: split sizes differ from the official ones: "
+        "conversations/train: 4 rows, official 189; "
+    )
+    assert not (tmp_path / NAME).exists()  # nothing half-written is left as an export
+
+
+def test_errors_are_one_line_without_traceback(capsys, tmp_path):
+    code, _, err = run(capsys, "build", "nope", "--dummy", "--out", str(tmp_path))
+    assert code == 1
+    assert err == f"corpora build: error: unknown corpus 'nope'; known: {', '.join(registry.names())}\n"
+
+    code, _, err = run(capsys, "build", NAME, "--data-dir", str(tmp_path / "empty"), "--out", str(tmp_path))
+    assert code == 1
+    missing = ", ".join(str(tmp_path / "empty" / "data" / f) for f in ["train.jsonl", "validation.jsonl", "test.jsonl"])
+    assert err == f"corpora build: error: diplomacy_detection: 3 source file(s) missing: {missing}\n"
+
+
+def test_a_bad_record_is_named_on_one_line(capsys, tmp_path, dummy_copy):
+    data_dir = dummy_copy(NAME)
+    path = data_dir / "data" / "test.jsonl"
+    path.write_text(path.read_text().replace('"Autumn"', "").replace('"Fall"', '"Autumn"'))
+    code, _, err = run(capsys, "build", NAME, "--data-dir", str(data_dir), "--out", str(tmp_path))
+    assert code == 1
+    assert err == "corpora build: error: data/test.jsonl, line 2: field 'seasons'[2]: invalid value 'Autumn'\n"
+
+
+def test_debug_shows_the_traceback(capsys, tmp_path):
+    with pytest.raises(Exception, match="unknown corpus 'nope'"):
+        main(["--debug", "build", "nope", "--dummy", "--out", str(tmp_path)])
+
+
+def test_names_or_all(capsys):
+    assert run(capsys, "card", "--check")[2] == "corpora card: error: give at least one corpus name, or --all\n"
+    assert run(capsys, "card", NAME, "--all")[2] == "corpora card: error: give corpus names or --all, not both\n"
+
+
+def test_card_check_is_clean(capsys):
+    code, out, _ = run(capsys, "card", "--all", "--check")
+    assert code == 0
+    assert out.splitlines() == [f"{name}: card up to date" for name in registry.names()]
+
+
+def test_validate_passes_on_the_committed_tree(capsys):
+    code, out, _ = run(capsys, "validate", NAME)
+    assert code == 0
+    assert out.splitlines() == [
+        f"{NAME}: card: ok",
+        f"{NAME}: dummy build conversations: ok",
+        f"{NAME}: dummy build messages: ok",
+        f"{NAME}: export round trip: ok",
+    ]
+
+
+def test_console_script_runs(tmp_path):
+    script = Path(sys.executable).with_name("corpora")
+    result = subprocess.run(
+        [str(script), "build", NAME, "--dummy", "--config", "messages", "--out", str(tmp_path)],
+        capture_output=True, text=True, env=os.environ.copy(), check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert [NAME, "messages", "validation", "3"] in table_lines(result.stdout)

@@ -1,0 +1,60 @@
+"""Leg 2 (datasets 3.6): the loader files work alone as loading scripts, and an export written
+by datasets 5.x loads here. Skipped in the datasets 5.x leg, which cannot run scripts."""
+
+import os
+import subprocess
+
+import datasets
+import pytest
+
+from conftest import CASES
+from conftest import REPO
+from corpora import registry
+from corpora import validate
+
+pytestmark = pytest.mark.datasets3
+
+
+@pytest.mark.parametrize("name,config", CASES, ids=[f"{n}-{c}" for n, c in CASES])
+def test_load_dataset_runs_the_loader_script(name, config, dummy_build, tmp_path, monkeypatch):
+    monkeypatch.chdir(REPO)  # the relative paths a user types
+    loaded = datasets.load_dataset(
+        f"loaders/{name}", config, data_dir=f"dummy_data/{name}", trust_remote_code=True, cache_dir=str(tmp_path)
+    )
+    assert validate.compare(dummy_build(name, config), loaded) is None
+    expected = registry.get(name).expected_dummy_counts()[config]
+    assert {split: loaded[split].num_rows for split in loaded} == expected
+
+
+@pytest.mark.parametrize("name,config", CASES, ids=[f"{n}-{c}" for n, c in CASES])
+def test_load_dataset_script_streaming(name, config, dummy_build, monkeypatch):
+    monkeypatch.chdir(REPO)
+    streamed = datasets.load_dataset(
+        f"loaders/{name}", config, data_dir=f"dummy_data/{name}", trust_remote_code=True, streaming=True
+    )
+    for split, prepared in dummy_build(name, config).items():
+        assert list(streamed[split]) == prepared.to_list(), split
+
+
+def test_default_config_of_the_script(monkeypatch, tmp_path):
+    monkeypatch.chdir(REPO)
+    loaded = datasets.load_dataset(
+        "loaders/diplomacy_detection", data_dir="dummy_data/diplomacy_detection", trust_remote_code=True,
+        cache_dir=str(tmp_path),
+    )
+    assert "messages" in loaded["train"].column_names  # conversations: the plural, upstream names
+    assert loaded["train"].num_rows == 4
+
+
+@pytest.mark.skipif("CORPORA_DATASETS5_PYTHON" not in os.environ, reason="needs the datasets 5.x venv (make test)")
+@pytest.mark.parametrize("name", registry.names())
+def test_export_written_by_datasets5_loads_here(name, dummy_build, tmp_path):
+    python5 = os.environ["CORPORA_DATASETS5_PYTHON"]
+    result = subprocess.run(
+        [python5, "-m", "corpora.cli", "build", name, "--dummy", "--out", str(tmp_path / "out")],
+        capture_output=True, text=True, check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    for config in registry.get(name).configs:
+        reloaded = datasets.load_dataset(str(tmp_path / "out" / name), config, cache_dir=str(tmp_path / "cache"))
+        assert validate.compare(dummy_build(name, config), reloaded) is None
