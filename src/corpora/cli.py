@@ -43,10 +43,11 @@ def main(argv: list[str] | None = None) -> int:
 
     args = parser.parse_args(argv)
     from datasets.exceptions import DatasetGenerationError
+    from huggingface_hub.errors import HfHubHTTPError
 
     try:
         return COMMANDS[args.command](args)
-    except (CorporaError, ValueError, FileNotFoundError, DatasetGenerationError) as error:
+    except (CorporaError, ValueError, FileNotFoundError, DatasetGenerationError, HfHubHTTPError) as error:
         if args.debug:
             raise
         print(f"corpora {args.command}: error: {_one_line(error)}", file=sys.stderr)

@@ -1,0 +1,77 @@
+"""`corpora push` against a fake Hub on 127.0.0.1 (only the Hub's HTTP edge is faked)."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bench.synthetic import write_diplomacy
+from fake_hub import FakeHub
+
+NAME = "diplomacy_detection"
+TOKEN = "hf_fakeTokenThatMustNeverBePrinted"
+
+
+@pytest.fixture
+def hub():
+    server = FakeHub()
+    yield server
+    server.close()
+
+
+@pytest.fixture(scope="module")
+def upstream_copy(tmp_path_factory):
+    return write_diplomacy(tmp_path_factory.mktemp("upstream"))
+
+
+def corpora(*args, hub, home):
+    env = dict(os.environ, HF_ENDPOINT=hub.endpoint, HF_TOKEN=TOKEN, HF_HUB_OFFLINE="0", HF_HOME=str(home))
+    command = [str(Path(sys.executable).with_name("corpora")), *args]
+    return subprocess.run(command, capture_output=True, text=True, env=env, check=False)
+
+
+def test_push_creates_the_repo_and_uploads_the_export(hub, upstream_copy, tmp_path):
+    out = tmp_path / "out"
+    result = corpora("push", NAME, "--repo-id", "my-org/diplomacy", "--private", "--data-dir", str(upstream_copy),
+                     "--out", str(out), hub=hub, home=tmp_path / "home")
+    assert result.returncode == 0, result.stderr
+    assert TOKEN not in result.stdout + result.stderr
+    assert hub.created == [{"name": "diplomacy", "organization": "my-org", "visibility": "private", "type": "dataset"}]
+    assert len(hub.commits) == 1
+    commit = hub.commits[0]
+    assert commit["summary"] == "Upload diplomacy_detection built by corpora"
+    export = out / NAME
+    local = {p.relative_to(export).as_posix(): p.read_bytes() for p in export.rglob("*") if p.is_file()}
+    assert commit["files"] == local
+    assert sorted(local) == [
+        "README.md",
+        *(f"{config}/{split}-00000-of-00001.parquet" for config in ("conversations", "messages")
+          for split in ("test", "train", "validation")),
+    ]
+    # every call carried the token, from HF_TOKEN
+    assert {auth for method, path, auth in hub.requests if path.startswith("/api/datasets") or path.startswith("/api/repos")} == {f"Bearer {TOKEN}"}
+
+
+def test_dry_run_sends_nothing(hub, upstream_copy, tmp_path):
+    result = corpora("push", NAME, "--repo-id", "my-org/diplomacy", "--dry-run", "--data-dir", str(upstream_copy),
+                     "--out", str(tmp_path / "out"), hub=hub, home=tmp_path / "home")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[-8].startswith("would upload 7 files from ")
+    assert lines[-8].endswith(" to https://huggingface.co/datasets/my-org/diplomacy (public):")
+    assert lines[-7:] == ["  README.md"] + [
+        f"  {config}/{split}-00000-of-00001.parquet" for config in ("conversations", "messages")
+        for split in ("test", "train", "validation")
+    ]
+    assert [r for r in hub.requests if r[1].startswith("/api/")] == []
+
+
+def test_push_refuses_data_that_is_not_the_release(hub, tmp_path):
+    dummy = Path(__file__).resolve().parents[1] / "dummy_data" / NAME
+    result = corpora("push", NAME, "--repo-id", "my-org/diplomacy", "--data-dir", str(dummy),
+                     "--out", str(tmp_path / "out"), hub=hub, home=tmp_path / "home")
+    assert result.returncode == 1
+    assert "split sizes differ from the official ones" in result.stderr.splitlines()[-1]
+    assert hub.created == [] and hub.commits == []
