@@ -11,6 +11,8 @@ os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["HF_DATASETS_OFFLINE"] = "1"
 os.environ.setdefault("HF_HOME", tempfile.mkdtemp(prefix="corpora-hf-home-"))
 
+import socket  # noqa: E402
+
 import datasets  # noqa: E402
 import pytest  # noqa: E402
 
@@ -22,6 +24,33 @@ sys.path.insert(0, str(REPO))  # for bench.synthetic
 
 DATASETS_MAJOR = int(datasets.__version__.split(".")[0])
 CASES = [(corpus.name, config) for corpus in registry.all_corpora() for config in corpus.configs]
+
+
+LOOPBACK = {"127.0.0.1", "::1", "localhost"}
+
+
+@pytest.fixture(autouse=True, scope="session")
+def no_network():
+    """Only 127.0.0.1 is reachable from tests: a test that would download the real sources
+    fails at once instead of depending on the network."""
+    real_connect = socket.socket.connect
+    real_getaddrinfo = socket.getaddrinfo
+
+    def connect(sock, address):
+        if sock.family in (socket.AF_INET, socket.AF_INET6) and address[0] not in LOOPBACK:
+            raise OSError(f"tests must not reach the network (tried {address[0]})")
+        return real_connect(sock, address)
+
+    def getaddrinfo(host, *args, **kwargs):
+        if host not in LOOPBACK and host is not None:
+            raise OSError(f"tests must not reach the network (tried to resolve {host})")
+        return real_getaddrinfo(host, *args, **kwargs)
+
+    socket.socket.connect = connect
+    socket.getaddrinfo = getaddrinfo
+    yield
+    socket.socket.connect = real_connect
+    socket.getaddrinfo = real_getaddrinfo
 
 
 def pytest_collection_modifyitems(items):

@@ -18,7 +18,7 @@ from corpora.sources import MissingSourceFiles
 
 NAME = "diplomacy_detection"
 COUNTRIES = ["austria", "england", "france", "germany", "italy", "russia", "turkey"]
-loader = registry.get(NAME).module
+loader = registry.get(NAME).module  # for its pure functions and constants
 
 
 def country(index):
@@ -249,7 +249,8 @@ def mirror(monkeypatch):
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{server.server_port}/"
-    monkeypatch.setattr(loader, "_URLS", {split: base + path for split, path in loader._FILES.items()})
+    module = registry.get(NAME).module  # the module the builder is built from now
+    monkeypatch.setattr(module, "_URLS", {split: base + path for split, path in module._FILES.items()})
     yield base
     server.shutdown()
 
@@ -260,3 +261,14 @@ def test_download_from_urls_prepared_and_streaming(mirror, tmp_path, dummy_build
     assert prepared["test"].to_list() == dummy_build(NAME, "messages")["test"].to_list()
     streamed = load(NAME, "messages", streaming=True)
     assert list(streamed["validation"]) == dummy_build(NAME, "messages")["validation"].to_list()
+
+
+PINNED = "https://raw.githubusercontent.com/DenisPeskov/2020_acl_diplomacy/b230a4d1c04c02cab4c0a41679806812be82cae0/"
+
+
+def test_without_a_data_dir_the_pinned_urls_are_downloaded(tmp_path):
+    assert loader._URLS == {split: PINNED + f"data/{split}.jsonl" for split in ("train", "validation", "test")}
+    # ...which tests may not reach: offline mode (and the socket guard) stop the download.
+    with pytest.raises(Exception) as caught:
+        load(NAME, "messages", cache_dir=tmp_path)
+    assert PINNED + "data/" in str(caught.value)
