@@ -36,7 +36,7 @@ def test_card_metadata_follows_the_hub_conventions(name):
     # dataset_info carries exactly the builder's features, and no split sizes (see cards.render)
     infos = DatasetInfosDict.from_dataset_card_data(card.data)
     for config in corpus.configs:
-        assert infos[config].features == cards.features(corpus, config)
+        assert infos[config].features == corpus.features(config)
         assert infos[config].splits is None
     assert "[More Information Needed]" not in card.text
 

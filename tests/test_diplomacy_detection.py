@@ -229,7 +229,7 @@ def test_typed_dialog_keeps_every_value(messages, players, game_id):
     assert typed["game_score"] == [int(v) for v in record["game_score"]]
     assert typed["years"] == [int(v) for v in record["years"]]
     # the typed dialog fits the declared features exactly
-    features = registry.get(NAME).builder_class(config_name="conversations")._info().features
+    features = registry.get(NAME).features("conversations")
     encoded = features.encode_example(typed)
     assert encoded["players"] == [COUNTRIES.index(p) for p in players]
     assert encoded["seasons"] == [["Spring", "Fall", "Winter"].index(m["seasons"]) for m in messages]

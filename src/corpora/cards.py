@@ -85,17 +85,13 @@ def problems(corpus: registry.Corpus, source: dict) -> list[str]:
         found.append(f"license: card says {source['license']!r}, loader says {corpus.module._LICENSE!r}")
     fields = set()
     for config in corpus.configs:
-        fields |= {name for name, _ in field_rows(features(corpus, config))}
+        fields |= {name for name, _ in field_rows(corpus.features(config))}
     described = set(source["fields"])
     found += [f"field {name!r} has no description in fields:" for name in sorted(fields - described)]
     found += [f"fields: {name!r} is not a field of any config" for name in sorted(described - fields)]
     found += [f"configs: no text for config {c!r}" for c in corpus.configs if c not in source["configs"]]
     found += [f"errata: item {i} is not plain text: {e!r}" for i, e in enumerate(source["errata"]) if not isinstance(e, str)]
     return found
-
-
-def features(corpus: registry.Corpus, config: str) -> datasets.Features:
-    return corpus.builder_class(config_name=config)._info().features
 
 
 def describe_type(feature) -> str:
@@ -175,7 +171,7 @@ def render(corpus: registry.Corpus, infos: dict[str, datasets.DatasetInfo] | Non
     exported = list(infos or corpus.configs)  # an export may hold only some configs
     if infos is None:
         infos = {
-            config: datasets.DatasetInfo(features=features(corpus, config), config_name=config)
+            config: datasets.DatasetInfo(features=corpus.features(config), config_name=config)
             for config in corpus.configs
         }
     DatasetInfosDict(infos).to_dataset_card_data(card_data)
@@ -194,7 +190,7 @@ def render(corpus: registry.Corpus, infos: dict[str, datasets.DatasetInfo] | Non
         template_path=str(TEMPLATE),
         corpus=corpus,
         source=source,
-        fields={config: field_rows(features(corpus, config)) for config in corpus.configs},
+        fields={config: field_rows(corpus.features(config)) for config in corpus.configs},
         example=dummy_example(corpus),
         homepage=module._HOMEPAGE,
         citation=module._CITATION.strip(),

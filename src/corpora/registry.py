@@ -68,6 +68,13 @@ class Corpus:
         """Paths, relative to the upstream repository root, of every file the loader reads."""
         return list(dict.fromkeys(_leaves(self.module._FILES)))
 
+    def features(self, config: str) -> datasets.Features:
+        """The declared features of a config, without instantiating the builder (which would
+        create cache folders and, on datasets 3.6, read the generated card)."""
+        builder = self.builder_class.__new__(self.builder_class)
+        builder.config = next(c for c in self.builder_class.BUILDER_CONFIGS if c.name == config)
+        return builder._info().features
+
     def expected_dummy_counts(self) -> dict[str, dict[str, int]]:
         return json.loads((self.dummy_dir / "expected_counts.json").read_text())
 
