@@ -1,12 +1,11 @@
 """Time a full-size diplomacy_detection build (synthetic files with the official counts) against
 raw pyarrow reading and writing the same files in the same run. Prints seconds and the ratio."""
 
+import json
 import sys
 import tempfile
 import time
 from pathlib import Path
-
-import json
 
 import pyarrow
 import pyarrow.parquet
@@ -14,7 +13,6 @@ import pyarrow.parquet
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.synthetic import write_diplomacy  # noqa: E402
 from corpora import build  # noqa: E402
-
 
 MIXED = ("receiver_labels", "game_score", "game_score_delta")
 

@@ -8,6 +8,7 @@ import json
 import random
 from pathlib import Path
 
+DIPLOMACY_TEXTS = ["Yes", "Ok", "Hey Italy,\nwhat\u2019s the plan?", "Deal \U0001F91D"]
 DIPLOMACY_COUNTRIES = ["austria", "england", "france", "germany", "italy", "russia", "turkey"]
 # split -> (games, messages, empty dialogs), as measured on the real files
 DIPLOMACY_SPLITS = {
@@ -27,14 +28,14 @@ def write_diplomacy(root: Path, seed: int = 0) -> Path:
         rng.shuffle(sizes)
         with open(root / "data" / f"{split}.jsonl", "w", encoding="utf-8", newline="\n") as f:
             absolute = {}
-            for (game, players), size in zip(pairs, sizes):
+            for (game, players), size in zip(pairs, sizes, strict=True):
                 f.write(json.dumps(_dialog(game, list(players), size, absolute, rng)) + "\n")
     return root
 
 
 def _spread(total: int, parts: int, rng: random.Random) -> list[int]:
     cuts = sorted(rng.sample(range(1, total), parts - 1))
-    return [b - a for a, b in zip([0] + cuts, cuts + [total])]
+    return [b - a for a, b in zip([0] + cuts, cuts + [total], strict=True)]
 
 
 def _dialog(game: int, players: list[str], size: int, absolute: dict, rng: random.Random) -> dict:
@@ -43,7 +44,7 @@ def _dialog(game: int, players: list[str], size: int, absolute: dict, rng: rando
     absolute[game] = start + size
     score = [rng.choice([str(rng.randint(1, 17)), 0]) for _ in range(size)]
     return {
-        "messages": [rng.choice(["Yes", "Ok", "Hey Italy,\nwhat\u2019s the plan?", "Deal \U0001F91D"]) for _ in range(size)],
+        "messages": [rng.choice(DIPLOMACY_TEXTS) for _ in range(size)],
         "sender_labels": [rng.random() > 0.05 for _ in range(size)],
         "receiver_labels": [rng.choice([True, True, False, "NOANNOTATION"]) for _ in range(size)],
         "speakers": speakers,
@@ -93,7 +94,7 @@ def write_curiosity(root: Path, seed: int = 0, dialogs: int = 10287, split: str 
     """
     name, official_dialogs, official_messages = CURIOSITY_SPLITS[split]
     rng = random.Random(f"curiosity-{seed}-{split}")
-    messages = official_messages if dialogs == official_dialogs else round(dialogs * official_messages / official_dialogs)
+    messages = round(dialogs * official_messages / official_dialogs)  # exact at the official count
     # 12 messages each, then the rest spread one at a time over dialogs that are below 16.
     sizes = [12] * dialogs
     open_slots = [index for index in range(dialogs) for _ in range(4)]
@@ -136,8 +137,9 @@ def _curiosity_dialog(rng: random.Random, size: int, dialog_id: int) -> dict:
                 {"fid": rng.randrange(93845), "used": k == used, "source": rng.choice(sources)}
                 for k in range(9)
             ]
+        words = rng.randint(3, 12) if sender == "user" else rng.randint(9, 33)
         messages.append({
-            "message": "" if rng.random() < 0.006 else _curiosity_text(rng, rng.randint(3, 12) if sender == "user" else rng.randint(9, 33)),
+            "message": "" if rng.random() < 0.006 else _curiosity_text(rng, words),
             "liked": sender == "assistant" and rng.random() < 0.45,
             "sender": sender,
             "facts": facts,

@@ -206,7 +206,8 @@ def _typed_dialog(record, where):
         return values
 
     players = record["players"]
-    if not isinstance(players, list) or len(players) != 2 or players[0] == players[1] or any(p not in _COUNTRIES for p in players):
+    valid = isinstance(players, list) and len(players) == 2 and players[0] != players[1]
+    if not valid or any(p not in _COUNTRIES for p in players):
         raise ValueError(f"{where}: field 'players': expected two different countries of {_COUNTRIES}, got {players!r}")
     game_id = record["game_id"]
     if type(game_id) is not int or not 1 <= game_id <= 12:

@@ -13,9 +13,9 @@ from importlib import resources
 from pathlib import Path
 
 import datasets
+import yaml
 from datasets.info import DatasetInfosDict
 from datasets.utils.metadata import MetadataConfigs
-import yaml
 from huggingface_hub import DatasetCard
 from huggingface_hub import DatasetCardData
 
@@ -90,7 +90,8 @@ def problems(corpus: registry.Corpus, source: dict) -> list[str]:
     found += [f"field {name!r} has no description in fields:" for name in sorted(fields - described)]
     found += [f"fields: {name!r} is not a field of any config" for name in sorted(described - fields)]
     found += [f"configs: no text for config {c!r}" for c in corpus.configs if c not in source["configs"]]
-    found += [f"errata: item {i} is not plain text: {e!r}" for i, e in enumerate(source["errata"]) if not isinstance(e, str)]
+    errata = enumerate(source["errata"])
+    found += [f"errata: item {i} is not plain text: {e!r}" for i, e in errata if not isinstance(e, str)]
     return found
 
 

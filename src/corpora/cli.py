@@ -75,7 +75,9 @@ def print_table(header: list[str], rows: list[list]) -> None:
     cells = [header] + [[f"{v:,}" if isinstance(v, int) else str(v) for v in row] for row in rows]
     widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
     for index, row in enumerate(cells):
-        print("  ".join(v.rjust(w) if index and v[:1].isdigit() else v.ljust(w) for v, w in zip(row, widths)).rstrip())
+        # numbers right-aligned, everything else (and the header) left-aligned
+        padded = (v.rjust(w) if index and v[:1].isdigit() else v.ljust(w) for v, w in zip(row, widths, strict=True))
+        print("  ".join(padded).rstrip())
 
 
 def cmd_list(args) -> int:

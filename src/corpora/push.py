@@ -9,7 +9,9 @@ from huggingface_hub import HfApi
 from corpora import build
 
 
-def push(name: str, repo_id: str, private: bool = False, dry_run: bool = False, data_dir=None, out="build") -> list[str]:
+def push(
+    name: str, repo_id: str, private: bool = False, dry_run: bool = False, data_dir=None, out="build"
+) -> list[str]:
     """Build NAME (checked against the official sizes), then create the dataset repo and upload
     the export folder. The token comes from HF_TOKEN or `hf auth login`, as huggingface_hub finds
     it; it is never printed. Returns the uploaded paths."""

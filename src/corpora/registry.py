@@ -110,7 +110,7 @@ def names() -> list[str]:
     return sorted(p.name for p in loaders.iterdir() if (p / f"{p.name}.py").is_file())
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def get(name: str) -> Corpus:
     if name not in names():
         raise CorporaError(f"unknown corpus {name!r}; known: {', '.join(names())}")
