@@ -1,5 +1,6 @@
 """Cards: generated from dataset_cards/<name>.yaml + the builder, checked like CI checks them."""
 
+import json
 import shutil
 
 import pytest
@@ -103,3 +104,11 @@ def test_export_card_has_the_build_split_sizes(dummy_export):
         info["config_name"]: {s["name"]: s["num_examples"] for s in info["splits"]} for info in metadata["dataset_info"]
     }
     assert splits == registry.get(NAME).expected_dummy_counts()
+
+
+@pytest.mark.parametrize("name", registry.names())
+def test_card_example_is_the_first_dummy_training_example(name, dummy_build):
+    corpus = registry.get(name)
+    text = corpus.card_path.read_text()
+    block = text.split("```json\n", 1)[1].split("\n```", 1)[0]
+    assert json.loads(block) == dummy_build(name, corpus.default_config)["train"][0]

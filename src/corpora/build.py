@@ -10,6 +10,7 @@ from pathlib import Path
 
 import datasets
 
+from corpora import cards
 from corpora import registry
 from corpora import sources
 from corpora.errors import CorporaError
@@ -63,8 +64,6 @@ def build(
     Builds from real sources must give the official split sizes. The export is reloaded with
     `load_dataset` and the rows counted there are the ones reported.
     """
-    from corpora import cards  # cards import build for the card's example
-
     corpus = registry.get(name)
     configs = configs or corpus.configs
     for config in configs:

@@ -143,8 +143,13 @@ def dummy_example(corpus: registry.Corpus) -> str:
         dataset = build.load(corpus.name, dummy=True, cache_dir=cache_dir)
         split = "train" if "train" in dataset else sorted(dataset)[0]
         example = dataset[split][0]
-    # One line per field keeps long parallel lists readable.
-    lines = [f"  {json.dumps(key)}: {json.dumps(value, ensure_ascii=False)}" for key, value in example.items()]
+    # One line per field keeps long parallel lists readable; lists of structs get a line per item.
+    def dump(value):
+        if isinstance(value, list) and value and isinstance(value[0], dict):
+            return "[\n" + ",\n".join("    " + json.dumps(item, ensure_ascii=False) for item in value) + "\n  ]"
+        return json.dumps(value, ensure_ascii=False)
+
+    lines = [f"  {json.dumps(key)}: {dump(value)}" for key, value in example.items()]
     return "{\n" + ",\n".join(lines) + "\n}"
 
 
