@@ -1,5 +1,6 @@
 """The `corpora` command line, as a user runs it."""
 
+import hashlib
 import os
 import subprocess
 import sys
@@ -83,7 +84,8 @@ def test_build_one_config(capsys, tmp_path):
 
 def test_build_from_a_full_size_copy_gives_the_official_sizes(capsys, tmp_path):
     copy = write_diplomacy(tmp_path / "upstream")
-    code, out, err = run(capsys, "build", NAME, "--data-dir", str(copy), "--out", str(tmp_path / "out"))
+    code, out, err = run(capsys, "build", NAME, "--data-dir", str(copy), "--out", str(tmp_path / "out"),
+                         "--allow-modified-sources")  # synthetic files: not the release's bytes
     assert code == 0, err
     assert table_lines(out) == [
         [NAME, "conversations", "train", "189", "ok"],
@@ -95,9 +97,38 @@ def test_build_from_a_full_size_copy_gives_the_official_sizes(capsys, tmp_path):
     ]
 
 
+def test_build_from_files_that_are_not_the_pinned_release_is_refused(capsys, tmp_path):
+    copy = write_diplomacy(tmp_path / "upstream")
+    code, out, err = run(capsys, "build", NAME, "--data-dir", str(copy), "--out", str(tmp_path))
+    assert code == 1
+    digests = {p: hashlib.sha256((copy / p).read_bytes()).hexdigest()[:16] for p in registry.get(NAME).source_files}
+    pinned = registry.get(NAME).module._SHA256
+    assert err == (
+        "corpora build: error: diplomacy_detection: source files differ from the pinned release: "
+        + "; ".join(
+            f"data/{split}.jsonl (sha256 {digests[f'data/{split}.jsonl']}..., pinned {pinned[split][:16]}...)"
+            for split in ("train", "validation", "test")
+        )
+        + ". Use --allow-modified-sources to build them anyway (split sizes are still checked).\n"
+    )
+    assert not (tmp_path / NAME).exists()
+
+
+def test_files_with_the_pinned_checksums_build_without_the_flag(capsys, tmp_path, monkeypatch):
+    copy = write_diplomacy(tmp_path / "upstream")
+    module = registry.get(NAME).module
+    monkeypatch.setattr(module, "_SHA256", {
+        split: hashlib.sha256((copy / path).read_bytes()).hexdigest() for split, path in module._FILES.items()
+    })
+    code, out, err = run(capsys, "build", NAME, "--data-dir", str(copy), "--out", str(tmp_path / "out"))
+    assert code == 0, err
+    assert [row[-1] for row in table_lines(out)] == ["ok"] * 6
+
+
 def test_build_from_a_copy_that_is_not_the_release_is_refused(capsys, tmp_path):
     dummy = registry.get(NAME).dummy_dir
-    code, out, err = run(capsys, "build", NAME, "--data-dir", str(dummy), "--out", str(tmp_path))
+    code, out, err = run(capsys, "build", NAME, "--data-dir", str(dummy), "--out", str(tmp_path),
+                         "--allow-modified-sources")
     assert code == 1
     assert err.startswith(
         "corpora build: error: diplomacy_detection: split sizes differ from the official ones: "
@@ -121,7 +152,8 @@ def test_a_bad_record_is_named_on_one_line(capsys, tmp_path, dummy_copy):
     data_dir = dummy_copy(NAME)
     path = data_dir / "data" / "test.jsonl"
     path.write_text(path.read_text().replace('"Autumn"', "").replace('"Fall"', '"Autumn"'))
-    code, _, err = run(capsys, "build", NAME, "--data-dir", str(data_dir), "--out", str(tmp_path))
+    code, _, err = run(capsys, "build", NAME, "--data-dir", str(data_dir), "--out", str(tmp_path),
+                       "--allow-modified-sources")
     assert code == 1
     assert err == "corpora build: error: data/test.jsonl, line 2: field 'seasons'[2]: invalid value 'Autumn'\n"
 

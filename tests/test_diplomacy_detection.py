@@ -1,5 +1,6 @@
 """diplomacy_detection: every quirk of formats/diplomacy_detection.md, and bad input."""
 
+import hashlib
 import http.server
 import json
 import threading
@@ -272,3 +273,28 @@ def test_without_a_data_dir_the_pinned_urls_are_downloaded(tmp_path):
     with pytest.raises(Exception) as caught:
         load(NAME, "messages", cache_dir=tmp_path)
     assert PINNED + "data/" in str(caught.value)
+
+
+def test_build_from_the_urls_checks_the_release_and_exports(mirror, tmp_path, monkeypatch):
+    # The whole path of a real build: download, sha256 against the pinned release, build,
+    # official sizes, export, reload. The dummy files stand in for the release here.
+    from corpora import build
+
+    corpus = registry.get(NAME)
+    monkeypatch.setattr(corpus.module, "_SHA256", {
+        split: hashlib.sha256((corpus.dummy_dir / path).read_bytes()).hexdigest()
+        for split, path in corpus.module._FILES.items()
+    })
+    monkeypatch.setattr(corpus.module, "_SPLIT_SIZES", corpus.expected_dummy_counts())
+    rows = build.build(NAME, tmp_path / "out")
+    assert [(r.config, r.split, r.rows, r.official) for r in rows] == [
+        ("conversations", "train", 4, 4), ("conversations", "validation", 2, 2), ("conversations", "test", 2, 2),
+        ("messages", "train", 10, 10), ("messages", "validation", 3, 3), ("messages", "test", 5, 5),
+    ]
+
+
+def test_downloaded_files_that_are_not_the_release_are_refused(mirror, tmp_path):
+    from corpora import build
+
+    with pytest.raises(CorporaError, match="source files differ from the pinned release: data/train.jsonl "):
+        build.build(NAME, tmp_path / "out")

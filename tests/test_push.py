@@ -35,7 +35,7 @@ def corpora(*args, hub, home):
 def test_push_creates_the_repo_and_uploads_the_export(hub, upstream_copy, tmp_path):
     out = tmp_path / "out"
     result = corpora("push", NAME, "--repo-id", "my-org/diplomacy", "--private", "--data-dir", str(upstream_copy),
-                     "--out", str(out), hub=hub, home=tmp_path / "home")
+                     "--out", str(out), "--allow-modified-sources", hub=hub, home=tmp_path / "home")
     assert result.returncode == 0, result.stderr
     assert TOKEN not in result.stdout + result.stderr
     assert len(hub.created) == 1
@@ -60,7 +60,7 @@ def test_push_creates_the_repo_and_uploads_the_export(hub, upstream_copy, tmp_pa
 
 def test_dry_run_sends_nothing(hub, upstream_copy, tmp_path):
     result = corpora("push", NAME, "--repo-id", "my-org/diplomacy", "--dry-run", "--data-dir", str(upstream_copy),
-                     "--out", str(tmp_path / "out"), hub=hub, home=tmp_path / "home")
+                     "--out", str(tmp_path / "out"), "--allow-modified-sources", hub=hub, home=tmp_path / "home")
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[-8].startswith("would upload 7 files from ")
@@ -77,5 +77,5 @@ def test_push_refuses_data_that_is_not_the_release(hub, tmp_path):
     result = corpora("push", NAME, "--repo-id", "my-org/diplomacy", "--data-dir", str(dummy),
                      "--out", str(tmp_path / "out"), hub=hub, home=tmp_path / "home")
     assert result.returncode == 1
-    assert "split sizes differ from the official ones" in result.stderr.splitlines()[-1]
+    assert "source files differ from the pinned release" in result.stderr.splitlines()[-1]
     assert hub.created == [] and hub.commits == []

@@ -65,8 +65,8 @@ _URLS = {split: _URL_PREFIX + path for split, path in _FILES.items()}
 
 # sha256 of each file, from the Git LFS pointers at _COMMIT; identical to the download_checksums
 # of the old Hugging Face dataset_infos.json. Sizes: train 66,851,161 B, val 8,772,171 B,
-# test 8,771,731 B, test_zero 7,774,102 B. Not checked by this builder (datasets verifies
-# nothing it is not given); kept for tooling that verifies downloads or local copies.
+# test 8,771,731 B, test_zero 7,774,102 B. `corpora build` checks them; this builder does not
+# need them.
 _SHA256 = {
     "train": "afe5bb0db8406663a316cd02cd25f33214725aaf1e25137cac3a13c6b1b4e70b",
     "validation": "4371152e4c783db3fd7366cee6aac0537fa786180a19d48f1ec052181678214f",

@@ -46,6 +46,14 @@ _FILES = {
 }
 _URLS = {split: _URL_PREFIX + path for split, path in _FILES.items()}
 
+# sha256 of each file at _COMMIT (equal to the old Hugging Face dataset_infos.json checksums).
+# `corpora build` checks them; this builder does not need them.
+_SHA256 = {
+    "train": "833d8ef26561bbd1921e9f5e730b2ebea0a59cec24f7082bfdcacb8b6cf30792",
+    "validation": "6b2ca19991c7596693ea61b34b1be2d6ada3fcf6710472edd4afed841556e571",
+    "test": "2061ee7f040d6d8016760cb146d7821fef57cfbb4ced868f233e63854257c050",
+}
+
 # Official sizes (paper, upstream README and the old Hugging Face dataset_infos.json).
 _SPLIT_SIZES = {
     "conversations": {"train": 189, "validation": 21, "test": 42},

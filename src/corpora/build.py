@@ -58,10 +58,12 @@ def build(
     data_dir=None,
     dummy: bool = False,
     num_proc: int | None = None,
+    allow_modified_sources: bool = False,
 ) -> list[SplitRows]:
     """Write OUT/NAME/README.md and OUT/NAME/<config>/<split>-0000i-of-0000n.parquet.
 
-    Builds from real sources must give the official split sizes. The export is reloaded with
+    Builds from real sources must read the pinned release (sha256) and give the official split
+    sizes; `allow_modified_sources` lifts only the first check. The export is reloaded with
     `load_dataset` and the rows counted there are the ones reported.
     """
     corpus = registry.get(name)
@@ -69,6 +71,14 @@ def build(
     for config in configs:
         _check_config(corpus, config)
     local = sources.resolve_data_dir(corpus, data_dir, dummy)
+    if not dummy:
+        files = sources.local_files(corpus, local, _download_config())
+        differences = sources.release_differences(corpus, files)
+        if differences and not allow_modified_sources:
+            raise CorporaError(
+                f"{name}: source files differ from the pinned release: {'; '.join(differences)}. "
+                "Use --allow-modified-sources to build them anyway (split sizes are still checked)."
+            )
     target = Path(out) / name
     partial = Path(out) / f".{name}.partial"
     shutil.rmtree(partial, ignore_errors=True)

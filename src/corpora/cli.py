@@ -24,6 +24,8 @@ def main(argv: list[str] | None = None) -> int:
     source.add_argument("--dummy", action="store_true", help="the dummy data in dummy_data/NAME/")
     build.add_argument("--out", default="build", metavar="DIR", help="export folder (default: build)")
     build.add_argument("--num-proc", type=int, metavar="N", help="processes for preparing the splits")
+    build.add_argument("--allow-modified-sources", action="store_true",
+                       help="build source files that differ from the pinned release (sizes are still checked)")
 
     card = commands.add_parser("card", help="(re)write loaders/NAME/README.md from dataset_cards/NAME.yaml")
     card.add_argument("names", nargs="*", metavar="NAME")
@@ -40,6 +42,8 @@ def main(argv: list[str] | None = None) -> int:
     push.add_argument("--dry-run", action="store_true", help="build and show what would be uploaded")
     push.add_argument("--data-dir", metavar="DIR", help="build from a local copy instead of the pinned URLs")
     push.add_argument("--out", default="build", metavar="DIR")
+    push.add_argument("--allow-modified-sources", action="store_true",
+                      help="publish a build of files that differ from the pinned release")
 
     args = parser.parse_args(argv)
     from datasets.exceptions import DatasetGenerationError
@@ -98,7 +102,10 @@ def cmd_build(args) -> int:
 
     rows = []
     for name in _names(args):
-        for r in build.build(name, args.out, args.configs, args.data_dir, args.dummy, args.num_proc):
+        rows_built = build.build(
+            name, args.out, args.configs, args.data_dir, args.dummy, args.num_proc, args.allow_modified_sources
+        )
+        for r in rows_built:
             official = "" if r.official is None else ("ok" if r.official == r.rows else f"official {r.official:,}")
             rows.append([r.corpus, r.config, r.split, r.rows, official])
     print(f"\nexported to {args.out}/ and reloaded with load_dataset:")
@@ -142,7 +149,10 @@ def cmd_validate(args) -> int:
 def cmd_push(args) -> int:
     from corpora import push
 
-    push.push(args.name, args.repo_id, private=args.private, dry_run=args.dry_run, data_dir=args.data_dir, out=args.out)
+    push.push(
+        args.name, args.repo_id, private=args.private, dry_run=args.dry_run, data_dir=args.data_dir, out=args.out,
+        allow_modified_sources=args.allow_modified_sources,
+    )
     return 0
 
 

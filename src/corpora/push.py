@@ -10,12 +10,18 @@ from corpora import build
 
 
 def push(
-    name: str, repo_id: str, private: bool = False, dry_run: bool = False, data_dir=None, out="build"
+    name: str,
+    repo_id: str,
+    private: bool = False,
+    dry_run: bool = False,
+    data_dir=None,
+    out="build",
+    allow_modified_sources: bool = False,
 ) -> list[str]:
-    """Build NAME (checked against the official sizes), then create the dataset repo and upload
+    """Build NAME (checked against the pinned release and the official sizes), then create the dataset repo and upload
     the export folder. The token comes from HF_TOKEN or `hf auth login`, as huggingface_hub finds
     it; it is never printed. Returns the uploaded paths."""
-    build.build(name, out, data_dir=data_dir)
+    build.build(name, out, data_dir=data_dir, allow_modified_sources=allow_modified_sources)
     folder = Path(out) / name
     paths = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
     action = "would upload" if dry_run else "uploading"

@@ -10,7 +10,10 @@ together with every other missing one, before any work starts.
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
+
+import datasets
 
 from corpora.errors import CorporaError
 from corpora.registry import Corpus
@@ -37,5 +40,30 @@ def resolve_data_dir(corpus: Corpus, data_dir=None, dummy: bool = False) -> Path
 
 
 def urls(corpus: Corpus) -> dict[str, str]:
-    """Each source path and the pinned URL it is downloaded from."""
-    return {path: corpus.module._URL_PREFIX + path for path in corpus.source_files}
+    """Each source path and the pinned URL it is downloaded from (`_FILES` and `_URLS` share keys)."""
+    module = corpus.module
+    return {module._FILES[key]: module._URLS[key] for key in module._FILES}
+
+
+def local_files(corpus: Corpus, data_dir: Path | None, download_config=None) -> dict[str, Path]:
+    """Each source path and the local file holding it: in data_dir, or downloaded from the pinned
+    URL into the datasets download cache (where the builder then finds it again)."""
+    if data_dir is not None:
+        return {path: data_dir / path for path in corpus.source_files}
+    manager = datasets.DownloadManager(dataset_name=corpus.name, download_config=download_config)
+    downloaded = manager.download(urls(corpus))
+    return {path: Path(local) for path, local in downloaded.items()}
+
+
+def release_differences(corpus: Corpus, files: dict[str, Path]) -> list[str]:
+    """The source files whose sha256 is not the one the loader pins (`_SHA256`, per split)."""
+    differences = []
+    for split, pinned in getattr(corpus.module, "_SHA256", {}).items():
+        path = corpus.module._FILES[split]
+        digest = hashlib.sha256()
+        with open(files[path], "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                digest.update(block)
+        if digest.hexdigest() != pinned:
+            differences.append(f"{path} (sha256 {digest.hexdigest()[:16]}..., pinned {pinned[:16]}...)")
+    return differences
