@@ -83,16 +83,20 @@ def build(
     partial = Path(out) / f".{name}.partial"
     shutil.rmtree(partial, ignore_errors=True)
     with tempfile.TemporaryDirectory(prefix="corpora-") as cache_dir:
-        infos = {}
-        for config in configs:
-            builder = corpus.builder(config, local, cache_dir)
-            builder.download_and_prepare(num_proc=num_proc, download_config=_download_config())
-            for split, dataset in builder.as_dataset().items():
-                write_parquet(dataset, partial / config, split)
-            infos[config] = builder.info
-        if not dummy:
-            check_official_sizes(corpus, infos)
-        cards.write_export_card(corpus, infos, partial / "README.md")
+        try:
+            infos = {}
+            for config in configs:
+                builder = corpus.builder(config, local, cache_dir)
+                builder.download_and_prepare(num_proc=num_proc, download_config=_download_config())
+                for split, dataset in builder.as_dataset().items():
+                    write_parquet(dataset, partial / config, split)
+                infos[config] = builder.info
+            if not dummy:
+                check_official_sizes(corpus, infos)
+            cards.write_export_card(corpus, infos, partial / "README.md")
+        except BaseException:
+            shutil.rmtree(partial, ignore_errors=True)  # never leave half an export behind
+            raise
         shutil.rmtree(target, ignore_errors=True)
         partial.rename(target)
         return [
@@ -123,12 +127,13 @@ def reload_counts(folder: Path, configs: list[str], cache_dir) -> dict[str, dict
 
 
 def check_official_sizes(corpus: registry.Corpus, infos: dict[str, datasets.DatasetInfo]) -> None:
-    wrong = [
-        f"{config}/{split}: {info.splits[split].num_examples:,} rows, official {official:,}"
-        for config, info in infos.items()
-        for split, official in corpus.split_sizes[config].items()
-        if split not in info.splits or info.splits[split].num_examples != official
-    ]
+    wrong = []
+    for config, info in infos.items():
+        built = {split: split_info.num_examples for split, split_info in (info.splits or {}).items()}
+        for split, official in corpus.split_sizes[config].items():
+            if built.get(split) != official:
+                rows = "missing" if split not in built else f"{built[split]:,} rows"
+                wrong.append(f"{config}/{split}: {rows}, official {official:,}")
     if wrong:
         raise CorporaError(f"{corpus.name}: split sizes differ from the official ones: " + "; ".join(wrong))
 
