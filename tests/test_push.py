@@ -49,6 +49,7 @@ def test_push_creates_the_repo_and_uploads_the_export(hub, upstream_copy, tmp_pa
     export = out / NAME
     local = {p.relative_to(export).as_posix(): p.read_bytes() for p in export.rglob("*") if p.is_file()}
     assert commit["files"] == local
+    assert b'ds = load_dataset("my-org/diplomacy", "conversations")' in local["README.md"]
     assert sorted(local) == [
         "README.md",
         *(f"{config}/{split}-00000-of-00001.parquet" for config in ("conversations", "messages")

@@ -59,12 +59,14 @@ def build(
     dummy: bool = False,
     num_proc: int | None = None,
     allow_modified_sources: bool = False,
+    repo_id: str | None = None,
 ) -> list[SplitRows]:
     """Write OUT/NAME/README.md and OUT/NAME/<config>/<split>-0000i-of-0000n.parquet.
 
     Builds from real sources must read the pinned release (sha256) and give the official split
-    sizes; `allow_modified_sources` lifts only the first check. The export is reloaded with
-    `load_dataset` and the rows counted there are the ones reported.
+    sizes; `allow_modified_sources` lifts only the first check. `repo_id` is the Hub repository
+    the export is for, if any (its card says how to load it from there). The export is reloaded
+    with `load_dataset` and the rows counted there are the ones reported.
     """
     corpus = registry.get(name)
     configs = configs or corpus.configs
@@ -93,7 +95,7 @@ def build(
                 infos[config] = builder.info
             if not dummy:
                 check_official_sizes(corpus, infos)
-            cards.write_export_card(corpus, infos, partial / "README.md")
+            cards.write_export_card(corpus, infos, partial / "README.md", repo_id)
         except BaseException:
             shutil.rmtree(partial, ignore_errors=True)  # never leave half an export behind
             raise

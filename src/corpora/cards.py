@@ -153,10 +153,13 @@ def dummy_example(corpus: registry.Corpus) -> str:
     return "{\n" + ",\n".join(lines) + "\n}"
 
 
-def render(corpus: registry.Corpus, infos: dict[str, datasets.DatasetInfo] | None = None) -> str:
+def render(
+    corpus: registry.Corpus, infos: dict[str, datasets.DatasetInfo] | None = None, repo_id: str | None = None
+) -> str:
     """The card. Without `infos` (the loader's card) `dataset_info` holds features only: datasets
     3.6 checks a script's README split sizes against every build, dummy builds included. An
-    export passes its build's infos, with the real split sizes."""
+    export passes its build's infos, with the real split sizes, and the Hub repository it is
+    pushed to, if any (the card then shows how to load it from there)."""
     source = card_source(corpus)
     found = problems(corpus, source)
     if found:
@@ -201,7 +204,7 @@ def render(corpus: registry.Corpus, infos: dict[str, datasets.DatasetInfo] | Non
         homepage=module._HOMEPAGE,
         citation=module._CITATION.strip(),
         urls=sources.urls(corpus),
-        configs={c.name: c.description for c in corpus.builder_class.BUILDER_CONFIGS},
+        export_path=repo_id or f"build/{corpus.name}",
     )
     text = str(card).rstrip("\n") + "\n"
     if PLACEHOLDER in text:
@@ -214,8 +217,8 @@ def write(corpus: registry.Corpus) -> Path:
     return corpus.card_path
 
 
-def write_export_card(corpus: registry.Corpus, infos, path: Path) -> None:
-    path.write_text(render(corpus, infos), encoding="utf-8")
+def write_export_card(corpus: registry.Corpus, infos, path: Path, repo_id: str | None = None) -> None:
+    path.write_text(render(corpus, infos, repo_id), encoding="utf-8")
 
 
 def check(corpus: registry.Corpus) -> str | None:

@@ -21,7 +21,7 @@ def push(
     """Build NAME (checked against the pinned release and the official sizes), then create the dataset repo and upload
     the export folder. The token comes from HF_TOKEN or `hf auth login`, as huggingface_hub finds
     it; it is never printed. Returns the uploaded paths."""
-    build.build(name, out, data_dir=data_dir, allow_modified_sources=allow_modified_sources)
+    build.build(name, out, data_dir=data_dir, allow_modified_sources=allow_modified_sources, repo_id=repo_id)
     folder = Path(out) / name
     paths = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
     action = "would upload" if dry_run else "uploading"
