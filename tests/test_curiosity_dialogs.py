@@ -3,6 +3,9 @@
 import json
 
 import pytest
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
 
 from bench.synthetic import CURIOSITY_SPLITS
 from bench.synthetic import write_curiosity
@@ -210,3 +213,48 @@ def test_full_size_files_build_with_every_dialog_accounted_for(tmp_path, capsys)
         [NAME, "dialogs", "test", "1,287", "ok"],
         [NAME, "dialogs", "test_zero", "1,187", "ok"],
     ]
+
+
+def test_a_repeated_key_is_an_error_not_a_silent_overwrite(dummy_copy):
+    data_dir = dummy_copy(NAME)
+    text = (data_dir / TRAIN).read_text()
+    (data_dir / TRAIN).write_text(text.replace('"tag": "pilot"', '"tag": "pilot", "tag": "round_1"', 1))
+    assert build_error(data_dir) == f"{TRAIN}: invalid JSON (object with duplicate key 'tag')"
+
+
+def test_an_empty_dialog_list_is_an_error(dummy_copy):
+    data_dir = dummy_copy(NAME)
+    rewrite(data_dir, lambda d: d.update(dialogs=[]), path="dialog_data/curiosity_dialogs.test_zero.json")
+    assert build_error(data_dir) == "dialog_data/curiosity_dialogs.test_zero.json: top-level field 'dialogs' is an empty list"
+
+
+# --- the typing, fuzzed ------------------------------------------------------------------------
+
+fact = st.fixed_dictionaries({
+    "fid": st.integers(0, 2**31 - 1), "used": st.booleans(), "source": st.sampled_from(["section", "known", "random"]),
+})
+message = st.fixed_dictionaries({
+    "message": st.text(), "liked": st.booleans(), "sender": st.sampled_from(["user", "assistant"]),
+    "facts": st.lists(fact, max_size=9), "message_id": st.integers(0, 2**32).map(str),
+    "dialog_acts": st.lists(st.sampled_from(["request_topic", "inform_response", "social_greeting"]), max_size=3),
+})
+text_list = st.lists(st.text(max_size=20), max_size=4)
+rating = st.integers(1, 5)
+dialog = st.fixed_dictionaries({
+    "messages": st.lists(message, max_size=4), "known_entities": text_list, "focus_entity": st.text(),
+    "dialog_id": st.integers(0, 2**31 - 1), "inferred_steps": st.booleans(), "created_time": st.integers(0, 2**40),
+    "aspects": text_list, "first_aspect": st.none() | st.text(), "second_aspect": st.none() | st.text(),
+    "shuffle_facts": st.booleans(), "related_entities": text_list, "tag": st.sampled_from(["pilot", "round_1"]),
+    "user_id": st.integers(0, 2**31 - 1).map(str), "assistant_id": st.integers(0, 2**31 - 1).map(str),
+    "is_annotated": st.booleans(), "user_dialog_rating": rating, "user_other_agent_rating": rating,
+    "assistant_dialog_rating": rating, "assistant_other_agent_rating": rating, "reported": st.booleans(),
+    "annotated": st.booleans(),
+})
+
+
+@settings(max_examples=150, deadline=None)
+@given(dialog)
+def test_typed_dialog_keeps_every_value(record):
+    typed = loader._typed_dialog(json.loads(json.dumps(record)), "fuzz")
+    assert typed == dict(record, user_id=int(record["user_id"]), assistant_id=int(record["assistant_id"]))
+    registry.get(NAME).features("dialogs").encode_example(typed)  # fits the declared features

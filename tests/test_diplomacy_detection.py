@@ -186,6 +186,12 @@ def test_git_lfs_pointer_instead_of_the_data(dummy_copy):
     assert build_error(data_dir) == "data/test.jsonl: is a Git LFS pointer, not the data; fetch the real file (git lfs pull)"
 
 
+def test_an_empty_split_file(dummy_copy):
+    data_dir = dummy_copy(NAME)
+    (data_dir / "data" / "validation.jsonl").write_bytes(b"")
+    assert build_error(data_dir) == "data/validation.jsonl: empty file, no dialogs"
+
+
 def test_every_missing_split_file_is_listed(dummy_copy):
     data_dir = dummy_copy(NAME)
     (data_dir / "data" / "train.jsonl").unlink()

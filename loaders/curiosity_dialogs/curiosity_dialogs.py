@@ -242,6 +242,8 @@ def _dialog_list(document, source):
     dialogs = document["dialogs"]
     if not isinstance(dialogs, list):
         raise ValueError(f"{source}: top-level field 'dialogs': expected a list, got {_show(dialogs)}")
+    if not dialogs:  # every release file has dialogs, and datasets cannot load an empty split
+        raise ValueError(f"{source}: top-level field 'dialogs' is an empty list")
     return dialogs
 
 

@@ -170,6 +170,7 @@ class DiplomacyDetection(datasets.GeneratorBasedBuilder):
 def _read_dialogs(filepath, source):
     """Yield (line number, typed dialog) for every line of one split file."""
     # Binary lines, decoded here: xopen passes no text encoding through to HTTP streams.
+    line_number = 0
     with xopen(filepath, "rb") as f:
         for line_number, raw in enumerate(f, start=1):
             where = f"{source}, line {line_number}"
@@ -184,6 +185,8 @@ def _read_dialogs(filepath, source):
             except json.JSONDecodeError as error:
                 raise ValueError(f"{where}: invalid JSON ({error})") from None
             yield line_number, _typed_dialog(record, where)
+    if line_number == 0:  # every release file has dialogs, and datasets cannot load an empty split
+        raise ValueError(f"{source}: empty file, no dialogs")
 
 
 def _typed_dialog(record, where):
