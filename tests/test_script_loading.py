@@ -36,14 +36,14 @@ def test_load_dataset_script_streaming(name, config, dummy_build, monkeypatch):
         assert list(streamed[split]) == prepared.to_list(), split
 
 
-def test_default_config_of_the_script(monkeypatch, tmp_path):
+def test_default_config_of_the_script(monkeypatch, tmp_path, dummy_build):
     monkeypatch.chdir(REPO)
     loaded = datasets.load_dataset(
         "loaders/diplomacy_detection", data_dir="dummy_data/diplomacy_detection", trust_remote_code=True,
         cache_dir=str(tmp_path),
     )
-    assert "messages" in loaded["train"].column_names  # conversations: the plural, upstream names
-    assert loaded["train"].num_rows == 4
+    # no config name: the default, conversations
+    assert validate.compare(dummy_build("diplomacy_detection", "conversations"), loaded) is None
 
 
 @pytest.mark.skipif("CORPORA_DATASETS5_PYTHON" not in os.environ, reason="needs the datasets 5.x venv (make test)")

@@ -66,7 +66,7 @@ class Corpus:
     @property
     def source_files(self) -> list[str]:
         """Paths, relative to the upstream repository root, of every file the loader reads."""
-        return list(dict.fromkeys(_leaves(self.module._FILES)))
+        return list(dict.fromkeys(self.module._FILES.values()))
 
     def features(self, config: str) -> datasets.Features:
         """The declared features of a config, without instantiating the builder (which would
@@ -96,13 +96,6 @@ class Corpus:
                 stat = (Path(data_dir) / path).stat()
                 digest.update(f"{path}:{stat.st_size}:{stat.st_mtime_ns}".encode())
         return digest.hexdigest()[:16]
-
-
-def _leaves(files) -> list[str]:
-    if isinstance(files, str):
-        return [files]
-    values = files.values() if isinstance(files, dict) else files
-    return [leaf for value in values for leaf in _leaves(value)]
 
 
 def names() -> list[str]:
