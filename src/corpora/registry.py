@@ -66,7 +66,14 @@ class Corpus:
     @property
     def source_files(self) -> list[str]:
         """Paths, relative to the upstream repository root, of every file the loader reads."""
-        return list(dict.fromkeys(self.module._FILES.values()))
+        files = self.module._FILES
+        paths = []
+        for value in files.values():
+            if isinstance(value, str):  # flat: {split: path}
+                paths.append(value)
+            else:  # nested: {config: {split: [path, ...]}}
+                paths += [path for split_paths in value.values() for path in split_paths]
+        return list(dict.fromkeys(paths))
 
     def features(self, config: str) -> datasets.Features:
         """The declared features of a config, without instantiating the builder (which would
@@ -78,9 +85,11 @@ class Corpus:
     def expected_dummy_counts(self) -> dict[str, dict[str, int]]:
         return json.loads((self.dummy_dir / "expected_counts.json").read_text())
 
-    def builder(self, config: str | None = None, data_dir: str | os.PathLike | None = None, cache_dir=None):
+    def builder(self, config: str | None = None, data_dir: str | os.PathLike | None = None, cache_dir=None,
+                **config_kwargs):
         """An instance of the builder, on datasets 3.6 and 5.x alike."""
         return self.builder_class(
+            **config_kwargs,
             config_name=config or self.default_config,
             data_dir=str(data_dir) if data_dir is not None else None,
             cache_dir=str(cache_dir) if cache_dir is not None else None,

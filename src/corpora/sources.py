@@ -42,7 +42,9 @@ def resolve_data_dir(corpus: Corpus, data_dir=None, dummy: bool = False) -> Path
 def urls(corpus: Corpus) -> dict[str, str]:
     """Each source path and the pinned URL it is downloaded from (`_FILES` and `_URLS` share keys)."""
     module = corpus.module
-    return {module._FILES[key]: module._URLS[key] for key in module._FILES}
+    if all(isinstance(value, str) for value in module._FILES.values()):  # flat: {split: path}
+        return {module._FILES[key]: module._URLS[key] for key in module._FILES}
+    return {path: module._URLS[path] for path in corpus.source_files}
 
 
 def local_files(corpus: Corpus, data_dir: Path | None, download_config=None) -> dict[str, Path]:
