@@ -44,17 +44,11 @@ import pyarrow.csv as pa_csv
 from datasets.utils.file_utils import xopen
 
 _CITATION = """\
-@inproceedings{jain2016nextml,
+@inproceedings{jamieson2015next,
     title = {{NEXT}: A System for Real-World Development, Evaluation, and Application of Active Learning},
-    author = {Kevin Jamieson and Lalit Jain and Chris Fernandez and Nick Glattard and Robert Nowak},
-    booktitle = {Advances in Neural Information Processing Systems},
+    author = {Kevin G. Jamieson and Lalit Jain and Chris Fernandez and Nicholas J. Glattard and Robert Nowak},
+    booktitle = {Advances in Neural Information Processing Systems 28},
     year = {2015}
-}
-@misc{sievert2019captioncontestdata,
-    title = {caption-contest-data: New Yorker Cartoon Caption Contest crowdsourced ratings},
-    author = {Scott Sievert and Lalit Jain and Robert Nowak and others},
-    year = {2019},
-    howpublished = {\\url{https://github.com/nextml/caption-contest-data-api}}
 }
 """
 
@@ -251,7 +245,7 @@ def _cartoon_features():
     return datasets.Features(
         {
             "contest": datasets.Value("int32"),
-            "image": datasets.Image(),
+            "image": datasets.Image(decode=False),  # bytes + path; decode with cast_column("image", Image())
             "artist": datasets.Value("string"),
             "description": datasets.Value("string"),
             "contexts": [datasets.Value("string")],
@@ -285,16 +279,17 @@ class CaptionContestRatings(datasets.ArrowBasedBuilder):
 
     VERSION = datasets.Version("1.0.0")
     BUILDER_CONFIG_CLASS = CaptionContestConfig
+    # Alphabetical, the order datasets writes the card's `configs:` in; the default is `summaries`.
     BUILDER_CONFIGS = [
-        CaptionContestConfig(
-            name="summaries",
-            version=VERSION,
-            description="One example per caption per summary file (contest x algorithm x round or variant).",
-        ),
         CaptionContestConfig(
             name="cardinal_responses",
             version=VERSION,
             description="One example per rating of one caption (unfunny / somewhat funny / funny).",
+        ),
+        CaptionContestConfig(
+            name="cartoons",
+            version=VERSION,
+            description="One example per contest: the cartoon image, its artist, description, contexts and anomalies.",
         ),
         CaptionContestConfig(
             name="dueling_responses",
@@ -302,9 +297,9 @@ class CaptionContestRatings(datasets.ArrowBasedBuilder):
             description="One example per pairwise vote between two captions (contests 497, 508, 509).",
         ),
         CaptionContestConfig(
-            name="cartoons",
+            name="summaries",
             version=VERSION,
-            description="One example per contest: the cartoon image, its artist, description, contexts and anomalies.",
+            description="One example per caption per summary file (contest x algorithm x round or variant).",
         ),
     ]
     DEFAULT_CONFIG_NAME = "summaries"

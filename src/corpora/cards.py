@@ -131,7 +131,8 @@ def field_rows(feature_dict, prefix: str = "") -> list[tuple[str, str]]:
 
 
 def size_category(corpus: registry.Corpus) -> str:
-    largest = max(sum(splits.values()) for splits in corpus.split_sizes.values())
+    # An official size may be unknown (None): the category is then that of the known sizes.
+    largest = max(sum(size or 0 for size in splits.values()) for splits in corpus.split_sizes.values())
     return next(label for bound, label in SIZE_CATEGORIES if largest < bound)
 
 

@@ -92,7 +92,7 @@ def cmd_list(args) -> int:
         for config, splits in corpus.split_sizes.items():
             default = " (default)" if config == corpus.default_config else ""
             for split, size in splits.items():
-                rows.append([corpus.name, config + default, split, size])
+                rows.append([corpus.name, config + default, split, "unknown" if size is None else size])
     print_table(["corpus", "config", "split", "official rows"], rows)
     return 0
 
