@@ -263,15 +263,24 @@ _FEATURES = {
 
 
 class CaptionContestConfig(datasets.BuilderConfig):
-    """A config; `contests` (a list of contest numbers) restricts it to those contests' files."""
+    """A config; `contests` (a list of contest numbers) restricts it to those contests' files.
+
+    datasets sets config keyword arguments as attributes of a copy of the config (and gives the
+    result its own cache id), so the value is checked when the splits are made, not here.
+    """
 
     def __init__(self, contests=None, **kwargs):
         super().__init__(**kwargs)
-        if contests is not None:
-            if isinstance(contests, (str, bytes)) or not all(type(c) is int for c in contests):
-                raise ValueError(f"contests: expected a list of contest numbers (ints), got {contests!r}")
-            contests = sorted(set(contests))
         self.contests = contests
+
+
+def _selected_contests(contests):
+    """The sorted contest numbers of the `contests` parameter, or None for every contest."""
+    if contests is None:
+        return None
+    if isinstance(contests, (str, bytes)) or not all(type(c) is int for c in contests):
+        raise ValueError(f"contests: expected a list of contest numbers (ints), got {contests!r}")
+    return sorted(set(contests))
 
 
 class CaptionContestRatings(datasets.ArrowBasedBuilder):
@@ -318,7 +327,7 @@ class CaptionContestRatings(datasets.ArrowBasedBuilder):
         paths = _FILES[name]["train"]
         metadata = [path for path in paths if path in _METADATA]
         shards = [path for path in paths if path not in _METADATA]
-        contests = getattr(self.config, "contests", None)
+        contests = _selected_contests(getattr(self.config, "contests", None))
         if contests is not None:
             shards = [path for path in shards if _path_contest(path) in contests]
             if not shards:
@@ -649,11 +658,9 @@ def _archive_member(archive, source):
 
 def _archive_batches(file, source, expected_header, what):
     with xopen(file, "rb") as raw:
-        head = raw.read(4)
+        head = raw.read(1 << 12)
         raw.seek(0)
-        if head != b"PK\x03\x04":
-            head += raw.read(1 << 12)
-            raw.seek(0)
+        if not head.startswith(b"PK\x03\x04"):
             error = _not_data(head, source, "zip archive")
             raise error or ValueError(f"{source}: not a zip archive (starts with {_show(head[:16])}); the download is corrupt")
         try:
