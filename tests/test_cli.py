@@ -1,6 +1,5 @@
 """The `corpora` command line, as a user runs it."""
 
-import hashlib
 import os
 import subprocess
 import sys

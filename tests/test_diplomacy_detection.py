@@ -1,6 +1,5 @@
 """diplomacy_detection: every quirk of formats/diplomacy_detection.md, and bad input."""
 
-import hashlib
 import http.server
 import json
 import threading
