@@ -7,6 +7,9 @@ from pathlib import Path
 from huggingface_hub import HfApi
 
 from corpora import build
+from corpora import cards
+from corpora import registry
+from corpora.errors import CorporaError
 
 
 def push(
@@ -18,11 +21,14 @@ def push(
     out="build",
     allow_modified_sources: bool = False,
 ) -> list[str]:
-    """Build NAME (checked against the pinned release and the official sizes), then create the dataset repo and upload
+    """Build NAME (checked against the recorded release and the official sizes), then create the dataset repo and upload
     the export folder. The token comes from HF_TOKEN or `hf auth login`, as huggingface_hub finds
     it; it is never printed. Returns the uploaded paths."""
     build.build(name, out, data_dir=data_dir, allow_modified_sources=allow_modified_sources, repo_id=repo_id)
     folder = Path(out) / name
+    problems = cards.export_problems(registry.get(name), folder)
+    if problems:  # the Hub would show a wrong or broken page
+        raise CorporaError(f"{name}: not uploading {folder}: its card does not validate: {'; '.join(problems)}")
     paths = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
     action = "would upload" if dry_run else "uploading"
     print(f"{action} {len(paths)} files from {folder} to https://huggingface.co/datasets/{repo_id}"
