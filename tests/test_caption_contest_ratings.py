@@ -207,15 +207,22 @@ def test_source_record_counts_equal_the_rows(dummy_build):
         assert loader._count_source_records(config, "train", paths) == dummy_build(NAME, config)["train"].num_rows
 
 
-def test_checksums_cover_every_url_with_a_known_digest():
+def test_checksums_record_every_url_from_the_format_file():
     lines = (corpus.loader_dir / "checksums.tsv").read_text().splitlines()
     entries = [line.split("\t") for line in lines]
     assert lines == sorted(lines) and all(len(entry) == 3 for entry in entries)
-    urls = {entry[0] for entry in entries}
-    # every file of the appendices; the four metadata files have no published digest
-    assert set(loader._URLS.values()) - urls == {loader._URLS[path] for path in loader._METADATA}
-    assert len(urls) == 199 + 87 + 186
-    assert all(url.startswith(loader._MEDIA_PREFIX) == url.endswith(".zip") for url in urls)
+    assert {entry[0] for entry in entries} == set(loader._URLS.values())
+    # every file of the appendices is measured; the four metadata files have no published digest
+    unmeasured = {entry[0] for entry in entries if entry[1:] == ["-", "-"]}
+    assert unmeasured == {loader._URLS[path] for path in loader._METADATA}
+    measured = [entry for entry in entries if entry[0] not in unmeasured]
+    assert len(measured) == 199 + 87 + 186
+    assert all(url.startswith(loader._MEDIA_PREFIX) == url.endswith(".zip") for url, _, _ in measured)
+    by_url = {url: (int(size), sha) for url, size, sha in measured}
+    assert by_url[loader._URLS[RESPONSES + "497-responses.csv.zip"]] == (
+        810721, "b2518fdb42ce7a9748e0556a86cde214fcd89574d621ee2407292d6865bf0ed2")
+    assert by_url[loader._URLS["contests/info/691/691.jpg"]] == (
+        347057, "fd31df5c26f84420c988dd2d7d2d2a563b70177c1fba3c7203289d9fa2c63ab3")
 
 
 # --- the contests parameter -----------------------------------------------------------------------
@@ -510,9 +517,14 @@ def test_missing_files_are_listed(dummy_copy, tmp_path):
     (data_dir / SUMMARIES / "512_summary_LilUCB.csv").unlink()
     (data_dir / ARCHIVE).unlink()
     with pytest.raises(FileNotFoundError) as caught:
-        load(NAME, data_dir=data_dir)
-    assert "2 source file(s) missing" in str(caught.value)
+        build.build(NAME, tmp_path / "out", data_dir=data_dir)
+    assert "caption_contest_ratings: 2 source file(s) missing: " in str(caught.value)
     assert f"{SUMMARIES}512_summary_LilUCB.csv" in str(caught.value) and ARCHIVE in str(caught.value)
+    # the loader alone (a config parameter skips the toolkit's check) lists what it needs
+    with pytest.raises(FileNotFoundError) as caught:
+        load(NAME, "summaries", data_dir=data_dir, contests=[512, 513])
+    assert str(caught.value) == (
+        f"1 source file(s) missing in {data_dir}: {SUMMARIES}512_summary_LilUCB.csv")
 
 
 # --- properties of the parsers ---------------------------------------------------------------------
