@@ -15,22 +15,86 @@ import sys
 import zipfile
 from pathlib import Path
 
-SUMMARY_A = ["target_id", "rank", "funny", "somewhat_funny", "unfunny", "count", "score", "precision", "contest", "caption"]
+SUMMARY_A = [
+    "target_id",
+    "rank",
+    "funny",
+    "somewhat_funny",
+    "unfunny",
+    "count",
+    "score",
+    "precision",
+    "contest",
+    "caption",
+]
 SUMMARY_B = SUMMARY_A[1:]
 CARDINAL_HEADER = [
-    "", "alg_label", "network_delay", "participant_uid", "response_time", "target", "target_id",
-    "target_reward", "timestamp_query_generated",
+    "",
+    "alg_label",
+    "network_delay",
+    "participant_uid",
+    "response_time",
+    "target",
+    "target_id",
+    "target_reward",
+    "timestamp_query_generated",
 ]
 DUELING_HEADER = [
-    "", "alg_label", "left_target", "left_target_id", "network_delay", "participant_id", "participant_uid",
-    "response_time", "right_target", "right_target_id", "timestamp_query_generated", "winner_target",
+    "",
+    "alg_label",
+    "left_target",
+    "left_target_id",
+    "network_delay",
+    "participant_id",
+    "participant_uid",
+    "response_time",
+    "right_target",
+    "right_target_id",
+    "timestamp_query_generated",
+    "winner_target",
     "winner_target_id",
 ]
 WORDS = [
-    "I", "you", "we", "the", "a", "boss", "shark", "cheese", "meeting", "office", "said", "just", "never",
-    "told", "funding", "theory", "congressman", "job", "damn", "really", "more", "again", "lawyer", "dog",
-    "honey", "think", "Tuesday", "well", "what", "about", "yoga", "rug", "not", "today", "Let\u2019s",
-    "\u201cexceeded", "expectations?\u201d", "hmm,", "wait...", "\"quote\"",
+    "I",
+    "you",
+    "we",
+    "the",
+    "a",
+    "boss",
+    "shark",
+    "cheese",
+    "meeting",
+    "office",
+    "said",
+    "just",
+    "never",
+    "told",
+    "funding",
+    "theory",
+    "congressman",
+    "job",
+    "damn",
+    "really",
+    "more",
+    "again",
+    "lawyer",
+    "dog",
+    "honey",
+    "think",
+    "Tuesday",
+    "well",
+    "what",
+    "about",
+    "yoga",
+    "rug",
+    "not",
+    "today",
+    "Let\u2019s",
+    "\u201cexceeded",
+    "expectations?\u201d",
+    "hmm,",
+    "wait...",
+    '"quote"',
 ]
 
 
@@ -63,7 +127,9 @@ def summary_rows(rng: random.Random, n: int, contest: int, header_a: bool) -> li
         total = 3 * funny + 2 * somewhat + unfunny
         score = total / count
         squares = 9 * funny + 4 * somewhat + unfunny
-        precision = math.inf if count == 1 else math.sqrt(max(1, squares - total * total / count) / (count * (count - 1)))
+        precision = (
+            math.inf if count == 1 else math.sqrt(max(1, squares - total * total / count) / (count * (count - 1)))
+        )
         scored.append((score, funny, somewhat, unfunny, count, precision, text))
     scored.sort(key=lambda row: -row[0])
     ids = list(range(n))
@@ -71,7 +137,17 @@ def summary_rows(rng: random.Random, n: int, contest: int, header_a: bool) -> li
     rows = []
     for index, (score, funny, somewhat, unfunny, count, precision, text) in enumerate(scored):
         rank = 1 + sum(1 for other in scored[:index] if other[0] > score)
-        row = [rank, funny, somewhat, unfunny, count, repr(score), "inf" if math.isinf(precision) else repr(precision), contest, text]
+        row = [
+            rank,
+            funny,
+            somewhat,
+            unfunny,
+            count,
+            repr(score),
+            "inf" if math.isinf(precision) else repr(precision),
+            contest,
+            text,
+        ]
         rows.append(([ids[index]] if header_a else []) + row)
     return rows
 
@@ -88,21 +164,23 @@ def is_header_a(name: str) -> bool:
     return "-round" in name or int(name[:3]) >= 587
 
 
-def write_summaries(root: Path, rows_per_file: int, seed: int = 0, names=None) -> list[Path]:
+def write_summaries(root: Path, rows_per_file: int, seed: int = 0) -> list[Path]:
+    """Every summary file of the release, `rows_per_file` rows each."""
     module = loader_module()
     rng = random.Random(seed)
-    paths = []
-    for path in names or module._FILES["summaries"]["train"]:
-        name = path.rsplit("/", 1)[-1]
-        header_a = is_header_a(name)
-        contest = int(name[:3])
-        rows = _fast_summary_rows(rng, rows_per_file, contest, header_a) if rows_per_file > 200 else \
-            summary_rows(rng, rows_per_file, contest, header_a)
-        target = root / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(summary_bytes(SUMMARY_A if header_a else SUMMARY_B, rows))
-        paths.append(target)
-    return paths
+    return [_write_summary_file(root, path, rows_per_file, rng=rng) for path in module._FILES["summaries"]["train"]]
+
+
+def _write_summary_file(root: Path, path: str, rows: int, seed: int = 0, rng=None) -> Path:
+    rng = rng or random.Random(seed)
+    name = path.rsplit("/", 1)[-1]
+    header_a = is_header_a(name)
+    contest = 689 if name == "688_summary_KLUCB.csv" else int(name[:3])  # quirk 4
+    make = _fast_summary_rows if rows > 200 else summary_rows
+    target = root / path
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(summary_bytes(SUMMARY_A if header_a else SUMMARY_B, make(rng, rows, contest, header_a)))
+    return target
 
 
 def _fast_summary_rows(rng, n, contest, header_a):
@@ -112,19 +190,36 @@ def _fast_summary_rows(rng, n, contest, header_a):
         funny, somewhat, unfunny = rng.randint(0, 4000), rng.randint(0, 4000), rng.randint(1, 4000)
         count = funny + somewhat + unfunny
         score = (3 * funny + 2 * somewhat + unfunny) / count
-        row = [index + 1, funny, somewhat, unfunny, count, repr(score), repr(rng.random() / 10 + 1e-4), contest, caption(rng)]
+        row = [
+            index + 1,
+            funny,
+            somewhat,
+            unfunny,
+            count,
+            repr(score),
+            repr(rng.random() / 10 + 1e-4),
+            contest,
+            caption(rng),
+        ]
         rows.append(([index] if header_a else []) + row)
     return rows
 
 
 def participant(rng: random.Random) -> str:
-    return "%030x_%s" % (rng.getrandbits(120), "".join(rng.choice("abcdefghijkLMNOPQRS0123456789") for _ in range(24)))
+    suffix = "".join(rng.choice("abcdefghijkLMNOPQRS0123456789") for _ in range(24))
+    return f"{rng.getrandbits(120):030x}_{suffix}"
 
 
 def cardinal_tail(rng: random.Random, alg: str) -> list:
     return [
-        alg, f"{rng.random() * 2:.6f}", participant(rng), f"{rng.random() * 30:.3f}", caption(rng),
-        rng.randint(0, 9000), rng.randint(1, 3), f"2017-07-{rng.randint(10, 28)} 17:05:{rng.randint(10, 59)}.{rng.randint(0, 999999):06d}",
+        alg,
+        f"{rng.random() * 2:.6f}",
+        participant(rng),
+        f"{rng.random() * 30:.3f}",
+        caption(rng),
+        rng.randint(0, 9000),
+        rng.randint(1, 3),
+        f"2017-07-{rng.randint(10, 28)} 17:05:{rng.randint(10, 59)}.{rng.randint(0, 999999):06d}",
     ]
 
 
@@ -133,18 +228,33 @@ def dueling_tail(rng: random.Random, alg: str) -> list:
     left_text, right_text = caption(rng), caption(rng)
     winner = rng.choice([(left_text, left), (right_text, right)])
     return [
-        alg, left_text, left, f"{rng.random() * 2:.6f}", f"{rng.getrandbits(64):016x}", participant(rng),
-        f"{rng.random() * 30:.3f}", right_text, right,
+        alg,
+        left_text,
+        left,
+        f"{rng.random() * 2:.6f}",
+        f"{rng.getrandbits(64):016x}",
+        participant(rng),
+        f"{rng.random() * 30:.3f}",
+        right_text,
+        right,
         f"2016-11-{rng.randint(10, 28)} 09:0{rng.randint(0, 9)}:{rng.randint(10, 59)}.{rng.randint(0, 999999):06d}",
-        winner[0], winner[1],
+        winner[0],
+        winner[1],
     ]
+
+
+def _entry(name: str) -> zipfile.ZipInfo:
+    """A member with a fixed date, so the same rows give the same archive bytes."""
+    info = zipfile.ZipInfo(name, date_time=(2019, 7, 29, 0, 0, 0))
+    info.compress_type = zipfile.ZIP_DEFLATED
+    return info
 
 
 def write_archive(path: Path, header: list[str], rows, member: str | None = None, extra_members=()) -> Path:
     """A zip holding one pandas-style CSV (index column first) named like the archive minus .zip."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1) as archive:
-        with archive.open(member or path.name[: -len(".zip")], "w") as raw:
+        with archive.open(_entry(member or path.name[: -len(".zip")]), "w") as raw:
             text = io.TextIOWrapper(raw, encoding="utf-8", newline="")
             writer = csv.writer(text, lineterminator="\n")
             writer.writerow(header)
@@ -153,7 +263,7 @@ def write_archive(path: Path, header: list[str], rows, member: str | None = None
             text.flush()
             text.detach()
         for name, data in extra_members:
-            archive.writestr(name, data)
+            archive.writestr(_entry(name), data)
     return path
 
 
@@ -174,7 +284,7 @@ def write_big_cardinal(path: Path, rows: int, seed: int = 0, pool: int = 1 << 16
             pending = b""
     path.parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1) as archive:
-        with archive.open(path.name[: -len(".zip")], "w", force_zip64=True) as f:
+        with archive.open(_entry(path.name[: -len(".zip")]), "w", force_zip64=True) as f:
             f.write((",".join(CARDINAL_HEADER) + "\n").encode())
             chunk = 100_000
             for start in range(0, rows, chunk):
@@ -203,74 +313,179 @@ def write_cartoons(root: Path) -> None:
 # Summary files with the quirks of the format file, verbatim excerpts where it gives them.
 QUIRK_SUMMARIES = {
     # header A, tied ranks (quirk 10), target_id a permutation
-    "508-round1_summary_LilUCB.csv": (SUMMARY_A, [
-        [2, 1, 3, 1, 0, 4, "2.75", "0.25", 508, "Tied for first."],
-        [0, 1, 3, 1, 0, 4, "2.75", "0.25", 508, "Also tied, for first."],
-        [1, 3, 0, 1, 1, 2, "1.5", "0.5", 508, "Third place, after a tie."],
-    ]),
+    "508-round1_summary_LilUCB.csv": (
+        SUMMARY_A,
+        [
+            [2, 1, 3, 1, 0, 4, "2.75", "0.25", 508, "Tied for first."],
+            [0, 1, 3, 1, 0, 4, "2.75", "0.25", 508, "Also tied, for first."],
+            [1, 3, 0, 1, 1, 2, "1.5", "0.5", 508, "Third place, after a tie."],
+        ],
+    ),
     # precision inf where count is 1 (quirk 9)
-    "509-round1_summary_LilUCB.csv": (SUMMARY_A, [
-        [0, 1, 1, 0, 0, 1, "3.0", "inf", 509, "Only one vote."],
-        [1, 2, 0, 0, 2, 2, "1.0", "0.0005", 509, "Two votes."],
-    ]),
-    "510_summary_LilUCB.csv": (SUMMARY_B, [
-        [1, 18, 27, 24, 69, "1.9130434782608696", "0.09402238590614731", 510, "I'm a congressman--obstruction is my job."],
-        [2, 1, 1, 2, 4, "1.75", "0.47871355387816905", 510, "Header B has no target_id."],
-    ]),
-    "512_summary_LilUCB.csv": (SUMMARY_B, [
-        [1, 3, 1, 0, 4, "2.75", "0.25", 512, "First."],
-        [1791, 0, 0, 1, 1, "1.0", "inf", 512, "I have a rug, can I join women's yoga now?"],
-    ]),
+    "509-round1_summary_LilUCB.csv": (
+        SUMMARY_A,
+        [
+            [0, 1, 1, 0, 0, 1, "3.0", "inf", 509, "Only one vote."],
+            [1, 2, 0, 0, 2, 2, "1.0", "0.0005", 509, "Two votes."],
+        ],
+    ),
+    "510_summary_LilUCB.csv": (
+        SUMMARY_B,
+        [
+            [
+                1,
+                18,
+                27,
+                24,
+                69,
+                "1.9130434782608696",
+                "0.09402238590614731",
+                510,
+                "I'm a congressman--obstruction is my job.",
+            ],
+            [2, 1, 1, 2, 4, "1.75", "0.47871355387816905", 510, "Header B has no target_id."],
+        ],
+    ),
+    "512_summary_LilUCB.csv": (
+        SUMMARY_B,
+        [
+            [1, 3, 1, 0, 4, "2.75", "0.25", 512, "First."],
+            [1791, 0, 0, 1, 1, "1.0", "inf", 512, "I have a rug, can I join women's yoga now?"],
+        ],
+    ),
     # rows swallowed into one caption by an upstream quoting error (quirk 6)
-    "523_summary_LilUCB.csv": (SUMMARY_B, [
-        [1, 65, 25, 11, 101, "2.5346534653465347", "0.06", 523,
-         "So....what type of business did you say you were in?\n65,25,11,Well at least they're not on our backs any more.\n"
-         "3,4,5,\"Quoted\""],
-        [2, 1, 2, 3, 6, "1.6666666666666667", "0.33333333333333337", 523, "A normal one."],
-    ]),
+    "523_summary_LilUCB.csv": (
+        SUMMARY_B,
+        [
+            [
+                1,
+                65,
+                25,
+                11,
+                101,
+                "2.5346534653465347",
+                "0.06",
+                523,
+                "So....what type of business did you say you were in?\n"
+                "65,25,11,Well at least they're not on our backs any more.\n"
+                '3,4,5,"Quoted"',
+            ],
+            [2, 1, 2, 3, 6, "1.6666666666666667", "0.33333333333333337", 523, "A normal one."],
+        ],
+    ),
     # a caption that is a single space, unquoted (quirk 7)
-    "529_summary_LilUCB.csv": (SUMMARY_B, [
-        [1, 5, 1, 0, 6, "2.8333333333333335", "0.16666666666666666", 529, "A caption."],
-        [1866, 1, 12, 37, 50, "1.28", "0.07021831844254003", 529, " "],
-    ]),
+    "529_summary_LilUCB.csv": (
+        SUMMARY_B,
+        [
+            [1, 5, 1, 0, 6, "2.8333333333333335", "0.16666666666666666", 529, "A caption."],
+            [1866, 1, 12, 37, 50, "1.28", "0.07021831844254003", 529, " "],
+        ],
+    ),
     # mojibake (quirk 11)
-    "531_summary_LilUCB.csv": (SUMMARY_B, [
-        [1, 2, 0, 0, 2, "3.0", "1.0", 531, "The Viagra isn\u00e2\u20ac\u2122t working, all I have is a stiff neck.\u00e2\u20ac\u009d"],
-    ]),
-    "540_summary_Random.csv": (SUMMARY_B, [
-        [1, 1, 1, 0, 2, "2.5", "0.5", 540, "Short algorithm name Random."],
-    ]),
+    "531_summary_LilUCB.csv": (
+        SUMMARY_B,
+        [
+            [
+                1,
+                2,
+                0,
+                0,
+                2,
+                "3.0",
+                "1.0",
+                531,
+                "The Viagra isn\u00e2\u20ac\u2122t working, all I have is a stiff neck.\u00e2\u20ac\u009d",
+            ],
+        ],
+    ),
+    "540_summary_Random.csv": (
+        SUMMARY_B,
+        [
+            [1, 1, 1, 0, 2, "2.5", "0.5", 540, "Short algorithm name Random."],
+        ],
+    ),
     # duplicate captions within one file (quirk 8)
-    "557_summary_LilUCB.csv": (SUMMARY_B, [
-        [1, 9, 1, 0, 10, "2.9", "0.1", 557, "Well, I'll be damned..."],
-        [2, 5, 2, 1, 8, "2.5", "0.2672612419124244", 557, "Something else."],
-        [3, 6, 2, 2, 10, "2.4", "0.2666666666666667", 557, "Third."],
-        [4, 1, 1, 1, 3, "2.0", "0.5773502691896257", 557, "Well, I'll be damned..."],
-    ]),
+    "557_summary_LilUCB.csv": (
+        SUMMARY_B,
+        [
+            [1, 9, 1, 0, 10, "2.9", "0.1", 557, "Well, I'll be damned..."],
+            [2, 5, 2, 1, 8, "2.5", "0.2672612419124244", 557, "Something else."],
+            [3, 6, 2, 2, 10, "2.4", "0.2666666666666667", 557, "Third."],
+            [4, 1, 1, 1, 3, "2.0", "0.5773502691896257", 557, "Well, I'll be damned..."],
+        ],
+    ),
     # typo RandomSamping, every caption ends with LF (quirk 2, 5)
-    "559_summary_RandomSamping.csv": (SUMMARY_B, [
-        [1, 1, 0, 0, 1, "3.0", "inf", 559, "Ends with a line feed.\n"],
-        [2, 0, 1, 0, 1, "2.0", "inf", 559, "So does this one.\n"],
-    ]),
-    "560_summary_KLUCB_funny.csv": (SUMMARY_B, [
-        [1, 2, 1, 0, 3, "2.6666666666666665", "0.33333333333333337", 560, "How funny?"],
-    ]),
-    "560_summary_KLUCB_original.csv": (SUMMARY_B, [
-        [1, 2, 1, 0, 3, "2.6666666666666665", "0.33333333333333337", 560, "How funny?"],
-    ]),
+    "559_summary_RandomSamping.csv": (
+        SUMMARY_B,
+        [
+            [1, 1, 0, 0, 1, "3.0", "inf", 559, "Ends with a line feed.\n"],
+            [2, 0, 1, 0, 1, "2.0", "inf", 559, "So does this one.\n"],
+        ],
+    ),
+    "560_summary_KLUCB_funny.csv": (
+        SUMMARY_B,
+        [
+            [1, 2, 1, 0, 3, "2.6666666666666665", "0.33333333333333337", 560, "How funny?"],
+        ],
+    ),
+    "560_summary_KLUCB_original.csv": (
+        SUMMARY_B,
+        [
+            [1, 2, 1, 0, 3, "2.6666666666666665", "0.33333333333333337", 560, "How funny?"],
+        ],
+    ),
     # the contest column says 689 in the 688 file (quirk 4)
-    "688_summary_KLUCB.csv": (SUMMARY_A, [
-        [1, 1, 3, 0, 0, 3, "3.0", "0.5773502691896258", 689, "Filed under 688, says 689."],
-        [0, 2, 0, 0, 3, 3, "1.0", "0.5773502691896258", 689, "Second row of 688."],
-    ]),
+    "688_summary_KLUCB.csv": (
+        SUMMARY_A,
+        [
+            [1, 1, 3, 0, 0, 3, "3.0", "0.5773502691896258", 689, "Filed under 688, says 689."],
+            [0, 2, 0, 0, 3, 3, "1.0", "0.5773502691896258", 689, "Second row of 688."],
+        ],
+    ),
     # header A, the format file's excerpts; newlines, commas, doubled quotes, TAB, U+200B, NBSP, edge spaces
-    "691_summary_KLUCB.csv": (SUMMARY_A, [
-        [2528, 1, 4321, 5753, 2664, 12738, "2.1300832155754437", "0.006459405715900614", 691, "Should I check, \u201cexceeded expectations?\u201d"],
-        [2611, 2, 3548, 4645, 2978, 11171, "2.0510249753826875", "0.00721574214893721", 691, "Let\u2019s just give him the damn cheese."],
-        [0, 3, 10, 10, 10, 30, "2.0", "0.15", 691, "This confirms our theory ....\nHe\u2019s getting way more funding than we are\u201d!"],
-        [1, 4, 1, 2, 3, 6, "1.6666666666666667", "0.33", 691, 'He said ""no"" and\tleft.'],
-        [2, 5, 0, 1, 5, 6, "1.1666666666666667", "0.16", 691, "zero\u200bwidth and no\u00a0break "],
-    ]),
+    "691_summary_KLUCB.csv": (
+        SUMMARY_A,
+        [
+            [
+                2528,
+                1,
+                4321,
+                5753,
+                2664,
+                12738,
+                "2.1300832155754437",
+                "0.006459405715900614",
+                691,
+                "Should I check, \u201cexceeded expectations?\u201d",
+            ],
+            [
+                2611,
+                2,
+                3548,
+                4645,
+                2978,
+                11171,
+                "2.0510249753826875",
+                "0.00721574214893721",
+                691,
+                "Let\u2019s just give him the damn cheese.",
+            ],
+            [
+                0,
+                3,
+                10,
+                10,
+                10,
+                30,
+                "2.0",
+                "0.15",
+                691,
+                "This confirms our theory ....\nHe\u2019s getting way more funding than we are\u201d!",
+            ],
+            [1, 4, 1, 2, 3, 6, "1.6666666666666667", "0.33", 691, 'He said ""no"" and\tleft.'],
+            [2, 5, 0, 1, 5, 6, "1.1666666666666667", "0.16", 691, "zero\u200bwidth and no\u00a0break "],
+        ],
+    ),
 }
 
 
@@ -281,9 +496,18 @@ def write_dummy_quirks(root: Path) -> None:
     rng = random.Random(2)
     # a cardinal archive with every reward, a NaN network delay (empty cell) and awkward captions
     rows = [
-        [0, "KLUCB", "0.670163", "eea58658d9d40ceaf97f0bccbfa324_BuIKwH3xGWWASxp", "28.324",
-         "Should I check, \u201cexceeded expectations?\u201d", 4181, 3, "2017-07-28 17:05:39.090118"],
-        [1, "KLUCB", "", participant(rng), "3.5", "Two\nlines, and \"quotes\"", 12, 1, "2017-07-28 17:05:40"],
+        [
+            0,
+            "KLUCB",
+            "0.670163",
+            "eea58658d9d40ceaf97f0bccbfa324_BuIKwH3xGWWASxp",
+            "28.324",
+            "Should I check, \u201cexceeded expectations?\u201d",
+            4181,
+            3,
+            "2017-07-28 17:05:39.090118",
+        ],
+        [1, "KLUCB", "", participant(rng), "3.5", 'Two\nlines, and "quotes"', 12, 1, "2017-07-28 17:05:40"],
         [2, "RandomSampling", "0.1", participant(rng), "1.25", " ", 13, 2, "2017-07-29 00:00:00.000001"],
     ]
     write_archive(root / "contests/responses/577-responses.csv.zip", CARDINAL_HEADER, rows)
@@ -311,11 +535,11 @@ def main(out: str) -> None:
 def write_metadata(root: Path) -> None:
     (root / "contests" / "metadata").mkdir(parents=True, exist_ok=True)
     (root / "contests" / "artists.csv").write_bytes(
-        b"contest,artist\n495,Drew Dernavich\n508,Some Artist\n571,\"Artist, With Comma\"\n"
+        b'contest,artist\n495,Drew Dernavich\n508,Some Artist\n571,"Artist, With Comma"\n'
     )
     (root / "contests" / "metadata" / "descriptions.txt").write_bytes(
         b"contest,description\n510,People stepping over man lying on the sidewalk.\n"
-        b"571,\"A quoted description, with a comma.\"\n"
+        b'571,"A quoted description, with a comma."\n'
     )
     (root / "contests" / "metadata" / "contexts.yaml").write_bytes(
         b"508: [office, interrogation, police, table]\n571: [desert, island, palm tree]\n"

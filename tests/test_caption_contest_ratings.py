@@ -351,14 +351,14 @@ ROW = [0, "KLUCB", "0.67", "abc_def", "28.3", "A caption", 4181, 3, "2017-07-28 
 
 
 @pytest.mark.parametrize("data,message", [
-    (GOOD_B[:-20], f"{SUMMARY}: invalid CSV (CSV parse error: Expected 9 columns, got 7: 1,18,27,24,69,1.9130434782608696,0.094022385)"),
+    (GOOD_B[:-20], f"{SUMMARY}: invalid CSV (CSV parse error: Row #2: Expected 9 columns, got 7: 1,18,27,24,69,1.9130434782608696,0.094022385)"),
     (GOOD_B[:-5], f"{SUMMARY}: does not end with a line feed after record 1; the file is truncated"),
     (GOOD_B.replace(b"A, b", "caf\u00e9".encode("cp1252")), f"{SUMMARY}: record 1: field 'caption': not UTF-8 (byte 0xe9 in b'caf\\xe9')"),
     (b"\xef\xbb\xbf" + GOOD_B, f"{SUMMARY}: starts with a UTF-8 byte order mark; the release files have none"),
     (GOOD_B.replace(b",", b";"), f"{SUMMARY}: unexpected header: expected columns 'target_id,rank,funny,somewhat_funny,unfunny,count,score,precision,contest,caption' or 'rank,funny,somewhat_funny,unfunny,count,score,precision,contest,caption'; found 'rank;funny;"),
     (GOOD_B.replace(b",precision", b""), f"{SUMMARY}: unexpected header: expected columns "),
     (GOOD_B.replace(b"caption\n", b"caption,extra\n"), f"{SUMMARY}: unexpected header: expected columns "),
-    (GOOD_B.replace(b'"A, b"', b'"A, b",x'), f"{SUMMARY}: invalid CSV (CSV parse error: Expected 9 columns, got 10"),
+    (GOOD_B.replace(b'"A, b"', b'"A, b",x'), f"{SUMMARY}: invalid CSV (CSV parse error: Row #2: Expected 9 columns, got 10"),
     (b"", f"{SUMMARY}: is empty, expected the CSV file"),
     (GOOD_B.split(b"\n")[0] + b"\n", f"{SUMMARY}: has a header but no records"),
     (GOOD_B.replace(b",69,", b",abc,"), f"{SUMMARY}: record 1: field 'count': invalid value 'abc' (expected an integer)"),

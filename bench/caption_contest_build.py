@@ -1,0 +1,288 @@
+"""caption_contest_ratings at full size, on synthetic files in the real formats
+(bench/caption_contest_synthetic.py), against raw pyarrow and the packaged csv builder measured in
+the same run. Every measurement runs in its own subprocess; its peak memory is that process's
+maximum resident set size (os.wait4), worker processes of num_proc included as the largest one.
+
+1. summaries, 199 files / 1,081,771 rows:
+   - raw pyarrow: pyarrow.csv.read_csv (newlines in values, types inferred) + Parquet, per file;
+   - `load_dataset("csv", data_files=...)` (the packaged builder; one call per header variant);
+   - the builder alone (download_and_prepare), `corpora build --config summaries` (prepare +
+     Parquet export + rows-in = rows-out count + card + reload), and the source-record count alone.
+2. cardinal responses, 20 million rows in 8 zipped CSVs: rows per second with num_proc 1 and 2, the
+   raw pyarrow floor (unzip + typed CSV read, nothing written), the record count, peak memory.
+
+Usage: python bench/caption_contest_build.py [--scale 0.05] [--only summaries|cardinal]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "src"))
+
+NAME = "caption_contest_ratings"
+SUMMARY_ROWS = 1_081_771
+CARDINAL_ROWS = 20_000_000
+CARDINAL_CONTESTS = list(range(510, 518))  # 8 real archive names
+
+
+def loader():
+    from corpora import registry
+
+    return registry.get(NAME).module
+
+
+# --- tasks, each run in a fresh subprocess ------------------------------------------------------------
+
+
+def task_raw_summaries(root, work):
+    import pyarrow.csv
+    import pyarrow.parquet
+
+    rows = 0
+    for index, path in enumerate(sorted((Path(root) / "contests" / "summaries").glob("*.csv"))):
+        table = pyarrow.csv.read_csv(path, parse_options=pyarrow.csv.ParseOptions(newlines_in_values=True))
+        pyarrow.parquet.write_table(table, Path(work) / f"{index}.parquet")
+        rows += table.num_rows
+    return rows
+
+
+def task_csv_builder(root, work):
+    import datasets
+
+    files = sorted(str(p) for p in (Path(root) / "contests" / "summaries").glob("*.csv"))
+    groups = {}
+    for path in files:
+        with open(path, "rb") as f:
+            groups.setdefault(f.readline(), []).append(path)
+    rows = 0
+    for index, group in enumerate(groups.values()):  # the two headers cannot share one builder
+        dataset = datasets.load_dataset(
+            "csv", data_files={"train": group}, cache_dir=f"{work}/cache{index}", split="train"
+        )
+        rows += dataset.num_rows
+    return rows
+
+
+def task_prepare_summaries(root, work):
+    from corpora import registry
+
+    builder = registry.get(NAME).builder("summaries", root, f"{work}/cache")
+    builder.download_and_prepare()
+    return builder.info.splits["train"].num_examples
+
+
+def task_build_summaries(root, work):
+    from corpora import build
+
+    result = build.build(NAME, f"{work}/out", configs=["summaries"], data_dir=root, allow_modified_sources=True)
+    return sum(r.rows for r in result)
+
+
+def task_build_summaries_without_count(root, work):
+    from corpora import build
+
+    build.account_for_rows = lambda corpus, config, info, files: {s: info.splits[s].num_examples for s in info.splits}
+    result = build.build(NAME, f"{work}/out", configs=["summaries"], data_dir=root, allow_modified_sources=True)
+    return sum(r.rows for r in result)
+
+
+def task_count_summaries(root, work):
+    module = loader()
+    paths = [str(Path(root) / p) for p in module._FILES["summaries"]["train"]]
+    return module._count_source_records("summaries", "train", paths)
+
+
+def _cardinal_builder(root, work):
+    from corpora import registry
+
+    return registry.get(NAME).builder("cardinal_responses", root, f"{work}/cache", contests=CARDINAL_CONTESTS)
+
+
+def task_cardinal_1(root, work):
+    builder = _cardinal_builder(root, work)
+    builder.download_and_prepare(num_proc=1)
+    return builder.info.splits["train"].num_examples
+
+
+def task_cardinal_2(root, work):
+    builder = _cardinal_builder(root, work)
+    builder.download_and_prepare(num_proc=2)
+    return builder.info.splits["train"].num_examples
+
+
+def task_raw_cardinal(root, work):
+    import zipfile
+
+    import pyarrow
+    import pyarrow.csv
+
+    module = loader()
+    types = {name: module._RESPONSE_TYPES[name] for name in module._CARDINAL_HEADER}
+    rows = 0
+    for path in sorted((Path(root) / "contests" / "responses").glob("*.zip")):
+        with zipfile.ZipFile(path) as archive, archive.open(archive.namelist()[0]) as f:
+            reader = pyarrow.csv.open_csv(
+                f,
+                read_options=pyarrow.csv.ReadOptions(block_size=16 << 20),
+                parse_options=pyarrow.csv.ParseOptions(newlines_in_values=True),
+                convert_options=pyarrow.csv.ConvertOptions(column_types=types, strings_can_be_null=True),
+            )
+            rows += sum(batch.num_rows for batch in reader)
+    return rows
+
+
+def task_count_cardinal(root, work):
+    module = loader()
+    paths = sorted(str(p) for p in (Path(root) / "contests" / "responses").glob("*.zip"))
+    return module._count_source_records("cardinal_responses", "train", paths)
+
+
+TASKS = {name[len("task_") :]: function for name, function in globals().items() if name.startswith("task_")}
+
+
+def run(task, root):
+    """(seconds, rows, peak RSS in MiB) of one task in a fresh subprocess with its own temp dir."""
+    with tempfile.TemporaryDirectory(prefix=f"bench-{task}-", dir=os.environ.get("BENCH_TMP")) as work:
+        env = {
+            **os.environ,
+            "HF_HUB_OFFLINE": "1",
+            "HF_DATASETS_OFFLINE": "1",
+            "HF_HOME": f"{work}/hf",
+            "HF_DATASETS_DISABLE_PROGRESS_BARS": "1",
+        }
+        process = subprocess.Popen(
+            [sys.executable, __file__, "--task", task, str(root), work], stdout=subprocess.PIPE, env=env
+        )
+        output = process.stdout.read()
+        _, status, usage = os.wait4(process.pid, 0)
+        process.returncode = os.waitstatus_to_exitcode(status)
+        if process.returncode != 0:
+            raise SystemExit(f"task {task} failed ({process.returncode})")
+        result = json.loads(output.decode().strip().splitlines()[-1])
+        return result["seconds"], result["rows"], usage.ru_maxrss / 1024
+
+
+def best(task, root, runs):
+    results = [run(task, root) for _ in range(runs)]
+    return min(results, key=lambda r: r[0])
+
+
+def bench_summaries(scale, runs):
+    with tempfile.TemporaryDirectory(prefix="bench-ccr-summaries-", dir=os.environ.get("BENCH_TMP")) as root:
+        root = Path(root)
+        total = round(SUMMARY_ROWS * scale)
+        start = time.perf_counter()
+        module = loader()
+        names = module._FILES["summaries"]["train"]
+        per_file, extra = divmod(total, len(names))
+        from bench.caption_contest_synthetic import _write_summary_file
+
+        for index, path in enumerate(names):
+            _write_summary_file(root, path, per_file + (1 if index < extra else 0), seed=index)
+        size = sum(p.stat().st_size for p in (root / "contests" / "summaries").glob("*.csv"))
+        print(
+            f"summaries: 199 files, {total:,} rows, {size / 1e6:.1f} MB of CSV "
+            f"(generated in {time.perf_counter() - start:.0f} s); best of {runs}",
+            flush=True,
+        )
+        results = {}
+        tasks = ["raw_summaries", "csv_builder", "prepare_summaries", "count_summaries"]
+        if scale == 1:  # corpora build checks the official size, so only at full size
+            tasks += ["build_summaries", "build_summaries_without_count"]
+        for task in tasks:
+            results[task] = best(task, root, runs)
+            seconds, rows, rss = results[task]
+            print(f"  {task:32s} {seconds:7.2f} s  {rows:>11,} rows  peak {rss:6.0f} MiB", flush=True)
+        raw = results["raw_summaries"][0]
+        csv_builder = results["csv_builder"][0]
+        prepare = results["prepare_summaries"][0]
+        print(
+            f"  builder (prepare) / raw pyarrow: {prepare / raw:.2f}x;"
+            f"  / load_dataset('csv'): {prepare / csv_builder:.2f}x"
+        )
+        print(f"  source-record count / raw pyarrow: {results['count_summaries'][0] / raw:.2f}x")
+        if "build_summaries" in results:
+            build_seconds = results["build_summaries"][0]
+            without = results["build_summaries_without_count"][0]
+            print(
+                f"  corpora build / raw pyarrow: {build_seconds / raw:.2f}x (without the count: {without / raw:.2f}x);"
+                f"  / load_dataset('csv'): {build_seconds / csv_builder:.2f}x"
+                f" (without the count: {without / csv_builder:.2f}x)"
+            )
+
+
+def bench_cardinal(scale, runs):
+    from bench.caption_contest_synthetic import write_big_cardinal
+
+    with tempfile.TemporaryDirectory(prefix="bench-ccr-cardinal-", dir=os.environ.get("BENCH_TMP")) as root:
+        root = Path(root)
+        total = round(CARDINAL_ROWS * scale)
+        start = time.perf_counter()
+        per_archive, extra = divmod(total, len(CARDINAL_CONTESTS))
+        for index, contest in enumerate(CARDINAL_CONTESTS):
+            write_big_cardinal(
+                root / "contests" / "responses" / f"{contest}-responses.csv.zip",
+                per_archive + (1 if index < extra else 0),
+                seed=index,
+            )
+        size = sum(p.stat().st_size for p in (root / "contests" / "responses").glob("*.zip"))
+        print(
+            f"cardinal responses: 8 archives, {total:,} rows, {size / 1e6:.0f} MB zipped "
+            f"(generated in {time.perf_counter() - start:.0f} s); best of {runs}",
+            flush=True,
+        )
+        results = {}
+        for task in ["raw_cardinal", "count_cardinal", "cardinal_1", "cardinal_2"]:
+            results[task] = best(task, root, runs)
+            seconds, rows, rss = results[task]
+            print(
+                f"  {task:32s} {seconds:7.2f} s  {rows:>11,} rows  {rows / seconds / 1e6:5.2f} M rows/s"
+                f"  peak {rss:6.0f} MiB",
+                flush=True,
+            )
+        one, two = results["cardinal_1"][0], results["cardinal_2"][0]
+        print(
+            f"  num_proc 2 vs 1: {one / two:.2f}x;  builder (num_proc 1) / raw pyarrow read: "
+            f"{one / results['raw_cardinal'][0]:.2f}x"
+        )
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--scale", type=float, default=1.0)
+    parser.add_argument("--runs", type=int, default=1)
+    parser.add_argument("--only", choices=["summaries", "cardinal"])
+    parser.add_argument("--task", nargs=3)
+    args = parser.parse_args()
+    if args.task:
+        task, root, work = args.task
+        # Imports are not timed: every task pays the same interpreter start.
+        import datasets  # noqa: F401
+        import pyarrow.csv  # noqa: F401
+        import pyarrow.parquet  # noqa: F401
+
+        from corpora import build  # noqa: F401
+
+        loader()
+        start = time.perf_counter()
+        rows = TASKS[task](root, work)
+        print(json.dumps({"seconds": time.perf_counter() - start, "rows": rows}))
+        return
+    if args.only in (None, "summaries"):
+        bench_summaries(args.scale, args.runs)
+    if args.only in (None, "cardinal"):
+        bench_cardinal(args.scale, args.runs)
+
+
+if __name__ == "__main__":
+    main()
