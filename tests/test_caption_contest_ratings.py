@@ -370,7 +370,7 @@ ROW = [0, "KLUCB", "0.67", "abc_def", "28.3", "A caption", 4181, 3, "2017-07-28 
     (GOOD_B.replace(b",510,", b",511,"), f"{SUMMARY}: record 1: field 'contest': invalid value 511 (expected the file's contest 510)"),
     (GOOD_B.replace(b'"A, b"', b'""'), f"{SUMMARY}: record 1: field 'caption': invalid value '' (expected a non-empty caption)"),
     (GOOD_B.replace(b"\n1,", b"\n99999999999,"), f"{SUMMARY}: record 1: field 'rank': invalid value '99999999999' (expected an integer)"),
-    (LFS_POINTER, f"{SUMMARY}: is a Git LFS pointer, not the CSV file; download the real file from https://media.githubusercontent.com/media/nextml/caption-contest-data-api/9e38b2b73a4541dd26111e05b90bcca6bdcae008/{SUMMARY} (or run `git lfs pull` in a clone)"),
+    (LFS_POINTER, f"{SUMMARY}: is a Git LFS pointer, not the CSV file; download the real file from https://raw.githubusercontent.com/nextml/caption-contest-data-api/9e38b2b73a4541dd26111e05b90bcca6bdcae008/{SUMMARY} (or run `git lfs pull` in a clone)"),
     (HTML_PAGE, f"{SUMMARY}: is an HTML/XML page, not the CSV file (an error page saved instead of the file?)"),
     (GOOD_B.replace(b"\n", b"\r\n"), f"{SUMMARY}: line 1 ends with CR LF; the release files use LF only"),
 ], ids=["truncated-line", "truncated-quote", "latin1", "bom", "semicolons", "missing-column", "extra-column",
@@ -386,8 +386,7 @@ def test_unknown_summary_header_names_expected_and_found(tmp_path):
         f"{SUMMARY}: unexpected header: expected columns "
         "'target_id,rank,funny,somewhat_funny,unfunny,count,score,precision,contest,caption' or "
         "'rank,funny,somewhat_funny,unfunny,count,score,precision,contest,caption'; found "
-        "'caption,mean,precision,votes,not_funny,somewhat_funny,funny' "
-        "(['caption', 'mean', 'precision', 'votes', 'not_funny', 'somewhat_funny', 'funny'])")
+        "'caption,mean,precision,votes,not_funny,somewhat_funny,funny'")
 
 
 def test_unknown_summary_file_name(tmp_path):
@@ -422,15 +421,14 @@ def test_archive_header_names_expected_and_found_columns(tmp_path):
     assert message == (
         f"{ARCHIVE}!577-responses.csv: unexpected header: expected columns "
         "',alg_label,network_delay,participant_uid,response_time,target,target_id,target_reward,timestamp_query_generated'; "
-        "found 'Partipipant ID,Response Time (s),Network delay (s),Timestamp,Alg label,Target,Rating' "
-        "(['Partipipant ID', 'Response Time (s)', 'Network delay (s)', 'Timestamp', 'Alg label', 'Target', 'Rating'])")
+        "found 'Partipipant ID,Response Time (s),Network delay (s),Timestamp,Alg label,Target,Rating'")
 
 
 def test_a_dueling_archive_is_not_a_cardinal_one(tmp_path):  # quirk 15
     path = corpus.dummy_dir / RESPONSES / "497-responses.csv.zip"
     message = cardinal_error(tmp_path, path, RESPONSES + "497-responses.csv.zip")
     assert message.startswith(f"{RESPONSES}497-responses.csv.zip!497-responses.csv: unexpected header: expected columns ',alg_label,network_delay,")
-    assert message.endswith(",".join(DUELING_HEADER) + f"' ({DUELING_HEADER})")
+    assert message.endswith("; found '" + ",".join(DUELING_HEADER) + "'")
 
 
 @pytest.mark.parametrize("make,message", [

@@ -486,7 +486,7 @@ def _not_data(head, source, what):
     if head.startswith(_LFS_POINTER_PREFIX):
         return ValueError(
             f"{source}: is a Git LFS pointer, not the {what}; download the real file from "
-            f"{_MEDIA_PREFIX}{source} (or run `git lfs pull` in a clone)"
+            f"{_URLS.get(source, _MEDIA_PREFIX + source)} (or run `git lfs pull` in a clone)"
         )
     start = head[:512].lstrip().lower()
     if start.startswith((b"<!doctype html", b"<html", b"<?xml", b"<head")):
@@ -519,7 +519,7 @@ def _header(head, source, expected):
         raise ValueError(f"{source}: line 1 ends with CR LF; the release files use LF only")
     if found not in expected:
         shown = " or ".join(repr(",".join(names)) for names in expected)
-        raise ValueError(f"{source}: unexpected header: expected columns {shown}; found {','.join(found)!r} ({found})")
+        raise ValueError(f"{source}: unexpected header: expected columns {shown}; found {','.join(found)!r}")
     return found
 
 
