@@ -201,10 +201,16 @@ def test_cartoon_images_decode_with_pillow(dummy_build):
     assert cartoons[0]["image"].size == (2, 2)
 
 
-def test_source_record_counts_equal_the_rows(dummy_build):
+def test_source_record_counts_equal_the_rows(dummy_build, tmp_path):
     for config in corpus.configs:
         paths = [str(corpus.dummy_dir / path) for path in loader._FILES[config]["train"]]
         assert loader._count_source_records(config, "train", paths) == dummy_build(NAME, config)["train"].num_rows
+    # downloaded files are cached without their extension
+    copies = []
+    for index, path in enumerate(loader._FILES["cartoons"]["train"]):
+        copies.append(tmp_path / f"{index:04d}")
+        copies[-1].write_bytes((corpus.dummy_dir / path).read_bytes())
+    assert loader._count_source_records("cartoons", "train", [str(p) for p in copies]) == 186
 
 
 def test_checksums_record_every_url_from_the_format_file():

@@ -420,7 +420,8 @@ def _count_source_records(config_name, split_name, local_paths):
     """CSV records (summaries, responses) or images (cartoons), counted without typing: pyarrow
     parses every record but converts only the first column, kept as raw bytes."""
     if config_name == "cartoons":
-        return sum(1 for path in local_paths if str(path).endswith(".jpg"))
+        # Downloaded files have no extension in the cache: images are told apart by their bytes.
+        return sum(1 for path in local_paths if _image_magic(path))
     total = 0
     for path in local_paths:
         if config_name == "summaries":
@@ -433,6 +434,11 @@ def _count_source_records(config_name, split_name, local_paths):
                     with archive.open(member) as f:
                         total += _count_records(f)
     return total
+
+
+def _image_magic(path):
+    with xopen(path, "rb") as f:
+        return f.read(8).startswith((b"\xff\xd8\xff", b"\x89PNG\r\n\x1a\n"))
 
 
 def _count_records(f):
