@@ -6,8 +6,9 @@ maximum resident set size (os.wait4), worker processes of num_proc included as t
 1. summaries, 199 files / 1,081,771 rows:
    - raw pyarrow: pyarrow.csv.read_csv (newlines in values, types inferred) + Parquet, per file;
    - `load_dataset("csv", data_files=...)` (the packaged builder; one call per header variant);
-   - the builder alone (download_and_prepare), `corpora build --config summaries` (prepare +
-     Parquet export + rows-in = rows-out count + card + reload), and the source-record count alone.
+   - the builder alone (download_and_prepare), the builder + the Parquet export (what raw pyarrow
+     does), `corpora build --config summaries` (prepare + Parquet export + rows-in = rows-out count
+     + card with a dummy build + reload of the export to count its rows), and the count alone.
 2. cardinal responses, 20 million rows in 8 zipped CSVs: rows per second with num_proc 1 and 2, the
    raw pyarrow floor (unzip + typed CSV read, nothing written), the record count, peak memory.
 
@@ -79,6 +80,18 @@ def task_prepare_summaries(root, work):
     builder = registry.get(NAME).builder("summaries", root, f"{work}/cache")
     builder.download_and_prepare()
     return builder.info.splits["train"].num_examples
+
+
+def task_prepare_parquet_summaries(root, work):
+    # The part of `corpora build` that raw pyarrow's read + write_table compares with.
+    from corpora import build
+    from corpora import registry
+
+    builder = registry.get(NAME).builder("summaries", root, f"{work}/cache")
+    builder.download_and_prepare()
+    dataset = builder.as_dataset()["train"]
+    build.write_parquet(dataset, Path(work) / "out", "train")
+    return dataset.num_rows
 
 
 def task_build_summaries(root, work):
@@ -196,7 +209,7 @@ def bench_summaries(scale, runs):
             flush=True,
         )
         results = {}
-        tasks = ["raw_summaries", "csv_builder", "prepare_summaries", "count_summaries"]
+        tasks = ["raw_summaries", "csv_builder", "prepare_summaries", "prepare_parquet_summaries", "count_summaries"]
         if scale == 1:  # corpora build checks the official size, so only at full size
             tasks += ["build_summaries", "build_summaries_without_count"]
         for task in tasks:
@@ -210,6 +223,8 @@ def bench_summaries(scale, runs):
             f"  builder (prepare) / raw pyarrow: {prepare / raw:.2f}x;"
             f"  / load_dataset('csv'): {prepare / csv_builder:.2f}x"
         )
+        with_parquet = results["prepare_parquet_summaries"][0]
+        print(f"  builder + Parquet export / raw pyarrow (read + Parquet): {with_parquet / raw:.2f}x")
         print(f"  source-record count / raw pyarrow: {results['count_summaries'][0] / raw:.2f}x")
         if "build_summaries" in results:
             build_seconds = results["build_summaries"][0]
