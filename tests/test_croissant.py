@@ -85,6 +85,10 @@ def parquet_rows(folder, config, readable):
     return rows
 
 
+def strip(item, config, subs):
+    return {s.split(".", 1)[1]: plain(item.get(f"{config}/{s}")) for s in subs}
+
+
 def croissant_rows(dataset, config, readable):
     rows = []
     for record in dataset.records(record_set=config):
@@ -92,11 +96,8 @@ def croissant_rows(dataset, config, readable):
         for name, subs in readable.items():
             value = record.get(f"{config}/{name}")
             if subs:
-                def strip(item):
-                    return {s.split(".", 1)[1]: plain(item.get(f"{config}/{s}")) for s in subs}
-
-                value = [strip(item) for item in value] if isinstance(value, list) else (
-                    strip(value) if value is not None else None
+                value = [strip(item, config, subs) for item in value] if isinstance(value, list) else (
+                    strip(value, config, subs) if value is not None else None
                 )
             out[name] = plain(value)
         rows.append(out)
