@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import tempfile
-from pathlib import Path
 from collections.abc import Iterator
+from pathlib import Path
 
 import datasets
 
