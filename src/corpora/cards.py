@@ -23,6 +23,7 @@ from huggingface_hub import DatasetCardData
 from corpora import registry
 from corpora import sources
 from corpora.errors import CorporaError
+from corpora.feature_types import list_item
 
 TEMPLATE = resources.files("corpora") / "templates" / "dataset_card.md.j2"
 
@@ -104,18 +105,11 @@ def describe_type(feature) -> str:
         return feature.dtype
     if isinstance(feature, dict):
         return "struct"
-    inner = _list_item(feature)
+    inner = list_item(feature)
     if inner is not None:
         return "list of " + describe_type(inner)
     return type(feature).__name__
 
-
-def _list_item(feature):
-    if isinstance(feature, list):
-        return feature[0]
-    if type(feature).__name__ in ("Sequence", "List", "LargeList"):
-        return feature.feature
-    return None
 
 
 def field_rows(feature_dict, prefix: str = "") -> list[tuple[str, str]]:
@@ -124,8 +118,8 @@ def field_rows(feature_dict, prefix: str = "") -> list[tuple[str, str]]:
     for name, feature in feature_dict.items():
         rows.append((prefix + name, describe_type(feature)))
         inner = feature
-        while _list_item(inner) is not None:
-            inner = _list_item(inner)
+        while list_item(inner) is not None:
+            inner = list_item(inner)
         if isinstance(inner, dict):
             rows += field_rows(inner, prefix + name + ".")
     return rows

@@ -19,6 +19,7 @@ from pathlib import Path
 import datasets
 
 from corpora import registry
+from corpora.feature_types import list_item
 
 CONTEXT = {
     "@language": "en",
@@ -101,13 +102,6 @@ def data_type(feature) -> str:
     return "sc:Text"
 
 
-def _list_item(feature):
-    if isinstance(feature, list):
-        return feature[0]
-    if type(feature).__name__ in ("Sequence", "List", "LargeList"):
-        return feature.feature
-    return None
-
 
 def fields(features, descriptions: dict, file_set: str, record_set: str, prefix: str = "", column=None) -> list:
     """Croissant fields for a features dict; nested structs become sub-fields, lists arrays."""
@@ -115,8 +109,8 @@ def fields(features, descriptions: dict, file_set: str, record_set: str, prefix:
     for name, feature in features.items():
         dotted = prefix + name
         depth = 0
-        while _list_item(feature) is not None:
-            feature, depth = _list_item(feature), depth + 1
+        while list_item(feature) is not None:
+            feature, depth = list_item(feature), depth + 1
         field = {"@type": "cr:Field", "@id": f"{record_set}/{dotted}", "name": dotted}
         description = descriptions.get(dotted, "")
         if isinstance(feature, datasets.ClassLabel):

@@ -12,6 +12,8 @@ import datasets
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from corpora.feature_types import list_item
+
 QUANTILES = (0.0, 0.25, 0.5, 0.75, 1.0)
 
 
@@ -24,13 +26,6 @@ class SplitStatistics:
     lengths: dict[str, tuple[int, ...]] = field(default_factory=dict)
 
 
-def _list_item(feature):
-    if isinstance(feature, list):
-        return feature[0]
-    if type(feature).__name__ in ("Sequence", "List", "LargeList"):
-        return feature.feature
-    return None
-
 
 def compute(dataset: datasets.Dataset) -> SplitStatistics:
     statistics = SplitStatistics(examples=dataset.num_rows)
@@ -41,7 +36,7 @@ def compute(dataset: datasets.Dataset) -> SplitStatistics:
 
 
 def _walk(feature, array: pa.Array, path: str, statistics: SplitStatistics) -> None:
-    item = _list_item(feature)
+    item = list_item(feature)
     if item is not None:
         _walk(item, pc.list_flatten(array), path, statistics)
     elif isinstance(feature, dict):
