@@ -165,8 +165,9 @@ def dummy_examples(corpus: registry.Corpus) -> dict[str, dict]:
     from corpora import build
 
     examples = {}
+    default_first = [corpus.default_config] + [c for c in corpus.configs if c != corpus.default_config]
     with tempfile.TemporaryDirectory(prefix="corpora-card-") as cache_dir:
-        for config in corpus.configs:
+        for config in default_first:
             dataset = build.load(corpus.name, config, dummy=True, cache_dir=cache_dir)
             split = "train" if "train" in dataset else list(dataset)[0]
             examples[config] = first_example(dataset[split])

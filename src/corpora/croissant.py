@@ -125,6 +125,8 @@ def fields(features, descriptions: dict, file_set: str, record_set: str, prefix:
         source = {"fileSet": {"@id": file_set}, "extract": {"column": column or name}}
         if column:  # a sub-field: its key in the parent's value (mlcroissant maps it over lists)
             source["transform"] = {"jsonPath": name}
+        elif isinstance(feature, datasets.Image):  # Parquet holds {bytes, path}: the image is the bytes
+            source["transform"] = {"jsonPath": "bytes"}
         field["source"] = source
         if depth:
             field["isArray"] = True
