@@ -128,6 +128,7 @@ _BATCH_ROWS = 1024
 
 _LFS_POINTER_PREFIX = b"version https://git-lfs.github.com/spec/"
 _BOM = b"\xef\xbb\xbf"
+_PARQUET_MAGIC = b"PAR1"
 _HUB_ID = re.compile(r"[0-9a-f]{32}")
 _DECIMAL = re.compile(r"[0-9]+(\.[0-9]+)?")
 _QUESTION_ID = re.compile(r"[1-9][0-9]*")
@@ -213,8 +214,6 @@ def _count_source_records(config_name, split_name, local_paths):
     for path, source in zip(local_paths, _FILES[config_name][split_name]):
         if config_name == "default":
             with xopen(path, "rb") as f:
-                _check_not_a_placeholder(f.read(512), source)
-                f.seek(0)
                 total += _parquet_file(f, source).metadata.num_rows
         else:
             with xopen(path, "rb") as f:
@@ -236,7 +235,10 @@ def _invalid(where, field, value, expected):
 
 
 def _check_not_a_placeholder(head, source):
-    """A Git LFS pointer or an HTML page (a failed download, a login page) where data should be."""
+    """An empty file, a Git LFS pointer or an HTML page (a failed download, a login page) where
+    data should be."""
+    if not head:
+        raise ValueError(f"{source}: is empty (0 bytes)")
     if head.startswith(_LFS_POINTER_PREFIX):
         raise ValueError(
             f"{source}: is a Git LFS pointer, not the data; fetch the real file "
@@ -292,10 +294,20 @@ def _verification(value, score, where):
 
 
 def _parquet_file(f, source):
+    """The ParquetFile of an open source file, after the checks of its first bytes."""
+    head = f.read(512)
+    f.seek(0)
+    _check_not_a_placeholder(head, source)
+    if not head.startswith(_PARQUET_MAGIC):
+        raise ValueError(f"{source}: not a Parquet file (it starts with {head[:8]!r}, not {_PARQUET_MAGIC!r})")
     try:
         return pyarrow.parquet.ParquetFile(f)
     except (pyarrow.ArrowException, OSError) as error:
-        raise ValueError(f"{source}: not a readable Parquet file ({error})") from None
+        raise _unreadable(source, error) from None
+
+
+def _unreadable(source, error):
+    return ValueError(f"{source}: not a readable Parquet file ({' '.join(str(error).split())})")
 
 
 def _check_schema(schema, source):
@@ -319,8 +331,6 @@ def _check_schema(schema, source):
 def _read_parquet(filepath, source):
     """Yield the typed rows of one published Parquet file, in file order, batch by batch."""
     with xopen(filepath, "rb") as f:
-        _check_not_a_placeholder(f.read(512), source)
-        f.seek(0)
         parquet = _parquet_file(f, source)
         _check_schema(parquet.schema_arrow, source)
         if parquet.metadata.num_rows == 0:  # datasets cannot load an empty split
@@ -332,7 +342,7 @@ def _read_parquet(filepath, source):
             try:
                 batch = next(batches, None)
             except (pyarrow.ArrowException, OSError) as error:
-                raise ValueError(f"{source}: not a readable Parquet file ({error})") from None
+                raise _unreadable(source, error) from None
             if batch is None:
                 break
             for row in batch.to_pylist():
