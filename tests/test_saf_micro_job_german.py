@@ -683,20 +683,21 @@ def write_full_size_copy(target):
         pyarrow.parquet.write_table(table, target / make_dummy_parquet.PARQUET[split])
 
 
-def test_full_size_copies_build_export_and_reload_with_every_answer(tmp_path, capsys):
+def test_full_size_copies_build_export_and_reload_with_every_answer(tmp_path, capsys, record_release):
     upstream = tmp_path / "upstream"
     write_full_size_copy(upstream)
-    argv = ["build", NAME, "--data-dir", str(upstream), "--out", str(tmp_path / "out"), "--allow-modified-sources"]
+    record_release(NAME, upstream)  # as if these were the recorded release files
+    argv = ["build", NAME, "--data-dir", str(upstream), "--out", str(tmp_path / "out")]
     assert main(argv) == 0
     rows = [line.split() for line in capsys.readouterr().out.splitlines()[3:]]
     assert rows == [
-        [NAME, "default", "train", "1,226", "ok"],
-        [NAME, "default", "validation", "308", "ok"],
-        [NAME, "default", "test_unseen_answers", "271", "ok"],
-        [NAME, "default", "test_unseen_questions", "602", "ok"],
-        [NAME, "upstream_xml", "train", "1,534", "ok"],
-        [NAME, "upstream_xml", "test_unseen_answers", "271", "ok"],
-        [NAME, "upstream_xml", "test_unseen_questions", "602", "ok"],
+        [NAME, "default", "train", "1,226", "1,226", "ok"],
+        [NAME, "default", "validation", "308", "308", "ok"],
+        [NAME, "default", "test_unseen_answers", "271", "271", "ok"],
+        [NAME, "default", "test_unseen_questions", "602", "602", "ok"],
+        [NAME, "upstream_xml", "train", "1,534", "1,534", "ok"],
+        [NAME, "upstream_xml", "test_unseen_answers", "271", "271", "ok"],
+        [NAME, "upstream_xml", "test_unseen_questions", "602", "602", "ok"],
     ]
     for config, splits in loader._FILES.items():
         for split, paths in splits.items():
@@ -705,6 +706,26 @@ def test_full_size_copies_build_export_and_reload_with_every_answer(tmp_path, ca
     reloaded = datasets.load_dataset(str(tmp_path / "out" / NAME), "upstream_xml", cache_dir=str(tmp_path / "c"))
     assert reloaded["test_unseen_questions"][301]["id"] == "unseen_questions-5-000"
     assert reloaded["train"][256]["id"] == "training-1-256"
+
+
+def test_parquet_files_have_no_recorded_checksum(dummy_copy, tmp_path, capsys):
+    # The format file gives no exact size or sha256 for the Hub's Parquet files, so checksums.tsv
+    # has no line for them and a real build of `default` stops until they are recorded.
+    data_dir = dummy_copy(NAME)
+    argv = ["build", NAME, "--config", "default", "--data-dir", str(data_dir), "--out", str(tmp_path / "out")]
+    assert main(argv) == 1
+    err = capsys.readouterr().err.splitlines()[-1]
+    assert err.startswith(f"corpora build: error: {NAME}: 4 source file(s) differ from the recorded release: "
+                          f"{loader._URLS[TRAIN_PARQUET]}: no recorded checksum (found size ")
+
+
+def test_xml_copy_that_is_not_the_release_is_refused(dummy_copy, tmp_path, capsys):
+    data_dir = dummy_copy(NAME)
+    argv = ["build", NAME, "--config", "upstream_xml", "--data-dir", str(data_dir), "--out", str(tmp_path / "out")]
+    assert main(argv) == 1
+    err = capsys.readouterr().err.splitlines()[-1]
+    assert err.startswith(f"corpora build: error: {NAME}: 14 source file(s) differ from the recorded release: "
+                          f"{loader._URLS[TRAIN_1]}: expected size 124262, sha256 136d1604")
 
 
 def test_streaming_from_a_data_dir_copy(dummy_copy, dummy_build):
