@@ -1,7 +1,6 @@
 """saf_micro_job_german: every quirk of formats/saf_micro_job_german.md, and bad input, for both
 configs (`default`: the Hub's Parquet files, `upstream_xml`: the GitHub XML files)."""
 
-import json
 import math
 import re
 import subprocess
@@ -63,6 +62,13 @@ def test_checksums_cover_the_xml_files_only():
     assert [url for url, _, _ in entries] == sorted(url for url in loader._URLS.values() if url.endswith(".xml"))
     assert entries[0][1:] == ["124262", "136d160487399e5e265ca69a5ffb67534527d759637bddce4f77bac42ea4a419"]
     assert sum(int(size) for _, size, _ in entries) == 987_921
+
+
+def test_card_lists_the_splits_of_both_configs():
+    # The two configs have different splits: the card's split table has a column for each.
+    card = corpus.card_path.read_text(encoding="utf-8")
+    assert "| config | train | validation | test_unseen_answers | test_unseen_questions |\n" in card
+    assert "| `default` | 1,226 | 308 | 271 | 602 |\n| `upstream_xml` | 1,534 | - | 271 | 602 |\n" in card
 
 
 # --- the quirks, on the dummy data ---------------------------------------------------------

@@ -42,13 +42,15 @@ from datasets.utils.file_utils import xopen
 
 _CITATION = """\
 @inproceedings{filighera-etal-2022-answer,
-    title = "Your Answer is Incorrect... Would you like to know why? Introducing a Bilingual Short Answer Feedback Dataset",
+    title = "Your Answer is Incorrect... Would you like to know why?
+      Introducing a Bilingual Short Answer Feedback Dataset",
     author = "Filighera, Anna  and
       Parihar, Siddharth  and
       Steuer, Tim  and
       Meuser, Tobias  and
       Ochs, Sebastian",
-    booktitle = "Proceedings of the 60th Annual Meeting of the Association for Computational Linguistics (Volume 1: Long Papers)",
+    booktitle = "Proceedings of the 60th Annual Meeting of the Association for Computational Linguistics
+      (Volume 1: Long Papers)",
     month = may,
     year = "2022",
     address = "Dublin, Ireland",
@@ -202,7 +204,7 @@ class SafMicroJobGerman(datasets.GeneratorBasedBuilder):
 
     def _generate_examples(self, filepaths, sources):
         read = _read_parquet if self.config.name == "default" else _read_xml
-        for filepath, source in zip(filepaths, sources):
+        for filepath, source in zip(filepaths, sources, strict=True):
             for example in read(filepath, source):
                 yield example["id"], example
 
@@ -211,7 +213,7 @@ def _count_source_records(config_name, split_name, local_paths):
     """Answers in the source files of one split, counted without the example generator: the
     row counts in the Parquet footers, or the `studentAnswer` elements of the XML files."""
     total = 0
-    for path, source in zip(local_paths, _FILES[config_name][split_name]):
+    for path, source in zip(local_paths, _FILES[config_name][split_name], strict=True):
         if config_name == "default":
             with xopen(path, "rb") as f:
                 total += _parquet_file(f, source).metadata.num_rows
