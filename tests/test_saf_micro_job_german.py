@@ -1,10 +1,13 @@
 """saf_micro_job_german: every quirk of formats/saf_micro_job_german.md, and bad input, for both
 configs (`default`: the Hub's Parquet files, `upstream_xml`: the GitHub XML files)."""
 
+import functools
+import http.server
 import math
 import re
 import subprocess
 import sys
+import threading
 import xml.etree.ElementTree as ET
 
 import datasets
@@ -740,6 +743,58 @@ def test_streaming_from_a_data_dir_copy(dummy_copy, dummy_build):
         streamed = load(NAME, config, data_dir=data_dir, streaming=True)
         for split, prepared in dummy_build(NAME, config).items():
             assert list(streamed[split]) == prepared.to_list(), (config, split)
+
+
+# --- downloads over real HTTP (127.0.0.1), as from the pinned URLs -----------------------------
+
+
+@pytest.fixture
+def mirror(monkeypatch):
+    """Serve the dummy data over HTTP and point the loader's URLs at it."""
+    for flag in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE"):  # only 127.0.0.1 is reached
+        if hasattr(datasets.config, flag):
+            monkeypatch.setattr(datasets.config, flag, False)
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(DUMMY))
+    handler.log_message = lambda *args: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_port}/"
+    monkeypatch.setattr(loader, "_URLS", {path: base + path for path in loader._URLS})
+    yield base
+    server.shutdown()
+
+
+def test_download_from_urls_prepared_and_streaming(mirror, tmp_path, dummy_build):
+    # Parquet over HTTP: pyarrow reads the footer and the record batches through xopen's
+    # seekable HTTP file when streaming.
+    for config in corpus.configs:
+        prepared = load(NAME, config, cache_dir=tmp_path / config)
+        streamed = load(NAME, config, streaming=True)
+        for split, expected in dummy_build(NAME, config).items():
+            assert prepared[split].to_list() == expected.to_list(), (config, split)
+            assert list(streamed[split]) == expected.to_list(), (config, split)
+
+
+def test_build_from_the_urls_checks_the_release_and_exports(mirror, tmp_path, monkeypatch, record_release):
+    from corpora import build
+
+    record_release(NAME, DUMMY, urls=loader._URLS)
+    monkeypatch.setattr(loader, "_SPLIT_SIZES", corpus.expected_dummy_counts())
+    rows = build.build(NAME, tmp_path / "out")
+    assert [(r.config, r.split, r.read, r.rows, r.official) for r in rows] == [
+        ("default", "train", 12, 12, 12), ("default", "validation", 4, 4, 4),
+        ("default", "test_unseen_answers", 8, 8, 8), ("default", "test_unseen_questions", 6, 6, 6),
+        ("upstream_xml", "train", 16, 16, 16), ("upstream_xml", "test_unseen_answers", 8, 8, 8),
+        ("upstream_xml", "test_unseen_questions", 6, 6, 6),
+    ]
+
+
+def test_without_a_data_dir_the_pinned_urls_are_downloaded(tmp_path):
+    # ...which tests may not reach: offline mode (and the socket guard) stop the download.
+    with pytest.raises(Exception) as caught:
+        load(NAME, "upstream_xml", cache_dir=tmp_path)
+    assert "https://raw.githubusercontent.com/SebOchs/SAF/09949e912d266777a752ac7d51cfcddb4b3f6978/data/" in str(
+        caught.value)
 
 
 # --- the parsers, fuzzed -----------------------------------------------------------------------
