@@ -884,3 +884,133 @@ def test_hub_row_typing_keeps_every_value_or_names_the_field(row):
     else:
         assert typed == row
         corpus.features("default").encode_example(typed)
+
+
+# --- the bad-input matrix: the one line the user sees (`corpora build` prints it) ---------------
+
+
+def xml_answer_1(old, new):
+    return lambda raw: raw.replace(old.encode(), new.encode(), 1)
+
+
+def parquet_rows(change, schema=make_dummy_parquet.SCHEMA):
+    def variant(raw):
+        rows = pyarrow.parquet.read_table(pyarrow.BufferReader(raw)).to_pylist()
+        change(rows)
+        sink = pyarrow.BufferOutputStream()
+        pyarrow.parquet.write_table(pyarrow.Table.from_pylist(rows, schema=schema), sink)
+        return sink.getvalue().to_pybytes()
+
+    return variant
+
+
+def cp1252_answers(rows):
+    for row in rows:
+        row["provided_answer"] = row["provided_answer"].encode("cp1252")
+
+
+CSV = b"id,question,score\n1,Frage 1,1.0\n"
+HTML = HTML_PAGE.encode()
+LFS = LFS_POINTER.encode()
+W = f"{TRAIN_1}, studentAnswer 1 (id training-1-001)"
+P = f"{TRAIN_PARQUET}, row 2 (id 9b195c3e3efd421c9f50ce60dd4dce0b)"
+EXPECTED_COLUMNS = ("['id', 'question', 'reference_answer', 'provided_answer', 'answer_feedback', "
+                    "'verification_feedback', 'score']")
+BINARY_ANSWERS = make_dummy_parquet.SCHEMA.set(3, pyarrow.field("provided_answer", pyarrow.binary()))
+
+# (config, file corrupted, case, variant of the dummy file's bytes, the line the user sees; None: builds)
+MATRIX = [
+    ("upstream_xml", TRAIN_1, "truncated file", lambda raw: raw[:700],
+     f"{TRAIN_1}: malformed XML (no element found: line 16, column 2)"),
+    ("upstream_xml", TRAIN_1, "wrong encoding (Latin-1)", lambda raw: raw.decode().encode("latin-1"),
+     f"{TRAIN_1}: not UTF-8 (byte 0xe4 at position 232: invalid continuation byte)"),
+    ("upstream_xml", TRAIN_1, "UTF-8 BOM (allowed by XML: the same rows)", lambda raw: b"\xef\xbb\xbf" + raw, None),
+    ("upstream_xml", TRAIN_1, "wrong format (CSV instead of XML)", lambda raw: CSV,
+     f"{TRAIN_1}: malformed XML (syntax error: line 1, column 0)"),
+    ("upstream_xml", TRAIN_1, "missing field (no <score>)", xml_answer_1("<score>0.5</score>", ""),
+     f"{W}: <studentAnswer> has children ['response', 'response_feedback', 'verification_feedback']; "
+     "expected ['response', 'response_feedback', 'score', 'verification_feedback']"),
+    ("upstream_xml", TRAIN_1, "extra field", xml_answer_1("<score>0.5</score>", "<score>0.5</score><grader>A</grader>"),
+     f"{W}: <studentAnswer> has children ['response', 'response_feedback', 'score', 'grader', "
+     "'verification_feedback']; expected ['response', 'response_feedback', 'score', 'verification_feedback']"),
+    ("upstream_xml", TRAIN_1, "empty file", lambda raw: b"", f"{TRAIN_1}: is empty (0 bytes)"),
+    ("upstream_xml", TRAIN_1, "unknown label",
+     xml_answer_1("<verification_feedback>Partially correct<", "<verification_feedback>Teilweise richtig<"),
+     f"{W}: field 'verification_feedback': invalid value 'Teilweise richtig' "
+     "(expected 'Correct' or 'Partially correct' or 'Incorrect')"),
+    ("upstream_xml", TRAIN_1, "out-of-range number (score 1.5)", xml_answer_1("<score>0.5<", "<score>1.5<"),
+     f"{W}: field 'score': invalid value '1.5' (expected a decimal number from 0 to 1, such as '0.75')"),
+    ("upstream_xml", TRAIN_1, "score not a number", xml_answer_1("<score>0.5<", "<score>halb<"),
+     f"{W}: field 'score': invalid value 'halb' (expected a decimal number from 0 to 1, such as '0.75')"),
+    ("upstream_xml", TRAIN_1, "score and label disagree", xml_answer_1("<score>0.5<", "<score>0.0<"),
+     f"{W}: field 'verification_feedback': invalid value 'Partially correct' (expected 'Incorrect' for score 0.0)"),
+    ("upstream_xml", TRAIN_1, "answer without a response", xml_answer_1("<response>Jobbeschreibung lesen</response>", ""),
+     f"{W}: <studentAnswer> has children ['response_feedback', 'score', 'verification_feedback']; "
+     "expected ['response', 'response_feedback', 'score', 'verification_feedback']"),
+    ("upstream_xml", TRAIN_1, "malformed XML (mismatched tag)", xml_answer_1("</response>", "</respons>"),
+     f"{TRAIN_1}: malformed XML (mismatched tag: line 9, column 82)"),
+    ("upstream_xml", TRAIN_1, "billion laughs", lambda raw: BILLION_LAUGHS.encode(),
+     f"{TRAIN_1}: has a DOCTYPE declaration at byte 22; document types and entity declarations are refused "
+     "(only the predefined XML entities are allowed)"),
+    ("upstream_xml", TRAIN_1, "external entity", lambda raw: EXTERNAL_ENTITY.encode(),
+     f"{TRAIN_1}: has a DOCTYPE declaration at byte 39; document types and entity declarations are refused "
+     "(only the predefined XML entities are allowed)"),
+    ("upstream_xml", TRAIN_1, "Git LFS pointer", lambda raw: LFS,
+     f"{TRAIN_1}: is a Git LFS pointer, not the data; fetch the real file "
+     "(git lfs pull in a clone, or download it from its pinned URL)"),
+    ("upstream_xml", TRAIN_1, "HTML error page", lambda raw: HTML,
+     f"{TRAIN_1}: is an HTML page, not the data (a failed or redirected download?)"),
+    ("default", TRAIN_PARQUET, "truncated file", lambda raw: raw[: len(raw) // 2],
+     f"{TRAIN_PARQUET}: not a readable Parquet file (Parquet magic bytes not found in footer. "
+     "Either the file is corrupted or this is not a parquet file.)"),
+    ("default", TRAIN_PARQUET, "wrong encoding (cp1252 bytes, not UTF-8 strings)", parquet_rows(cp1252_answers, BINARY_ANSWERS),
+     f"{TRAIN_PARQUET}: column 'provided_answer' has type binary; expected string"),
+    ("default", TRAIN_PARQUET, "UTF-8 BOM", lambda raw: b"\xef\xbb\xbf" + raw,
+     f"{TRAIN_PARQUET}: not a Parquet file (it starts with b'\\xef\\xbb\\xbfPAR1\\x15', not b'PAR1')"),
+    ("default", TRAIN_PARQUET, "wrong format (CSV instead of Parquet)", lambda raw: CSV,
+     f"{TRAIN_PARQUET}: not a Parquet file (it starts with b'id,quest', not b'PAR1')"),
+    ("default", TRAIN_PARQUET, "missing column", parquet_rows(lambda rows: [r.pop("score") for r in rows], None),
+     f"{TRAIN_PARQUET}: columns ['id', 'question', 'reference_answer', 'provided_answer', 'answer_feedback', "
+     f"'verification_feedback']; expected {EXPECTED_COLUMNS} (missing ['score'], unexpected [])"),
+    ("default", TRAIN_PARQUET, "extra column", parquet_rows(lambda rows: [r.update(grader="A") for r in rows], None),
+     f"{TRAIN_PARQUET}: columns {EXPECTED_COLUMNS[:-1]}, 'grader']; expected {EXPECTED_COLUMNS} "
+     "(missing [], unexpected ['grader'])"),
+    ("default", TRAIN_PARQUET, "column of another type (score as text)",
+     parquet_rows(lambda rows: [r.update(score=str(r["score"])) for r in rows], None),
+     f"{TRAIN_PARQUET}: column 'score' has type string; expected double"),
+    ("default", TRAIN_PARQUET, "empty file", lambda raw: b"", f"{TRAIN_PARQUET}: is empty (0 bytes)"),
+    ("default", TRAIN_PARQUET, "no rows", parquet_rows(lambda rows: rows.clear()), f"{TRAIN_PARQUET}: has no rows"),
+    ("default", TRAIN_PARQUET, "unknown label", parquet_rows(lambda rows: rows[2].update(verification_feedback="Falsch")),
+     f"{P}: field 'verification_feedback': invalid value 'Falsch' (expected 'Correct' or 'Partially correct' or 'Incorrect')"),
+    ("default", TRAIN_PARQUET, "out-of-range number (score 1.5)", parquet_rows(lambda rows: rows[2].update(score=1.5)),
+     f"{P}: field 'score': invalid value 1.5 (expected a number from 0 to 1)"),
+    ("default", TRAIN_PARQUET, "score not a number (NaN)", parquet_rows(lambda rows: rows[2].update(score=math.nan)),
+     f"{P}: field 'score': invalid value nan (expected a number from 0 to 1)"),
+    ("default", TRAIN_PARQUET, "score and label disagree", parquet_rows(lambda rows: rows[2].update(score=1.0)),
+     f"{P}: field 'verification_feedback': invalid value 'Incorrect' (expected 'Correct' for score 1.0)"),
+    ("default", TRAIN_PARQUET, "answer missing (null)", parquet_rows(lambda rows: rows[2].update(provided_answer=None)),
+     f"{P}: field 'provided_answer': invalid value None (expected a non-empty string)"),
+    ("default", TRAIN_PARQUET, "id not a UUID4 hex", parquet_rows(lambda rows: rows[2].update(id="1")),
+     f"{TRAIN_PARQUET}, row 2: field 'id': invalid value '1' (expected 32 lower-case hex digits (a UUID4 in hex))"),
+    ("default", TRAIN_PARQUET, "Git LFS pointer", lambda raw: LFS,
+     f"{TRAIN_PARQUET}: is a Git LFS pointer, not the data; fetch the real file "
+     "(git lfs pull in a clone, or download it from its pinned URL)"),
+    ("default", TRAIN_PARQUET, "HTML error page", lambda raw: HTML,
+     f"{TRAIN_PARQUET}: is an HTML page, not the data (a failed or redirected download?)"),
+]
+
+
+@pytest.mark.parametrize("config,path,case,variant,expected", MATRIX, ids=[f"{m[0]}-{m[2]}" for m in MATRIX])
+def test_bad_input_matrix(dummy_copy, tmp_path, dummy_build, config, path, case, variant, expected):
+    from corpora.cli import _one_line
+
+    data_dir = dummy_copy(NAME)
+    (data_dir / path).write_bytes(variant((data_dir / path).read_bytes()))
+    if expected is None:
+        built = load(NAME, config, data_dir=data_dir, cache_dir=tmp_path)
+        for split, rows in dummy_build(NAME, config).items():
+            assert built[split].to_list() == rows.to_list(), split
+        return
+    with pytest.raises(Exception) as caught:
+        load(NAME, config, data_dir=data_dir, cache_dir=tmp_path)
+    assert _one_line(caught.value) == expected
