@@ -763,7 +763,8 @@ def mirror(monkeypatch):
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{server.server_port}/"
-    monkeypatch.setattr(loader, "_URLS", {path: base + path for path in loader._URLS})
+    module = registry.get(NAME).module  # the module the builder is built from now
+    monkeypatch.setattr(module, "_URLS", {path: base + path for path in module._URLS})
     yield base
     server.shutdown()
 
@@ -782,8 +783,9 @@ def test_download_from_urls_prepared_and_streaming(mirror, tmp_path, dummy_build
 def test_build_from_the_urls_checks_the_release_and_exports(mirror, tmp_path, monkeypatch, record_release):
     from corpora import build
 
-    record_release(NAME, DUMMY, urls=loader._URLS)
-    monkeypatch.setattr(loader, "_SPLIT_SIZES", corpus.expected_dummy_counts())
+    module = registry.get(NAME).module
+    record_release(NAME, DUMMY, urls=module._URLS)
+    monkeypatch.setattr(module, "_SPLIT_SIZES", corpus.expected_dummy_counts())
     rows = build.build(NAME, tmp_path / "out")
     assert [(r.config, r.split, r.read, r.rows, r.official) for r in rows] == [
         ("default", "train", 12, 12, 12), ("default", "validation", 4, 4, 4),
