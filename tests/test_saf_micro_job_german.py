@@ -487,7 +487,7 @@ def test_html_page_in_place_of_the_file(dummy_copy, path):
     read = loader._read_xml if path.endswith(".xml") else loader._read_parquet
     with pytest.raises(ValueError) as caught:
         list(read(data_dir / path, path))
-    assert str(caught.value) == f"{path}: is an HTML page, not the data (a failed or redirected download?)"
+    assert str(caught.value) == f"{path}: is an HTML page, not the data (an error page saved in its place?)"
 
 
 @pytest.mark.parametrize("config", ["default", "upstream_xml"])
@@ -961,7 +961,7 @@ MATRIX = [
      f"{TRAIN_1}: is a Git LFS pointer, not the data; fetch the real file "
      "(git lfs pull in a clone, or download it from its pinned URL)"),
     ("upstream_xml", TRAIN_1, "HTML error page", lambda raw: HTML,
-     f"{TRAIN_1}: is an HTML page, not the data (a failed or redirected download?)"),
+     f"{TRAIN_1}: is an HTML page, not the data (an error page saved in its place?)"),
     ("default", TRAIN_PARQUET, "truncated file", lambda raw: raw[: len(raw) // 2],
      f"{TRAIN_PARQUET}: not a readable Parquet file (Parquet magic bytes not found in footer. "
      "Either the file is corrupted or this is not a parquet file.)"),
@@ -998,7 +998,7 @@ MATRIX = [
      f"{TRAIN_PARQUET}: is a Git LFS pointer, not the data; fetch the real file "
      "(git lfs pull in a clone, or download it from its pinned URL)"),
     ("default", TRAIN_PARQUET, "HTML error page", lambda raw: HTML,
-     f"{TRAIN_PARQUET}: is an HTML page, not the data (a failed or redirected download?)"),
+     f"{TRAIN_PARQUET}: is an HTML page, not the data (an error page saved in its place?)"),
 ]
 
 

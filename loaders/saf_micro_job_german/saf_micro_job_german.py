@@ -248,7 +248,7 @@ def _check_not_a_placeholder(head, source):
         )
     start = head.lstrip(_BOM).lstrip()[:15].lower()
     if start.startswith(b"<!doctype html") or start.startswith(b"<html"):
-        raise ValueError(f"{source}: is an HTML page, not the data (a failed or redirected download?)")
+        raise ValueError(f"{source}: is an HTML page, not the data (an error page saved in its place?)")
 
 
 def _text(value, where, field):
