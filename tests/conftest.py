@@ -18,6 +18,7 @@ import pytest  # noqa: E402
 
 from corpora import build  # noqa: E402
 from corpora import registry  # noqa: E402
+from corpora import sources  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))  # for bench.synthetic
@@ -101,3 +102,24 @@ def dummy_copy(tmp_path):
         return target
 
     return make
+
+
+@pytest.fixture
+def record_release(tmp_path, monkeypatch):
+    """Make the files of a folder the recorded release of a corpus (its checksums.tsv is
+    replaced by a temporary one), as `corpora checksums NAME --update` would after a new release."""
+    recorded = {}
+    original = registry.Corpus.checksums_path
+    monkeypatch.setattr(
+        registry.Corpus, "checksums_path", property(lambda corpus: recorded.get(corpus.name) or original.fget(corpus))
+    )
+
+    def record(name, folder, urls=None):
+        corpus = registry.get(name)
+        urls = urls or corpus.module._URLS
+        recorded[name] = tmp_path / f"checksums-{name}.tsv"
+        records = {urls[path]: sources.measure(Path(folder) / path) for path in corpus.source_files()}
+        sources.write_records(corpus, records)
+        return recorded[name]
+
+    return record

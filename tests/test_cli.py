@@ -1,6 +1,5 @@
 """The `corpora` command line, as a user runs it."""
 
-import hashlib
 import os
 import subprocess
 import sys
@@ -11,6 +10,7 @@ import pytest
 from bench.synthetic import write_diplomacy
 from corpora import cards
 from corpora import registry
+from corpora import sources
 from corpora.cli import main
 
 NAME = "diplomacy_detection"
@@ -44,12 +44,12 @@ def test_build_dummy_writes_the_export_and_reports_reloaded_rows(capsys, tmp_pat
     code, out, err = run(capsys, "build", NAME, "--dummy", "--out", str(tmp_path))
     assert code == 0, err
     assert table_lines(out) == [
-        [NAME, "conversations", "train", "4"],
-        [NAME, "conversations", "validation", "2"],
-        [NAME, "conversations", "test", "2"],
-        [NAME, "messages", "train", "10"],
-        [NAME, "messages", "validation", "3"],
-        [NAME, "messages", "test", "5"],
+        [NAME, "conversations", "train", "4", "4"],
+        [NAME, "conversations", "validation", "2", "2"],
+        [NAME, "conversations", "test", "2", "2"],
+        [NAME, "messages", "train", "10", "10"],
+        [NAME, "messages", "validation", "3", "3"],
+        [NAME, "messages", "test", "5", "5"],
     ]
     folder = tmp_path / NAME
     assert sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()) == [
@@ -88,41 +88,72 @@ def test_build_from_a_full_size_copy_gives_the_official_sizes(capsys, tmp_path):
                          "--allow-modified-sources")  # synthetic files: not the release's bytes
     assert code == 0, err
     assert table_lines(out) == [
-        [NAME, "conversations", "train", "189", "ok"],
-        [NAME, "conversations", "validation", "21", "ok"],
-        [NAME, "conversations", "test", "42", "ok"],
-        [NAME, "messages", "train", "13,132", "ok"],
-        [NAME, "messages", "validation", "1,416", "ok"],
-        [NAME, "messages", "test", "2,741", "ok"],
+        [NAME, "conversations", "train", "189", "189", "ok"],
+        [NAME, "conversations", "validation", "21", "21", "ok"],
+        [NAME, "conversations", "test", "42", "42", "ok"],
+        [NAME, "messages", "train", "13,132", "13,132", "ok"],
+        [NAME, "messages", "validation", "1,416", "1,416", "ok"],
+        [NAME, "messages", "test", "2,741", "2,741", "ok"],
     ]
 
 
-def test_build_from_files_that_are_not_the_pinned_release_is_refused(capsys, tmp_path):
+def test_build_from_files_that_are_not_the_recorded_release_is_refused(capsys, tmp_path):
     copy = write_diplomacy(tmp_path / "upstream")
     code, out, err = run(capsys, "build", NAME, "--data-dir", str(copy), "--out", str(tmp_path))
     assert code == 1
-    digests = {p: hashlib.sha256((copy / p).read_bytes()).hexdigest()[:16] for p in registry.get(NAME).source_files}
-    pinned = registry.get(NAME).module._SHA256
-    assert err == (
-        "corpora build: error: diplomacy_detection: source files differ from the pinned release: "
-        + "; ".join(
-            f"data/{split}.jsonl (sha256 {digests[f'data/{split}.jsonl']}..., pinned {pinned[split][:16]}...)"
-            for split in ("train", "validation", "test")
+    corpus = registry.get(NAME)
+    records = sources.read_records(corpus)
+    described = []
+    for path in corpus.source_files():
+        url = corpus.module._URLS[path]
+        found = sources.measure(copy / path)
+        described.append(
+            f"{url}: expected size {records[url].size}, sha256 {records[url].sha256}; "
+            f"found size {found.size}, sha256 {found.sha256}"
         )
-        + ". Use --allow-modified-sources to build them anyway (split sizes are still checked).\n"
+    assert err == (
+        "corpora build: error: diplomacy_detection: 3 source file(s) differ from the recorded release: "
+        + "; ".join(described)
+        + ". If the new files are right, record them with `corpora checksums diplomacy_detection --update`; "
+        "to build them once without recording, use --allow-modified-sources.\n"
     )
     assert not (tmp_path / NAME).exists()
 
 
-def test_files_with_the_pinned_checksums_build_without_the_flag(capsys, tmp_path, monkeypatch):
+def test_files_with_the_recorded_checksums_build_without_the_flag(capsys, tmp_path, record_release):
     copy = write_diplomacy(tmp_path / "upstream")
-    module = registry.get(NAME).module
-    monkeypatch.setattr(module, "_SHA256", {
-        split: hashlib.sha256((copy / path).read_bytes()).hexdigest() for split, path in module._FILES.items()
-    })
+    record_release(NAME, copy)
     code, out, err = run(capsys, "build", NAME, "--data-dir", str(copy), "--out", str(tmp_path / "out"))
     assert code == 0, err
-    assert [row[-1] for row in table_lines(out)] == ["ok"] * 6
+    assert table_lines(out) == [
+        [NAME, "conversations", "train", "189", "189", "ok"],
+        [NAME, "conversations", "validation", "21", "21", "ok"],
+        [NAME, "conversations", "test", "42", "42", "ok"],
+        [NAME, "messages", "train", "13,132", "13,132", "ok"],
+        [NAME, "messages", "validation", "1,416", "1,416", "ok"],
+        [NAME, "messages", "test", "2,741", "2,741", "ok"],
+    ]
+
+
+def test_checksums_measures_a_copy_and_update_records_it(capsys, tmp_path, record_release):
+    corpus = registry.get(NAME)
+    record_release(NAME, corpus.dummy_dir)  # a temporary checksums.tsv, so the real one is untouched
+    copy = write_diplomacy(tmp_path / "upstream")
+    code, out, err = run(capsys, "checksums", NAME, "--data-dir", str(copy))
+    assert code == 1  # differs from the record: reported, not written
+    rows = [line.split() for line in out.splitlines()[1:]]
+    assert [(row[0], int(row[1].replace(",", "")), row[2], row[3]) for row in rows] == [
+        (path, (copy / path).stat().st_size, sources.measure(copy / path).sha256, "differs")
+        for path in corpus.source_files()
+    ]
+    code, out, err = run(capsys, "checksums", NAME, "--data-dir", str(copy), "--update")
+    assert code == 0
+    assert sources.read_records(corpus) == {
+        corpus.module._URLS[path]: sources.measure(copy / path) for path in corpus.source_files()
+    }
+    code, out, err = run(capsys, "checksums", NAME, "--data-dir", str(copy))
+    assert code == 0
+    assert [line.split()[-1] for line in out.splitlines()[1:]] == ["ok", "ok", "ok"]
 
 
 def test_build_from_a_copy_that_is_not_the_release_is_refused(capsys, tmp_path):
@@ -192,4 +223,4 @@ def test_console_script_runs(tmp_path):
         capture_output=True, text=True, env=os.environ.copy(), check=False,
     )
     assert result.returncode == 0, result.stderr
-    assert [NAME, "messages", "validation", "3"] in table_lines(result.stdout)
+    assert [NAME, "messages", "validation", "3", "3"] in table_lines(result.stdout)

@@ -32,7 +32,7 @@ def source(index):
 def test_validation_split_is_read_from_the_val_file(dummy_build):
     dialogs = dummy_build(NAME, "dialogs")
     assert list(dialogs) == ["train", "validation", "test", "test_zero"]
-    assert loader._FILES["validation"] == "dialog_data/curiosity_dialogs.val.json"
+    assert loader._FILES["dialogs"]["validation"] == ["dialog_data/curiosity_dialogs.val.json"]
     assert dialogs["validation"][0]["focus_entity"] == "Gda\u0144sk"
 
 
@@ -86,7 +86,7 @@ def test_every_value_survives_the_build(dummy_build):
     # Nothing lost, nothing invented: the rows equal the source dialogs, typed.
     corpus = registry.get(NAME)
     features = corpus.features("dialogs")
-    for split, path in loader._FILES.items():
+    for split, [path] in loader._FILES["dialogs"].items():
         document = json.loads((corpus.dummy_dir / path).read_text())
         expected = []
         for dialog in document["dialogs"]:
@@ -208,10 +208,10 @@ def test_full_size_files_build_with_every_dialog_accounted_for(tmp_path, capsys)
     assert main(argv) == 0
     rows = [line.split() for line in capsys.readouterr().out.splitlines()[3:]]
     assert rows == [
-        [NAME, "dialogs", "train", "10,287", "ok"],
-        [NAME, "dialogs", "validation", "1,287", "ok"],
-        [NAME, "dialogs", "test", "1,287", "ok"],
-        [NAME, "dialogs", "test_zero", "1,187", "ok"],
+        [NAME, "dialogs", "train", "10,287", "10,287", "ok"],
+        [NAME, "dialogs", "validation", "1,287", "1,287", "ok"],
+        [NAME, "dialogs", "test", "1,287", "1,287", "ok"],
+        [NAME, "dialogs", "test_zero", "1,187", "1,187", "ok"],
     ]
 
 

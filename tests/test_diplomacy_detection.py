@@ -1,6 +1,5 @@
 """diplomacy_detection: every quirk of formats/diplomacy_detection.md, and bad input."""
 
-import hashlib
 import http.server
 import json
 import threading
@@ -257,7 +256,7 @@ def mirror(monkeypatch):
     threading.Thread(target=server.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{server.server_port}/"
     module = registry.get(NAME).module  # the module the builder is built from now
-    monkeypatch.setattr(module, "_URLS", {split: base + path for split, path in module._FILES.items()})
+    monkeypatch.setattr(module, "_URLS", {path: base + path for path in module._URLS})
     yield base
     server.shutdown()
 
@@ -274,33 +273,33 @@ PINNED = "https://raw.githubusercontent.com/DenisPeskov/2020_acl_diplomacy/b230a
 
 
 def test_without_a_data_dir_the_pinned_urls_are_downloaded(tmp_path):
-    assert loader._URLS == {split: PINNED + f"data/{split}.jsonl" for split in ("train", "validation", "test")}
+    splits = ("train", "validation", "test")
+    assert loader._URLS == {f"data/{split}.jsonl": PINNED + f"data/{split}.jsonl" for split in splits}
     # ...which tests may not reach: offline mode (and the socket guard) stop the download.
     with pytest.raises(Exception) as caught:
         load(NAME, "messages", cache_dir=tmp_path)
     assert PINNED + "data/" in str(caught.value)
 
 
-def test_build_from_the_urls_checks_the_release_and_exports(mirror, tmp_path, monkeypatch):
-    # The whole path of a real build: download, sha256 against the pinned release, build,
-    # official sizes, export, reload. The dummy files stand in for the release here.
+def test_build_from_the_urls_checks_the_release_and_exports(mirror, tmp_path, monkeypatch, record_release):
+    # The whole path of a real build: download, size and sha256 against the recorded release,
+    # build, rows in = rows out, official sizes, export, reload. The dummy files stand in for
+    # the release here.
     from corpora import build
 
     corpus = registry.get(NAME)
-    monkeypatch.setattr(corpus.module, "_SHA256", {
-        split: hashlib.sha256((corpus.dummy_dir / path).read_bytes()).hexdigest()
-        for split, path in corpus.module._FILES.items()
-    })
+    record_release(NAME, corpus.dummy_dir, urls=corpus.module._URLS)
     monkeypatch.setattr(corpus.module, "_SPLIT_SIZES", corpus.expected_dummy_counts())
     rows = build.build(NAME, tmp_path / "out")
-    assert [(r.config, r.split, r.rows, r.official) for r in rows] == [
-        ("conversations", "train", 4, 4), ("conversations", "validation", 2, 2), ("conversations", "test", 2, 2),
-        ("messages", "train", 10, 10), ("messages", "validation", 3, 3), ("messages", "test", 5, 5),
+    assert [(r.config, r.split, r.read, r.rows, r.official) for r in rows] == [
+        ("conversations", "train", 4, 4, 4), ("conversations", "validation", 2, 2, 2),
+        ("conversations", "test", 2, 2, 2), ("messages", "train", 10, 10, 10), ("messages", "validation", 3, 3, 3),
+        ("messages", "test", 5, 5, 5),
     ]
 
 
 def test_downloaded_files_that_are_not_the_release_are_refused(mirror, tmp_path):
     from corpora import build
 
-    with pytest.raises(CorporaError, match="source files differ from the pinned release: data/train.jsonl "):
+    with pytest.raises(CorporaError, match=f"differ from the recorded release: {mirror}data/train.jsonl: no recorded checksum"):
         build.build(NAME, tmp_path / "out")

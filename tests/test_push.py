@@ -78,5 +78,5 @@ def test_push_refuses_data_that_is_not_the_release(hub, tmp_path):
     result = corpora("push", NAME, "--repo-id", "my-org/diplomacy", "--data-dir", str(dummy),
                      "--out", str(tmp_path / "out"), hub=hub, home=tmp_path / "home")
     assert result.returncode == 1
-    assert "source files differ from the pinned release" in result.stderr.splitlines()[-1]
+    assert "differ from the recorded release" in result.stderr.splitlines()[-1]
     assert hub.created == [] and hub.commits == []

@@ -55,24 +55,17 @@ _COMMIT = "7201d252ec7f453df3ce4d8af86a9bffb1744f41"
 _URL_PREFIX = f"https://media.githubusercontent.com/media/facebookresearch/curiosity/{_COMMIT}/"
 
 # Paths relative to the upstream repository root: the layout a `data_dir` copy must mirror.
-_FILES = {
+# Sizes and sha256 of the pinned files (from the Git LFS pointers at _COMMIT; identical to the
+# download_checksums of the old Hugging Face dataset_infos.json) are in checksums.tsv beside
+# this file: `corpora build` checks them; this builder does not need them.
+_SPLIT_PATHS = {
     "train": "dialog_data/curiosity_dialogs.train.json",
     "validation": "dialog_data/curiosity_dialogs.val.json",
     "test": "dialog_data/curiosity_dialogs.test.json",
     "test_zero": "dialog_data/curiosity_dialogs.test_zero.json",
 }
-_URLS = {split: _URL_PREFIX + path for split, path in _FILES.items()}
-
-# sha256 of each file, from the Git LFS pointers at _COMMIT; identical to the download_checksums
-# of the old Hugging Face dataset_infos.json. Sizes: train 66,851,161 B, val 8,772,171 B,
-# test 8,771,731 B, test_zero 7,774,102 B. `corpora build` checks them; this builder does not
-# need them.
-_SHA256 = {
-    "train": "afe5bb0db8406663a316cd02cd25f33214725aaf1e25137cac3a13c6b1b4e70b",
-    "validation": "4371152e4c783db3fd7366cee6aac0537fa786180a19d48f1ec052181678214f",
-    "test": "61dda16362474488c110a4a7d40da1fd7c6fd3c62dddbedea5e3e1fa590e416d",
-    "test_zero": "71f9645727393371ba278311fd2bba70a7e469dbafe5afbea90a2ffd7658ee0c",
-}
+_URLS = {path: _URL_PREFIX + path for path in _SPLIT_PATHS.values()}
+_FILES = {"dialogs": {split: [path] for split, path in _SPLIT_PATHS.items()}}
 
 # Official sizes in dialogs (old Hugging Face dataset_infos.json, the old card and the authors'
 # statistics agree).
@@ -169,22 +162,29 @@ class CuriosityDialogs(datasets.GeneratorBasedBuilder):
         )
 
     def _split_generators(self, dl_manager):
+        paths = {split: files[0] for split, files in _FILES[self.config.name].items()}
         if self.config.data_dir:
             # A local copy laid out like the upstream repository.
-            files = {split: os.path.join(self.config.data_dir, path) for split, path in _FILES.items()}
-            missing = [path for path in files.values() if not os.path.isfile(path)]
+            local = {split: os.path.join(self.config.data_dir, path) for split, path in paths.items()}
+            missing = [path for path in local.values() if not os.path.isfile(path)]
             if missing:
                 raise FileNotFoundError("missing source files: " + ", ".join(missing))
         else:
-            files = dl_manager.download(_URLS)
+            local = dl_manager.download({split: _URLS[path] for split, path in paths.items()})
         return [
-            datasets.SplitGenerator(name=split, gen_kwargs={"filepath": files[split], "source": _FILES[split]})
-            for split in _FILES
+            datasets.SplitGenerator(name=split, gen_kwargs={"filepath": local[split], "source": path})
+            for split, path in paths.items()
         ]
 
     def _generate_examples(self, filepath, source):
         for index, dialog in _read_dialogs(filepath, source):
             yield str(index), dialog
+
+
+def _count_source_records(config, split, local_paths):
+    """Source records of a split, counted without the parser above: the `dialogs` list."""
+    with xopen(local_paths[0], "rb") as f:
+        return len(json.load(f)["dialogs"])
 
 
 def _read_dialogs(filepath, source):

@@ -39,19 +39,16 @@ _COMMIT = "b230a4d1c04c02cab4c0a41679806812be82cae0"
 _URL_PREFIX = f"https://raw.githubusercontent.com/DenisPeskov/2020_acl_diplomacy/{_COMMIT}/"
 
 # Paths relative to the upstream repository root: the layout a `data_dir` copy must mirror.
-_FILES = {
+# Both configs read the same file per split. Sizes and sha256 of the pinned files are in
+# checksums.tsv beside this file (`corpora build` checks them; this builder does not need them).
+_SPLIT_PATHS = {
     "train": "data/train.jsonl",
     "validation": "data/validation.jsonl",
     "test": "data/test.jsonl",
 }
-_URLS = {split: _URL_PREFIX + path for split, path in _FILES.items()}
-
-# sha256 of each file at _COMMIT (equal to the old Hugging Face dataset_infos.json checksums).
-# `corpora build` checks them; this builder does not need them.
-_SHA256 = {
-    "train": "833d8ef26561bbd1921e9f5e730b2ebea0a59cec24f7082bfdcacb8b6cf30792",
-    "validation": "6b2ca19991c7596693ea61b34b1be2d6ada3fcf6710472edd4afed841556e571",
-    "test": "2061ee7f040d6d8016760cb146d7821fef57cfbb4ced868f233e63854257c050",
+_URLS = {path: _URL_PREFIX + path for path in _SPLIT_PATHS.values()}
+_FILES = {
+    config: {split: [path] for split, path in _SPLIT_PATHS.items()} for config in ("conversations", "messages")
 }
 
 # Official sizes (paper, upstream README and the old Hugging Face dataset_infos.json).
@@ -142,17 +139,18 @@ class DiplomacyDetection(datasets.GeneratorBasedBuilder):
         )
 
     def _split_generators(self, dl_manager):
+        paths = {split: files[0] for split, files in _FILES[self.config.name].items()}
         if self.config.data_dir:
             # A local copy laid out like the upstream repository.
-            files = {split: os.path.join(self.config.data_dir, path) for split, path in _FILES.items()}
-            missing = [path for path in files.values() if not os.path.isfile(path)]
+            local = {split: os.path.join(self.config.data_dir, path) for split, path in paths.items()}
+            missing = [path for path in local.values() if not os.path.isfile(path)]
             if missing:
                 raise FileNotFoundError("missing source files: " + ", ".join(missing))
         else:
-            files = dl_manager.download(_URLS)
+            local = dl_manager.download({split: _URLS[path] for split, path in paths.items()})
         return [
-            datasets.SplitGenerator(name=split, gen_kwargs={"filepath": files[split], "source": _FILES[split]})
-            for split in _FILES
+            datasets.SplitGenerator(name=split, gen_kwargs={"filepath": local[split], "source": path})
+            for split, path in paths.items()
         ]
 
     def _generate_examples(self, filepath, source):
@@ -165,6 +163,17 @@ class DiplomacyDetection(datasets.GeneratorBasedBuilder):
                 example = {one: dialog[plural][position] for plural, one in _MESSAGE_FIELDS.items()}
                 example.update(dialog_fields)
                 yield f"{line_number}-{position}", example
+
+
+def _count_source_records(config, split, local_paths):
+    """Source records of a split, counted without the parser above: one dialog per non-empty
+    line, and for `messages` the length of each dialog's `messages` list."""
+    count = 0
+    with xopen(local_paths[0], "rb") as f:
+        for line in f:
+            if line.strip():
+                count += 1 if config == "conversations" else len(json.loads(line)["messages"])
+    return count
 
 
 def _read_dialogs(filepath, source):

@@ -27,15 +27,20 @@ def load(
     streaming: bool = False,
     num_proc: int | None = None,
     cache_dir=None,
+    **config_kwargs,
 ):
     """A DatasetDict (or IterableDatasetDict when streaming) built by the corpus's builder.
 
     Works on datasets 3.6 and 5.x: the builder class is used directly, no script loading.
+    `config_kwargs` set parameters of the config (e.g. `contests=[508]`); the loader itself then
+    checks that the files it needs are there.
     """
     corpus = registry.get(name)
     _check_config(corpus, config)
-    local = sources.resolve_data_dir(corpus, data_dir, dummy)
-    builder = corpus.builder(config, local, cache_dir)
+    # With config parameters the loader may need only some files; it checks them itself.
+    needed = [] if config_kwargs else [config or corpus.default_config]
+    local = sources.resolve_data_dir(corpus, data_dir, dummy, needed)
+    builder = corpus.builder(config, local, cache_dir, **config_kwargs)
     if streaming:
         return builder.as_streaming_dataset()
     builder.download_and_prepare(num_proc=num_proc, download_config=_download_config())
@@ -48,6 +53,7 @@ class SplitRows:
     config: str
     split: str
     rows: int
+    read: int
     official: int | None
 
 
@@ -63,33 +69,32 @@ def build(
 ) -> list[SplitRows]:
     """Write OUT/NAME/README.md and OUT/NAME/<config>/<split>-0000i-of-0000n.parquet.
 
-    Builds from real sources must read the pinned release (sha256) and give the official split
-    sizes; `allow_modified_sources` lifts only the first check. `repo_id` is the Hub repository
-    the export is for, if any (its card says how to load it from there). The export is reloaded
-    with `load_dataset` and the rows counted there are the ones reported.
+    Builds from real sources must read the recorded release (checksums.tsv) and give the official
+    split sizes; `allow_modified_sources` lifts only the first check. Every split must hold as
+    many examples as the loader's independent count of source records (rows in = rows out).
+    `repo_id` is the Hub repository the export is for, if any (its card says how to load it from
+    there). The export is written beside OUT/NAME and swapped in only when complete, so a failed
+    or interrupted build leaves the previous export as it was; it is then reloaded with
+    `load_dataset` and the rows counted there are the ones reported.
     """
     corpus = registry.get(name)
     configs = configs or corpus.configs
     for config in configs:
         _check_config(corpus, config)
-    local = sources.resolve_data_dir(corpus, data_dir, dummy)
-    if not dummy:
-        files = sources.local_files(corpus, local, _download_config())
-        differences = sources.release_differences(corpus, files)
-        if differences and not allow_modified_sources:
-            raise CorporaError(
-                f"{name}: source files differ from the pinned release: {'; '.join(differences)}. "
-                "Use --allow-modified-sources to build them anyway (split sizes are still checked)."
-            )
+    local = sources.resolve_data_dir(corpus, data_dir, dummy, configs)
+    files = sources.local_files(corpus, local, configs, _download_config())
+    if not dummy and not allow_modified_sources:
+        sources.verify(corpus, files)
     target = Path(out) / name
     partial = Path(out) / f".{name}.partial"
     shutil.rmtree(partial, ignore_errors=True)
     with tempfile.TemporaryDirectory(prefix="corpora-") as cache_dir:
         try:
-            infos = {}
+            infos, read = {}, {}
             for config in configs:
                 builder = corpus.builder(config, local, cache_dir)
                 builder.download_and_prepare(num_proc=num_proc, download_config=_download_config())
+                read[config] = account_for_rows(corpus, config, builder.info, files)
                 for split, dataset in builder.as_dataset().items():
                     write_parquet(dataset, partial / config, split)
                 infos[config] = builder.info
@@ -99,13 +104,37 @@ def build(
         except BaseException:
             shutil.rmtree(partial, ignore_errors=True)  # never leave half an export behind
             raise
-        shutil.rmtree(target, ignore_errors=True)
-        partial.rename(target)
+        swap_into_place(partial, target)
         return [
-            SplitRows(name, config, split, rows, None if dummy else corpus.split_sizes[config].get(split))
+            SplitRows(name, config, split, rows, read[config][split],
+                      None if dummy else corpus.split_sizes[config].get(split))
             for config, splits in reload_counts(target, configs, cache_dir).items()
             for split, rows in splits.items()
         ]
+
+
+def account_for_rows(corpus: registry.Corpus, config: str, info: datasets.DatasetInfo, files) -> dict[str, int]:
+    """Source records per split, counted by the loader independently of its parser; a split
+    whose example count differs is an error (a record lost or invented)."""
+    read, wrong = {}, []
+    for split, paths in corpus.module._FILES[config].items():
+        read[split] = corpus.module._count_source_records(config, split, [str(files[path]) for path in paths])
+        written = info.splits[split].num_examples if split in info.splits else 0
+        if written != read[split]:
+            wrong.append(f"{config}/{split}: {read[split]:,} source records read, {written:,} examples written")
+    if wrong:
+        raise CorporaError(f"{corpus.name}: rows in != rows out: " + "; ".join(wrong))
+    return read
+
+
+def swap_into_place(partial: Path, target: Path) -> None:
+    """Replace `target` by `partial` with renames only, so there is always a complete export."""
+    previous = target.with_name(f".{target.name}.previous")
+    shutil.rmtree(previous, ignore_errors=True)
+    if target.exists():
+        target.rename(previous)
+    partial.rename(target)
+    shutil.rmtree(previous, ignore_errors=True)
 
 
 def write_parquet(dataset: datasets.Dataset, folder: Path, split: str) -> list[Path]:

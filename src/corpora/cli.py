@@ -1,4 +1,4 @@
-"""The `corpora` command: list, build, card, validate, push."""
+"""The `corpora` command: list, build, checksums, card, validate, push."""
 
 from __future__ import annotations
 
@@ -25,7 +25,15 @@ def main(argv: list[str] | None = None) -> int:
     build.add_argument("--out", default="build", metavar="DIR", help="export folder (default: build)")
     build.add_argument("--num-proc", type=int, metavar="N", help="processes for preparing the splits")
     build.add_argument("--allow-modified-sources", action="store_true",
-                       help="build source files that differ from the pinned release (sizes are still checked)")
+                       help="build source files that differ from the recorded release (sizes are still checked)")
+
+    checksums = commands.add_parser(
+        "checksums", help="measure the source files against loaders/NAME/checksums.tsv; --update records them"
+    )
+    checksums.add_argument("names", nargs="*", metavar="NAME")
+    checksums.add_argument("--all", action="store_true", help="every corpus")
+    checksums.add_argument("--data-dir", metavar="DIR", help="measure a local copy instead of downloading")
+    checksums.add_argument("--update", action="store_true", help="write the measured size and sha256")
 
     card = commands.add_parser("card", help="(re)write loaders/NAME/README.md from dataset_cards/NAME.yaml")
     card.add_argument("names", nargs="*", metavar="NAME")
@@ -43,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     push.add_argument("--data-dir", metavar="DIR", help="build from a local copy instead of the pinned URLs")
     push.add_argument("--out", default="build", metavar="DIR")
     push.add_argument("--allow-modified-sources", action="store_true",
-                      help="publish a build of files that differ from the pinned release")
+                      help="publish a build of files that differ from the recorded release")
 
     args = parser.parse_args(argv)
     from datasets.exceptions import DatasetGenerationError
@@ -107,10 +115,36 @@ def cmd_build(args) -> int:
         )
         for r in rows_built:
             official = "" if r.official is None else ("ok" if r.official == r.rows else f"official {r.official:,}")
-            rows.append([r.corpus, r.config, r.split, r.rows, official])
+            rows.append([r.corpus, r.config, r.split, r.read, r.rows, official])
     print(f"\nexported to {args.out}/ and reloaded with load_dataset:")
-    print_table(["corpus", "config", "split", "rows", "official size"], rows)
+    print_table(["corpus", "config", "split", "source records", "rows", "official size"], rows)
     return 0
+
+
+def cmd_checksums(args) -> int:
+    from corpora import build
+    from corpora import registry
+    from corpora import sources
+
+    differing = 0
+    for name in _names(args):
+        corpus = registry.get(name)
+        local = sources.resolve_data_dir(corpus, args.data_dir)
+        files = sources.local_files(corpus, local, download_config=build._download_config())
+        records = sources.read_records(corpus)
+        rows = []
+        for path, file in files.items():
+            url = corpus.module._URLS[path]
+            measured = sources.measure(file)
+            status = "ok" if records.get(url) == measured else ("new" if url not in records else "differs")
+            differing += status != "ok"
+            rows.append([path, measured.size, measured.sha256, status])
+            records[url] = measured
+        print_table(["path", "bytes", "sha256", "record"], rows)
+        if args.update:
+            sources.write_records(corpus, records)
+            print(f"wrote loaders/{name}/checksums.tsv")
+    return 1 if differing and not args.update else 0
 
 
 def cmd_card(args) -> int:
@@ -156,7 +190,14 @@ def cmd_push(args) -> int:
     return 0
 
 
-COMMANDS = {"list": cmd_list, "build": cmd_build, "card": cmd_card, "validate": cmd_validate, "push": cmd_push}
+COMMANDS = {
+    "list": cmd_list,
+    "build": cmd_build,
+    "checksums": cmd_checksums,
+    "card": cmd_card,
+    "validate": cmd_validate,
+    "push": cmd_push,
+}
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -18,7 +18,7 @@ def push(
     out="build",
     allow_modified_sources: bool = False,
 ) -> list[str]:
-    """Build NAME (checked against the pinned release and the official sizes), then create the dataset repo and upload
+    """Build NAME (checked against the recorded release and the official sizes), then create the dataset repo and upload
     the export folder. The token comes from HF_TOKEN or `hf auth login`, as huggingface_hub finds
     it; it is never printed. Returns the uploaded paths."""
     build.build(name, out, data_dir=data_dir, allow_modified_sources=allow_modified_sources, repo_id=repo_id)

@@ -64,9 +64,16 @@ class Corpus:
         return self.module._SPLIT_SIZES
 
     @property
-    def source_files(self) -> list[str]:
-        """Paths, relative to the upstream repository root, of every file the loader reads."""
-        return list(dict.fromkeys(self.module._FILES.values()))
+    def checksums_path(self) -> Path:
+        return self.loader_dir / "checksums.tsv"
+
+    def source_files(self, configs=None) -> list[str]:
+        """Paths, relative to the upstream repository root, of every file the given configs
+        (default: all) read, in the loader's order."""
+        files = self.module._FILES
+        chosen = files if configs is None else configs
+        paths = [path for config in chosen for split in files[config].values() for path in split]
+        return list(dict.fromkeys(paths))
 
     def features(self, config: str) -> datasets.Features:
         """The declared features of a config, without instantiating the builder (which would
@@ -78,23 +85,27 @@ class Corpus:
     def expected_dummy_counts(self) -> dict[str, dict[str, int]]:
         return json.loads((self.dummy_dir / "expected_counts.json").read_text())
 
-    def builder(self, config: str | None = None, data_dir: str | os.PathLike | None = None, cache_dir=None):
-        """An instance of the builder, on datasets 3.6 and 5.x alike."""
+    def builder(self, config: str | None = None, data_dir=None, cache_dir=None, **config_kwargs):
+        """An instance of the builder, on datasets 3.6 and 5.x alike. `config_kwargs` set
+        parameters of the config (datasets then gives it its own cache folder)."""
+        config = config or self.default_config
         return self.builder_class(
-            config_name=config or self.default_config,
+            config_name=config,
             data_dir=str(data_dir) if data_dir is not None else None,
             cache_dir=str(cache_dir) if cache_dir is not None else None,
             dataset_name=self.name,
-            hash=self._cache_hash(data_dir),
+            hash=self._cache_hash(config, data_dir),
+            **config_kwargs,
         )
 
-    def _cache_hash(self, data_dir) -> str:
+    def _cache_hash(self, config: str, data_dir) -> str:
         # The cache is valid while the loader and the local source files are unchanged.
         digest = hashlib.sha256(self.script.read_bytes())
         if data_dir is not None:
-            for path in self.source_files:
-                stat = (Path(data_dir) / path).stat()
-                digest.update(f"{path}:{stat.st_size}:{stat.st_mtime_ns}".encode())
+            for path in self.source_files([config]):
+                local = Path(data_dir) / path
+                stat = local.stat() if local.is_file() else None  # a config parameter may not need it
+                digest.update(f"{path}:{stat and stat.st_size}:{stat and stat.st_mtime_ns}".encode())
         return digest.hexdigest()[:16]
 
 
