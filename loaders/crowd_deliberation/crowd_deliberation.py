@@ -372,7 +372,9 @@ class CrowdDeliberation(datasets.GeneratorBasedBuilder):
         datasets.BuilderConfig(
             name="deliberations",
             version=VERSION,
-            description="One example per group deliberation: three member structs, three chat logs, readability statistics.",
+            description=(
+                "One example per group deliberation: three member structs, three chat logs, readability statistics."
+            ),
         ),
         datasets.BuilderConfig(
             name="labels",
@@ -497,7 +499,7 @@ def _records(filepath, source):
                 raise ValueError(
                     f"{source}, line {start}: {len(row)} cells, expected {len(expected)} (the header's columns)"
                 )
-            yield start, dict(zip(expected, row))
+            yield start, dict(zip(expected, row, strict=True))
     except csv.Error as error:
         raise ValueError(f"{source}, line {reader.line_num}: malformed CSV ({error})") from None
 
@@ -516,10 +518,14 @@ def _check_header(header, expected, source):
             f"{source}: unexpected header{hint}: {len(header)} columns, expected {len(expected)}; "
             f"missing {_show_columns(missing)}, unexpected {_show_columns(unexpected)}"
         )
-    position = next(i for i, (a, b) in enumerate(zip(header, expected)) if a != b)
+    # Same names, other order or a repeated column: name the first position that differs.
+    position = next(
+        (i for i, (a, b) in enumerate(zip(header, expected, strict=False)) if a != b), len(expected)
+    )
+    wanted = repr(expected[position]) if position < len(expected) else "no further column"
     raise ValueError(
         f"{source}: unexpected header: column {position + 1} is {header[position]!r}, expected "
-        f"{expected[position]!r} (columns out of order or repeated)"
+        f"{wanted} (columns out of order or repeated)"
     )
 
 
@@ -627,7 +633,7 @@ class _Row:
         if all(empty):
             return None
         if any(empty):
-            first = next(column for (column, _), is_empty in zip(columns.values(), empty) if is_empty)
+            first = next(column for (column, _), is_empty in zip(columns.values(), empty, strict=True) if is_empty)
             raise self.invalid(first, "", "a number: the other statistics of this group are filled")
         return {name: self.number(column, integer) for name, (column, integer) in columns.items()}
 
@@ -743,7 +749,9 @@ def _evidence(row, text):
         start, end, quote, comment = item["start"], item["end"], item["quote"], item["comment"]
         for key, value in (("start", start), ("end", end)):
             if type(value) is not int or not 0 <= value <= _INT32_MAX:
-                raise ValueError(f"{where}: key {key!r}: invalid value {_show(value)} (expected a non-negative integer)")
+                raise ValueError(
+                    f"{where}: key {key!r}: invalid value {_show(value)} (expected a non-negative integer)"
+                )
         if end < start:
             raise ValueError(f"{where}: end {end} is before start {start}")
         for key, value in (("quote", quote), ("comment", comment)):
