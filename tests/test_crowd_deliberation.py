@@ -395,7 +395,7 @@ def test_columns_out_of_order(dummy_copy):
         f"{DATA}: unexpected header: column 4 is 'GROUND_TRUTH_LABEL', expected 'TEXT' (columns out of order or repeated)")
     rewrite(data_dir, DATA, swap)
     assert build_error(data_dir, "texts") == (
-        f"{DATA}: unexpected header: column 6 is 'TEXT', expected no further column (columns out of order or repeated)")
+        f"{DATA}: unexpected header: column 6 is 'GROUND_TRUTH_LABEL', expected no further column (columns out of order or repeated)")
 
 
 def test_empty_file(dummy_copy):
