@@ -1,9 +1,12 @@
 """crowd_deliberation: every quirk of formats/crowd_deliberation.md, and bad input."""
 
 import csv
+import http.server
 import io
 import json
 import logging
+import threading
+from functools import partial
 
 import pytest
 from hypothesis import given
@@ -803,3 +806,63 @@ def test_csv_records_round_trip(rows, tmp_path_factory):
     records = list(loader._records(str(folder / DATA), DATA))
     assert [list(cells.values()) for _, cells in records] == rows
     assert records[0][0] == 2
+
+
+# --- downloads over real HTTP (127.0.0.1), as from the pinned URLs -----------------------------
+
+PINNED = "https://raw.githubusercontent.com/crowd-deliberation/data/d36857821c0b2694aa0fe3da3aa514d5b15e7cf6/"
+
+
+@pytest.fixture
+def mirror(monkeypatch):
+    """Serve the dummy data over HTTP and point the loader's URLs at it."""
+    import datasets
+
+    for flag in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE"):  # only 127.0.0.1 is reached
+        if hasattr(datasets.config, flag):
+            monkeypatch.setattr(datasets.config, flag, False)
+    handler = partial(http.server.SimpleHTTPRequestHandler, directory=str(corpus.dummy_dir))
+    handler.log_message = lambda *args: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_port}/"
+    module = registry.get(NAME).module  # the module the builder is built from now
+    monkeypatch.setattr(module, "_URLS", {path: base + path for path in module._URLS})
+    yield base
+    server.shutdown()
+
+
+def test_pinned_urls_and_checksums():
+    assert loader._URLS == {path: PINNED + path for path in (DATA, LABELS, DELIBERATIONS)}
+    records = (corpus.loader_dir / "checksums.tsv").read_text().splitlines()
+    assert records == [
+        f"{PINNED}data.csv\t86614\tfcee2f0bcae17cbba01bca2f710b5a7faf6cde034ad5e8c1115bd5397141cd3a",
+        f"{PINNED}deliberations.csv\t1753300\t0e81a100a40dfeb74ea54a71774d3bb721f177f366a62077f4d68044b1c24b65",
+        f"{PINNED}labels.csv\t1491601\t626b5004465eb9b82a707a1a3b53869b31ae1a0f333c4890b144e1ae3a77f537",
+    ]
+
+
+def test_download_from_urls_prepared_and_streaming(mirror, tmp_path, dummy_build):
+    for config in ("deliberations", "labels"):  # each reads two files
+        prepared = load(NAME, config, cache_dir=tmp_path / config)
+        assert prepared["train"].to_list() == dummy_build(NAME, config)["train"].to_list()
+        streamed = load(NAME, config, streaming=True)
+        assert list(streamed["train"]) == dummy_build(NAME, config)["train"].to_list()
+
+
+def test_build_from_the_urls_checks_the_release_and_exports(mirror, tmp_path, monkeypatch, record_release):
+    from corpora import build
+
+    module = registry.get(NAME).module
+    record_release(NAME, corpus.dummy_dir, urls=module._URLS)
+    monkeypatch.setattr(module, "_SPLIT_SIZES", corpus.expected_dummy_counts())
+    rows = build.build(NAME, tmp_path / "out")
+    assert [(r.config, r.split, r.read, r.rows, r.official) for r in rows] == [
+        ("deliberations", "train", 3, 3, 3), ("labels", "train", 12, 12, 12), ("texts", "train", 5, 5, 5)]
+
+
+def test_without_a_data_dir_the_pinned_urls_are_downloaded(tmp_path):
+    # ...which tests may not reach: offline mode (and the socket guard) stop the download.
+    with pytest.raises(Exception) as caught:
+        load(NAME, "texts", cache_dir=tmp_path)
+    assert PINNED + "data.csv" in str(caught.value)
