@@ -80,3 +80,37 @@ def test_push_refuses_data_that_is_not_the_release(hub, tmp_path):
     assert result.returncode == 1
     assert "differ from the recorded release" in result.stderr.splitlines()[-1]
     assert hub.created == [] and hub.commits == []
+
+
+def test_push_refuses_an_export_whose_card_does_not_validate(tmp_path, monkeypatch, upstream_copy):
+    from corpora import build
+    from corpora import push
+    from corpora.errors import CorporaError
+
+    real_build = build.build
+
+    def build_then_break_the_card(name, out, **kwargs):  # as a hand edit or a template bug would
+        rows = real_build(name, out, **kwargs)
+        card = Path(out) / name / "README.md"
+        text = card.read_text().replace("num_examples: 189", "num_examples: 190", 1)
+        card.write_text(text.replace("license: unknown", "license: not-a-license", 1))
+        return rows
+
+    monkeypatch.setattr(build, "build", build_then_break_the_card)
+    monkeypatch.setattr(push, "HfApi", None)  # nothing may reach the Hub
+    with pytest.raises(CorporaError) as caught:
+        push.push(NAME, "my-org/diplomacy", data_dir=upstream_copy, out=tmp_path / "out", allow_modified_sources=True)
+    assert str(caught.value) == (
+        f"{NAME}: not uploading {tmp_path / 'out' / NAME}: its card does not validate: "
+        "license 'not-a-license' is not in the Hub's licenses vocabulary; "
+        "license 'not-a-license', the loader says 'unknown'; "
+        "conversations/train: dataset_info says 190 rows, the files hold 189"
+    )
+
+
+@pytest.mark.parametrize("name", ["diplomacy_detection", "curiosity_dialogs"])
+def test_every_dummy_export_card_validates(name, dummy_export):
+    from corpora import cards
+    from corpora import registry
+
+    assert cards.export_problems(registry.get(name), dummy_export(name)) == []

@@ -91,7 +91,6 @@ _HEADER_KEYS = [
     "generated_time",
 ]
 
-_LFS_POINTER_PREFIX = b"version https://git-lfs.github.com/spec/"
 _DIGITS = re.compile(r"[0-9]+")
 _REPR_LIMIT = 80
 
@@ -195,8 +194,9 @@ def _read_dialogs(filepath, source):
     """
     with xopen(filepath, "rb") as f:
         data = f.read()
-    if data.startswith(_LFS_POINTER_PREFIX):
-        raise ValueError(f"{source}: is a Git LFS pointer, not the data; fetch the real file (git lfs pull)")
+    if not data:  # datasets cannot load an empty split, and every release file has dialogs
+        raise ValueError(f"{source}: empty file, no dialogs")
+    _check_start(data[:64], source)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -215,6 +215,17 @@ def _read_dialogs(filepath, source):
         record = dialogs[index]
         dialogs[index] = None
         yield index, _typed_dialog(record, f"{source}, dialog {index}")
+
+
+def _check_start(head, source):
+    """Name the usual wrong files by what they are, before any parsing: a Git LFS pointer (a clone
+    without `git lfs pull`), a byte order mark, an HTML page saved in place of the data."""
+    if head.startswith(b"version https://git-lfs.github.com/spec/"):
+        raise ValueError(f"{source}: is a Git LFS pointer, not the data; fetch the real file (git lfs pull)")
+    if head.startswith(b"\xef\xbb\xbf"):
+        raise ValueError(f"{source}: starts with a UTF-8 byte order mark; the release files have none")
+    if head.lstrip()[:15].lower().startswith((b"<!doctype html", b"<html")):
+        raise ValueError(f"{source}: is an HTML page, not the data (an error page saved in its place?)")
 
 
 def _reject_constant(name):

@@ -80,7 +80,6 @@ _MESSAGE_FIELDS = {
 }
 _DIALOG_KEYS = list(_MESSAGE_FIELDS) + ["players", "game_id"]
 
-_LFS_POINTER_PREFIX = "version https://git-lfs.github.com/spec/"
 
 
 def _message_features():
@@ -183,8 +182,8 @@ def _read_dialogs(filepath, source):
     with xopen(filepath, "rb") as f:
         for line_number, raw in enumerate(f, start=1):
             where = f"{source}, line {line_number}"
-            if line_number == 1 and raw.startswith(_LFS_POINTER_PREFIX.encode()):
-                raise ValueError(f"{source}: is a Git LFS pointer, not the data; fetch the real file (git lfs pull)")
+            if line_number == 1:
+                _check_start(raw, source)
             try:
                 record = json.loads(raw.decode("utf-8"))
             except UnicodeDecodeError as error:
@@ -196,6 +195,17 @@ def _read_dialogs(filepath, source):
             yield line_number, _typed_dialog(record, where)
     if line_number == 0:  # every release file has dialogs, and datasets cannot load an empty split
         raise ValueError(f"{source}: empty file, no dialogs")
+
+
+def _check_start(head, source):
+    """Name the usual wrong files by what they are, before any parsing: a Git LFS pointer (a clone
+    without `git lfs pull`), a byte order mark, an HTML page saved in place of the data."""
+    if head.startswith(b"version https://git-lfs.github.com/spec/"):
+        raise ValueError(f"{source}: is a Git LFS pointer, not the data; fetch the real file (git lfs pull)")
+    if head.startswith(b"\xef\xbb\xbf"):
+        raise ValueError(f"{source}: starts with a UTF-8 byte order mark; the release files have none")
+    if head.lstrip()[:15].lower().startswith((b"<!doctype html", b"<html")):
+        raise ValueError(f"{source}: is an HTML page, not the data (an error page saved in its place?)")
 
 
 def _typed_dialog(record, where):

@@ -13,6 +13,7 @@ from importlib import resources
 from pathlib import Path
 
 import datasets
+import pyarrow.parquet
 import yaml
 from datasets.info import DatasetInfosDict
 from datasets.utils.metadata import MetadataConfigs
@@ -236,3 +237,41 @@ def read_metadata(path: Path) -> dict:
     """The YAML header of a README.md, as the Hub parses it."""
     match = re.match(r"^---\n(.*?)\n---\n", path.read_text(encoding="utf-8"), re.DOTALL)
     return yaml.safe_load(match.group(1)) if match else {}
+
+
+def export_problems(corpus: registry.Corpus, folder: Path) -> list[str]:
+    """What is wrong with the card of an export folder, as the Hub and `load_dataset` read it:
+    its metadata against the vocabularies, its `configs:` against the Parquet files there, and
+    its `dataset_info` split sizes against the rows in those files."""
+    card = folder / "README.md"
+    if not card.is_file():
+        return ["README.md is missing"]
+    text = card.read_text(encoding="utf-8")
+    metadata = read_metadata(card)
+    found = [f"the card still says {PLACEHOLDER!r}"] if PLACEHOLDER in text else []
+    if not metadata:
+        return found + ["README.md has no YAML header"]
+    vocab = vocabularies()
+    if metadata.get("license") not in vocab["licenses"]:
+        found.append(f"license {metadata.get('license')!r} is not in the Hub's licenses vocabulary")
+    if metadata.get("license") != corpus.module._LICENSE:
+        found.append(f"license {metadata.get('license')!r}, the loader says {corpus.module._LICENSE!r}")
+    dataset_info = metadata.get("dataset_info") or []
+    if isinstance(dataset_info, dict):  # one config: a mapping, not a list
+        dataset_info = [dataset_info]
+    infos = {info.get("config_name"): info for info in dataset_info}
+    for config in metadata.get("configs") or []:
+        name = config.get("config_name")
+        declared = {s["name"]: s["num_examples"] for s in (infos.get(name) or {}).get("splits") or []}
+        for data_files in config.get("data_files") or []:
+            split, pattern = data_files["split"], data_files["path"]
+            files = sorted(folder.glob(pattern))
+            if not files:
+                found.append(f"{name}/{split}: no file matches {pattern!r}")
+                continue
+            rows = sum(pyarrow.parquet.ParquetFile(f).metadata.num_rows for f in files)
+            if declared.get(split) != rows:
+                found.append(f"{name}/{split}: dataset_info says {declared.get(split)} rows, the files hold {rows}")
+    if not metadata.get("configs"):
+        found.append("no configs: in the YAML header")
+    return found

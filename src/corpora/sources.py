@@ -11,12 +11,15 @@ together with every other missing one, before any work starts.
 `loaders/<name>/checksums.tsv` records, like TensorFlow Datasets' checksums files, one line per
 pinned URL: `url<TAB>size<TAB>sha256`. A release file that does not match its record is not the
 data the loader was written for; `corpora checksums NAME --update` rewrites the records after a
-maintainer has checked the new files.
+maintainer has checked the new files. A URL whose bytes nobody could measure yet is listed with
+`-<TAB>-`: it is known to be unverified, and a build from it needs --allow-modified-sources until
+`corpora checksums NAME --update` records it.
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -72,22 +75,31 @@ def local_files(corpus: Corpus, data_dir: Path | None, configs=None, download_co
     return {path: Path(local) for path, local in downloaded.items()}
 
 
-def read_records(corpus: Corpus) -> dict[str, Record]:
-    """The recorded size and sha256 of each pinned URL, from the loader's checksums.tsv."""
+def read_records(corpus: Corpus) -> dict[str, Record | None]:
+    """The recorded size and sha256 of each pinned URL (None: listed, not yet measured), from the
+    loader's checksums.tsv."""
     records = {}
     path = corpus.checksums_path
     if not path.is_file():
         return records
     for number, line in enumerate(path.read_text().splitlines(), start=1):
         fields = line.split("\t")
-        if len(fields) != 3 or not fields[1].isdigit() or len(fields[2]) != 64:
-            raise CorporaError(f"loaders/{corpus.name}/checksums.tsv, line {number}: expected url, size, sha256")
-        records[fields[0]] = Record(int(fields[1]), fields[2])
+        if fields[1:] == ["-", "-"]:
+            records[fields[0]] = None
+        elif len(fields) == 3 and fields[1].isdigit() and re.fullmatch("[0-9a-f]{64}", fields[2]):
+            records[fields[0]] = Record(int(fields[1]), fields[2])
+        else:
+            raise CorporaError(
+                f"loaders/{corpus.name}/checksums.tsv, line {number}: expected url, size, sha256 (or -, -)"
+            )
     return records
 
 
-def write_records(corpus: Corpus, records: dict[str, Record]) -> Path:
-    lines = [f"{url}\t{record.size}\t{record.sha256}\n" for url, record in sorted(records.items())]
+def write_records(corpus: Corpus, records: dict[str, Record | None]) -> Path:
+    lines = [
+        f"{url}\t{record.size}\t{record.sha256}\n" if record else f"{url}\t-\t-\n"
+        for url, record in sorted(records.items())
+    ]
     corpus.checksums_path.write_text("".join(lines))
     return corpus.checksums_path
 
@@ -112,7 +124,8 @@ def differences(corpus: Corpus, files: dict[str, Path]) -> list[str]:
         record = records.get(url)
         actual = measure(local)
         if record is None:
-            found.append(f"{url}: no recorded checksum (found size {actual.size}, sha256 {actual.sha256})")
+            unverified = "listed as not yet measured" if url in records else "no recorded checksum"
+            found.append(f"{url}: {unverified} (found size {actual.size}, sha256 {actual.sha256})")
         elif actual != record:
             found.append(
                 f"{url}: expected size {record.size}, sha256 {record.sha256}; "
