@@ -347,7 +347,7 @@ def test_wrong_encoding(dummy_copy):
 def test_utf8_bom(dummy_copy):
     data_dir = dummy_copy(NAME)
     (data_dir / LABELS).write_bytes(b"\xef\xbb\xbf" + (data_dir / LABELS).read_bytes())
-    assert build_error(data_dir, "labels") == f"{LABELS}: starts with a UTF-8 byte order mark; the upstream file has none"
+    assert build_error(data_dir, "labels") == f"{LABELS}: starts with a UTF-8 byte order mark; the release files have none"
 
 
 def test_wrong_delimiter(dummy_copy):
@@ -493,7 +493,7 @@ def test_html_error_page(dummy_copy):
     (data_dir / LABELS).write_text("<!DOCTYPE html>\n<html><head><title>Rate limit</title></head><body>429</body></html>\n")
     # labels.csv is read by the deliberations config too (for the join)
     assert build_error(data_dir, "deliberations") == (
-        f"{LABELS}: is an HTML page, not the CSV data (a failed or redirected download?)")
+        f"{LABELS}: is an HTML page, not the data (an error page saved in its place?)")
 
 
 def test_missing_file(dummy_copy):
@@ -866,3 +866,106 @@ def test_without_a_data_dir_the_pinned_urls_are_downloaded(tmp_path):
     with pytest.raises(Exception) as caught:
         load(NAME, "texts", cache_dir=tmp_path)
     assert PINNED + "data.csv" in str(caught.value)
+
+
+# --- the bad-input matrix: what `corpora build crowd_deliberation` prints (docs/bad_input.md) ----
+
+HTML = b"<!DOCTYPE html>\n<html><head><title>404 Not Found</title></head><body>Not Found</body></html>\n"
+LFS = b"version https://git-lfs.github.com/spec/v1\noid sha256:" + b"0" * 64 + b"\nsize 1753300\n"
+
+
+def csv_variant(change, delimiter=","):
+    def variant(raw):
+        rows = list(csv.reader(io.StringIO(raw.decode("utf-8"), newline="")))
+        change(rows)
+        out = io.StringIO()
+        csv.writer(out, delimiter=delimiter, lineterminator="\n").writerows(rows)
+        return out.getvalue().encode("utf-8")
+
+    return variant
+
+
+def cell(line, column, value):
+    def change(rows):
+        rows[line - 1][rows[0].index(column)] = value
+
+    return change
+
+
+# Variants of deliberations.csv, read by the default config: case -> (variant, the line the user sees)
+MATRIX = {
+    "truncated file": (
+        lambda raw: raw[: len(raw) - 400],
+        "deliberations.csv, line 4: 133 cells, expected 386 (the header's columns)",
+    ),
+    "wrong encoding (Latin-1)": (
+        lambda raw: raw.replace(b"Authentic Austin", "Authentic Aust\u00edn".encode("latin-1")),
+        "deliberations.csv: not UTF-8 (byte 0xed on line 2: invalid continuation byte)",
+    ),
+    "UTF-8 BOM": (
+        lambda raw: b"\xef\xbb\xbf" + raw,
+        "deliberations.csv: starts with a UTF-8 byte order mark; the release files have none",
+    ),
+    "wrong delimiter (semicolons)": (
+        csv_variant(lambda rows: None, delimiter=";"),
+        "deliberations.csv: unexpected header (not comma-separated?): 1 columns, expected 386; missing "
+        "['DELIBERATION_ID', 'DATA_ID', 'STUDY_PART', 'WAS_RESOLVED', 'NUM_DISSENTING_OPINIONS_DISCUSSED', ... "
+        "(386 in all)], unexpected ['DELIBERATION_ID;DATA_ID;STUDY_PART;WAS_RESOLVED;NUM_DISSENTING_OPINIONS_DISC...]",
+    ),
+    "missing column": (
+        csv_variant(lambda rows: [row.pop(3) for row in rows]),
+        "deliberations.csv: unexpected header: 385 columns, expected 386; missing ['WAS_RESOLVED'], unexpected []",
+    ),
+    "extra column": (
+        csv_variant(lambda rows: [row.append("DATASET" if i == 0 else "x") for i, row in enumerate(rows)]),
+        "deliberations.csv: unexpected header: 387 columns, expected 386; missing [], unexpected ['DATASET']",
+    ),
+    "empty file": (lambda raw: b"", "deliberations.csv: empty file (expected a CSV header and records)"),
+    "unknown label": (
+        csv_variant(cell(3, "MEMBER_2_ORIGINAL_LABEL", "not_expressed")),
+        "deliberations.csv, line 3, column MEMBER_2_ORIGINAL_LABEL: invalid value 'not_expressed' (expected "
+        "'sarcastic' or 'not_sarcastic' or 'relation_expressed' or 'relation_not_expressed')",
+    ),
+    "out-of-range number": (
+        csv_variant(cell(2, "MEMBER_1_RECONSIDER_ORDER", "4")),
+        "deliberations.csv, line 2, column MEMBER_1_RECONSIDER_ORDER: invalid value '4' (expected one of 1, 2, 3 "
+        "or empty)",
+    ),
+    "Git LFS pointer": (
+        lambda raw: LFS,
+        "deliberations.csv: is a Git LFS pointer, not the data; fetch the real file (git lfs pull)",
+    ),
+    "HTML error page": (
+        lambda raw: HTML,
+        "deliberations.csv: is an HTML page, not the data (an error page saved in its place?)",
+    ),
+    "malformed JSON in a cell": (
+        csv_variant(cell(2, "MESSAGES", '[{"content": "hi", "user_pseudonym": "Marvelous Murdock", "user_id": 389}')),
+        "deliberations.csv, line 2, column MESSAGES: invalid JSON (Expecting ',' delimiter: line 1 column 74 "
+        "(char 73)): '[{\"content\": \"hi\", \"user_pseudonym\": \"Marvelous Murdock\", \"user_id\": 389}'",
+    ),
+    "confidence outside {0, 0.5, 1}": (
+        csv_variant(cell(2, "MEMBER_1_ORIGINAL_CONFIDENCE", "0.75")),
+        "deliberations.csv, line 2, column MEMBER_1_ORIGINAL_CONFIDENCE: invalid value '0.75' (expected '0', "
+        "'0.5' or '1')",
+    ),
+    "member LABEL_ID not in labels.csv": (
+        csv_variant(cell(4, "MEMBER_3_LABEL_ID", "9999")),
+        "deliberations.csv, line 4, column MEMBER_3_LABEL_ID: invalid value '9999' (expected a LABEL_ID of labels.csv)",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(MATRIX))
+def test_bad_input_stops_with_one_clear_line(case, dummy_copy, tmp_path):
+    from datasets.exceptions import DatasetGenerationError
+
+    from corpora.cli import _one_line
+
+    variant, message = MATRIX[case]
+    data_dir = dummy_copy(NAME)
+    (data_dir / DELIBERATIONS).write_bytes(variant((data_dir / DELIBERATIONS).read_bytes()))
+    with pytest.raises(DatasetGenerationError) as caught:
+        load(NAME, data_dir=data_dir, cache_dir=tmp_path / "cache")
+    assert isinstance(caught.value.__cause__, ValueError)
+    assert _one_line(caught.value) == message

@@ -469,9 +469,9 @@ def _read_text(filepath, source):
     if data.startswith(_LFS_POINTER_PREFIX):
         raise ValueError(f"{source}: is a Git LFS pointer, not the data; fetch the real file (git lfs pull)")
     if _HTML.match(data):
-        raise ValueError(f"{source}: is an HTML page, not the CSV data (a failed or redirected download?)")
+        raise ValueError(f"{source}: is an HTML page, not the data (an error page saved in its place?)")
     if data.startswith(_BOM):
-        raise ValueError(f"{source}: starts with a UTF-8 byte order mark; the upstream file has none")
+        raise ValueError(f"{source}: starts with a UTF-8 byte order mark; the release files have none")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -530,9 +530,9 @@ def _check_header(header, expected, source):
 
 
 def _show_columns(columns):
-    if len(columns) <= 5:
-        return repr(columns)
-    return repr(columns[:5])[:-1] + f", ... ({len(columns)} in all)]"
+    """At most 5 column names, each cut to a readable length."""
+    shown = ", ".join(_show(column) for column in columns[:5])
+    return "[" + shown + (f", ... ({len(columns)} in all)]" if len(columns) > 5 else "]")
 
 
 class _Row:
