@@ -561,7 +561,7 @@ class _Row:
         value = self.cells[column]
         if value == "" and nullable:
             return None
-        if _ID.fullmatch(value) and int(value) <= _INT32_MAX:
+        if _ID.fullmatch(value) and len(value) <= 10 and int(value) <= _INT32_MAX:
             number = int(value)
             if domain is None or number in domain:
                 return number
@@ -621,7 +621,7 @@ class _Row:
 
     def number(self, column, integer):
         value = self.cells[column]
-        if integer and _INTEGER.fullmatch(value) and -_INT32_MAX <= int(value) <= _INT32_MAX:
+        if integer and _INTEGER.fullmatch(value) and len(value) <= 11 and -_INT32_MAX <= int(value) <= _INT32_MAX:
             return int(value)
         if not integer and _DECIMAL.fullmatch(value):
             return float(value)
