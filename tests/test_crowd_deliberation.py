@@ -85,7 +85,7 @@ def test_labels_whose_text_is_missing_are_kept_and_counted(dummy_build, tmp_path
     assert orphans[0]["evidence"] == [{"start": 10, "end": 30, "quote": "a plain honest revie", "comment": "Seems honest"}]
     with caplog.at_level(logging.INFO, logger=NAME):
         load(NAME, "labels", dummy=True, cache_dir=tmp_path)
-    assert "labels.csv: labels on 1 DATA_IDs that have no text in data.csv: [19177]" in caplog.text
+    assert "labels.csv: 1 labels on 1 DATA_IDs that have no text in data.csv (kept): [19177]" in caplog.text
 
 
 def test_ground_truth_is_none_where_empty(dummy_build):

@@ -426,16 +426,18 @@ class CrowdDeliberation(datasets.GeneratorBasedBuilder):
                 yield str(text["data_id"]), text
         elif self.config.name == "labels":
             texts = {text["data_id"]: text for _, text in _read_texts(filepaths[1], sources[1])}
-            without_text = set()
+            without_text = {}  # DATA_ID -> labels
             for _, label in _read_labels(filepaths[0], sources[0], texts):
                 if label["data_id"] not in texts:
-                    without_text.add(label["data_id"])
+                    without_text[label["data_id"]] = without_text.get(label["data_id"], 0) + 1
                 yield str(label["label_id"]), label
-            # Upstream's README says labels.csv covers the texts of data.csv; it also labels others.
+            # Upstream's README says labels.csv covers the texts of data.csv; it also labels others
+            # (192 labels on 60 DATA_IDs in the release). They are kept, and counted here.
             if without_text:
                 logger.info(
-                    "%s: labels on %d DATA_IDs that have no text in %s: %s",
+                    "%s: %d labels on %d DATA_IDs that have no text in %s (kept): %s",
                     sources[0],
+                    sum(without_text.values()),
                     len(without_text),
                     sources[1],
                     sorted(without_text),
