@@ -57,6 +57,7 @@ def test_build_dummy_writes_the_export_and_reports_reloaded_rows(capsys, tmp_pat
         "conversations/test-00000-of-00001.parquet",
         "conversations/train-00000-of-00001.parquet",
         "conversations/validation-00000-of-00001.parquet",
+        "croissant.json",
         "messages/test-00000-of-00001.parquet",
         "messages/train-00000-of-00001.parquet",
         "messages/validation-00000-of-00001.parquet",
@@ -79,7 +80,7 @@ def test_build_one_config(capsys, tmp_path):
     code, out, _ = run(capsys, "build", NAME, "--dummy", "--config", "messages", "--out", str(tmp_path))
     assert code == 0
     assert [row[1] for row in table_lines(out)] == ["messages"] * 3
-    assert sorted(p.name for p in (tmp_path / NAME).iterdir()) == ["README.md", "messages"]
+    assert sorted(p.name for p in (tmp_path / NAME).iterdir()) == ["README.md", "croissant.json", "messages"]
 
 
 def test_build_from_a_full_size_copy_gives_the_official_sizes(capsys, tmp_path):

@@ -52,8 +52,9 @@ def test_push_creates_the_repo_and_uploads_the_export(hub, upstream_copy, tmp_pa
     assert b'ds = load_dataset("my-org/diplomacy", "conversations")' in local["README.md"]
     assert sorted(local) == [
         "README.md",
-        *(f"{config}/{split}-00000-of-00001.parquet" for config in ("conversations", "messages")
-          for split in ("test", "train", "validation")),
+        *(f"conversations/{split}-00000-of-00001.parquet" for split in ("test", "train", "validation")),
+        "croissant.json",
+        *(f"messages/{split}-00000-of-00001.parquet" for split in ("test", "train", "validation")),
     ]
     # every call carried the token, from HF_TOKEN
     assert {auth for method, path, auth in hub.requests if path.startswith("/api/datasets") or path.startswith("/api/repos")} == {f"Bearer {TOKEN}"}
@@ -64,12 +65,11 @@ def test_dry_run_sends_nothing(hub, upstream_copy, tmp_path):
                      "--out", str(tmp_path / "out"), "--allow-modified-sources", hub=hub, home=tmp_path / "home")
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
-    assert lines[-8].startswith("would upload 7 files from ")
-    assert lines[-8].endswith(" to https://huggingface.co/datasets/my-org/diplomacy (public):")
-    assert lines[-7:] == ["  README.md"] + [
-        f"  {config}/{split}-00000-of-00001.parquet" for config in ("conversations", "messages")
-        for split in ("test", "train", "validation")
-    ]
+    assert lines[-9].startswith("would upload 8 files from ")
+    assert lines[-9].endswith(" to https://huggingface.co/datasets/my-org/diplomacy (public):")
+    assert lines[-8:] == ["  README.md"] + [
+        f"  conversations/{split}-00000-of-00001.parquet" for split in ("test", "train", "validation")
+    ] + ["  croissant.json"] + [f"  messages/{split}-00000-of-00001.parquet" for split in ("test", "train", "validation")]
     assert [r for r in hub.requests if r[1].startswith("/api/")] == []
 
 

@@ -11,8 +11,10 @@ from pathlib import Path
 import datasets
 
 from corpora import cards
+from corpora import croissant
 from corpora import registry
 from corpora import sources
+from corpora import stats
 from corpora.errors import CorporaError
 
 # Shards stay well under the Hub's recommended file size.
@@ -90,23 +92,31 @@ def build(
     shutil.rmtree(partial, ignore_errors=True)
     with tempfile.TemporaryDirectory(prefix="corpora-") as cache_dir:
         try:
-            infos, read = {}, {}
+            infos, report = {}, {}
             for config in configs:
                 builder = corpus.builder(config, local, cache_dir)
                 builder.download_and_prepare(num_proc=num_proc, download_config=_download_config())
-                read[config] = account_for_rows(corpus, config, builder.info, files)
-                for split, dataset in builder.as_dataset().items():
+                read = account_for_rows(corpus, config, builder.info, files)
+                prepared = builder.as_dataset()
+                for split, dataset in prepared.items():
                     write_parquet(dataset, partial / config, split)
                 infos[config] = builder.info
+                report[config] = stats.ConfigReport(
+                    read=read,
+                    statistics={split: stats.compute(dataset) for split, dataset in prepared.items()},
+                    example=cards.first_example(next(iter(prepared.values()))),
+                )
             if not dummy:
                 check_official_sizes(corpus, infos)
-            cards.write_export_card(corpus, infos, partial / "README.md", repo_id)
+            built_from = describe_sources(corpus, data_dir, dummy, allow_modified_sources)
+            cards.write_export_card(corpus, infos, partial / "README.md", repo_id, report, built_from)
+            croissant.write(corpus, partial, cards.card_source(corpus), configs, repo_id)
         except BaseException:
             shutil.rmtree(partial, ignore_errors=True)  # never leave half an export behind
             raise
         swap_into_place(partial, target)
         return [
-            SplitRows(name, config, split, rows, read[config][split],
+            SplitRows(name, config, split, rows, report[config].read[split],
                       None if dummy else corpus.split_sizes[config].get(split))
             for config, splits in reload_counts(target, configs, cache_dir).items()
             for split, rows in splits.items()
@@ -125,6 +135,16 @@ def account_for_rows(corpus: registry.Corpus, config: str, info: datasets.Datase
     if wrong:
         raise CorporaError(f"{corpus.name}: rows in != rows out: " + "; ".join(wrong))
     return read
+
+
+def describe_sources(corpus: registry.Corpus, data_dir, dummy: bool, allow_modified_sources: bool) -> str:
+    """What a build read, in words for its card (never a local path)."""
+    if dummy:
+        return f"the dummy data of `dummy_data/{corpus.name}/` (not the real corpus)"
+    release = "the pinned release files" if not allow_modified_sources else "files that may differ from the release"
+    where = "a local copy" if data_dir is not None else "the pinned URLs"
+    checked = "size and sha256 checked" if not allow_modified_sources else "built with --allow-modified-sources"
+    return f"{release}, read from {where} ({checked}; see Source files)"
 
 
 def swap_into_place(partial: Path, target: Path) -> None:

@@ -23,6 +23,7 @@ from huggingface_hub import DatasetCardData
 from corpora import registry
 from corpora import sources
 from corpora.errors import CorporaError
+from corpora.feature_types import list_item
 
 TEMPLATE = resources.files("corpora") / "templates" / "dataset_card.md.j2"
 
@@ -104,18 +105,11 @@ def describe_type(feature) -> str:
         return feature.dtype
     if isinstance(feature, dict):
         return "struct"
-    inner = _list_item(feature)
+    inner = list_item(feature)
     if inner is not None:
         return "list of " + describe_type(inner)
     return type(feature).__name__
 
-
-def _list_item(feature):
-    if isinstance(feature, list):
-        return feature[0]
-    if type(feature).__name__ in ("Sequence", "List", "LargeList"):
-        return feature.feature
-    return None
 
 
 def field_rows(feature_dict, prefix: str = "") -> list[tuple[str, str]]:
@@ -124,8 +118,8 @@ def field_rows(feature_dict, prefix: str = "") -> list[tuple[str, str]]:
     for name, feature in feature_dict.items():
         rows.append((prefix + name, describe_type(feature)))
         inner = feature
-        while _list_item(inner) is not None:
-            inner = _list_item(inner)
+        while list_item(inner) is not None:
+            inner = list_item(inner)
         if isinstance(inner, dict):
             rows += field_rows(inner, prefix + name + ".")
     return rows
@@ -136,31 +130,61 @@ def size_category(corpus: registry.Corpus) -> str:
     return next(label for bound, label in SIZE_CATEGORIES if largest < bound)
 
 
-def dummy_example(corpus: registry.Corpus) -> str:
-    """The first training example of the default config, from the dummy build."""
-    from corpora import build
+def first_example(dataset: datasets.Dataset) -> dict:
+    """The first row as stored (class labels as their index, images as their bytes)."""
+    return dataset.data.slice(0, 1).to_pylist()[0]
 
-    with tempfile.TemporaryDirectory(prefix="corpora-card-") as cache_dir:
-        dataset = build.load(corpus.name, dummy=True, cache_dir=cache_dir)
-        split = "train" if "train" in dataset else sorted(dataset)[0]
-        example = dataset[split][0]
-    # One line per field keeps long parallel lists readable; lists of structs get a line per item.
+
+def example_text(example: dict) -> str:
+    """An example as JSON, one line per field: long parallel lists stay readable, and lists of
+    structs get a line per item. Binary values (images) are shown by their size."""
+
+    def plain(value):
+        if isinstance(value, bytes):
+            return f"<{len(value):,} bytes>"
+        if isinstance(value, dict):
+            return {key: plain(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [plain(item) for item in value]
+        return value
+
     def dump(value):
+        value = plain(value)
         if isinstance(value, list) and value and isinstance(value[0], dict):
-            return "[\n" + ",\n".join("    " + json.dumps(item, ensure_ascii=False) for item in value) + "\n  ]"
-        return json.dumps(value, ensure_ascii=False)
+            items = ("    " + json.dumps(item, ensure_ascii=False, default=str) for item in value)
+            return "[\n" + ",\n".join(items) + "\n  ]"
+        return json.dumps(value, ensure_ascii=False, default=str)
 
     lines = [f"  {json.dumps(key)}: {dump(value)}" for key, value in example.items()]
     return "{\n" + ",\n".join(lines) + "\n}"
 
 
+def dummy_examples(corpus: registry.Corpus) -> dict[str, dict]:
+    """The first example of each config, from its dummy build (training split if there is one)."""
+    from corpora import build
+
+    examples = {}
+    with tempfile.TemporaryDirectory(prefix="corpora-card-") as cache_dir:
+        for config in corpus.configs:
+            dataset = build.load(corpus.name, config, dummy=True, cache_dir=cache_dir)
+            split = "train" if "train" in dataset else list(dataset)[0]
+            examples[config] = first_example(dataset[split])
+    return examples
+
+
 def render(
-    corpus: registry.Corpus, infos: dict[str, datasets.DatasetInfo] | None = None, repo_id: str | None = None
+    corpus: registry.Corpus,
+    infos: dict[str, datasets.DatasetInfo] | None = None,
+    repo_id: str | None = None,
+    report: dict | None = None,
+    built_from: str | None = None,
 ) -> str:
     """The card. Without `infos` (the loader's card) `dataset_info` holds features only: datasets
-    3.6 checks a script's README split sizes against every build, dummy builds included. An
-    export passes its build's infos, with the real split sizes, and the Hub repository it is
-    pushed to, if any (the card then shows how to load it from there)."""
+    3.6 checks a script's README split sizes against every build, dummy builds included; its
+    examples come from the dummy data. An export passes its build's infos, with the real split
+    sizes, the Hub repository it is pushed to, if any (the card then shows how to load it from
+    there), and the build's `report` ({config: stats.ConfigReport}: the source records read,
+    the statistics of each split, the first example) and what it was `built_from`."""
     source = card_source(corpus)
     found = problems(corpus, source)
     if found:
@@ -201,7 +225,11 @@ def render(
         corpus=corpus,
         source=source,
         fields={config: field_rows(corpus.features(config)) for config in corpus.configs},
-        example=dummy_example(corpus),
+        examples={c: example_text(r.example) for c, r in report.items()} if report else {
+            config: example_text(example) for config, example in dummy_examples(corpus).items()
+        },
+        report=report,
+        built_from=built_from,
         homepage=module._HOMEPAGE,
         citation=module._CITATION.strip(),
         urls=sources.urls(corpus),
@@ -218,8 +246,8 @@ def write(corpus: registry.Corpus) -> Path:
     return corpus.card_path
 
 
-def write_export_card(corpus: registry.Corpus, infos, path: Path, repo_id: str | None = None) -> None:
-    path.write_text(render(corpus, infos, repo_id), encoding="utf-8")
+def write_export_card(corpus: registry.Corpus, infos, path: Path, repo_id=None, report=None, built_from=None) -> None:
+    path.write_text(render(corpus, infos, repo_id, report, built_from), encoding="utf-8")
 
 
 def check(corpus: registry.Corpus) -> str | None:

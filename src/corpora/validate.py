@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 
 import datasets
 
@@ -51,7 +52,8 @@ def _round_trip_problem(corpus, prepared: dict[str, datasets.DatasetDict], tmp: 
         problem = compare(dataset_dict, reloaded)
         if problem:
             return f"{config}: {problem}"
-    return None
+    problems = cards.export_problems(corpus, Path(tmp) / "export" / corpus.name)
+    return "export card: " + "; ".join(problems) if problems else None
 
 
 def compare(expected: datasets.DatasetDict, actual: datasets.DatasetDict) -> str | None:

@@ -1,0 +1,204 @@
+"""`croissant.json` of an export: the MLCommons Croissant description (1.1, with the Responsible
+AI vocabulary) that the Hub, Kaggle and OpenML read, generated from the same sources as the
+card: the loader (features, license, citation), `dataset_cards/<name>.yaml` (prose, field
+descriptions, responsible-AI text) and the Parquet files of the export (paths, sha256).
+
+Each config is one record set read from the config's Parquet files. Class labels are stored as
+their index, as in the Parquet files; the field description lists the names in index order.
+Structs are fields with sub-fields, lists are arrays. (mlcroissant 1.1 reads top-level fields and
+their direct sub-fields; a struct nested inside a sub-field is described but it cannot assemble
+it, see tests/test_croissant.py.)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import datasets
+
+from corpora import registry
+from corpora.feature_types import list_item
+
+CONTEXT = {
+    "@language": "en",
+    "@vocab": "https://schema.org/",
+    "citeAs": "cr:citeAs",
+    "column": "cr:column",
+    "conformsTo": "dct:conformsTo",
+    "cr": "http://mlcommons.org/croissant/",
+    "rai": "http://mlcommons.org/croissant/RAI/",
+    "data": {"@id": "cr:data", "@type": "@json"},
+    "dataType": {"@id": "cr:dataType", "@type": "@vocab"},
+    "dct": "http://purl.org/dc/terms/",
+    "examples": {"@id": "cr:examples", "@type": "@json"},
+    "extract": "cr:extract",
+    "field": "cr:field",
+    "fileProperty": "cr:fileProperty",
+    "fileObject": "cr:fileObject",
+    "fileSet": "cr:fileSet",
+    "format": "cr:format",
+    "includes": "cr:includes",
+    "isArray": "cr:isArray",
+    "arrayShape": "cr:arrayShape",
+    "isLiveDataset": "cr:isLiveDataset",
+    "jsonPath": "cr:jsonPath",
+    "key": "cr:key",
+    "md5": "cr:md5",
+    "parentField": "cr:parentField",
+    "path": "cr:path",
+    "recordSet": "cr:recordSet",
+    "references": "cr:references",
+    "regex": "cr:regex",
+    "repeated": "cr:repeated",
+    "replace": "cr:replace",
+    "sc": "https://schema.org/",
+    "samplingRate": "cr:samplingRate",
+    "equivalentProperty": "cr:equivalentProperty",
+    "separator": "cr:separator",
+    "source": "cr:source",
+    "subField": "cr:subField",
+    "transform": "cr:transform",
+}
+CONFORMS_TO = "http://mlcommons.org/croissant/1.1"
+PARQUET = "application/x-parquet"
+
+# The Responsible AI properties and the card text each is written from.
+RAI_FROM_CARD = {
+    "rai:dataCollection": "source_data",
+    "rai:dataAnnotationProtocol": "annotations",
+    "rai:dataBiases": "biases",
+    "rai:dataLimitations": "limitations",
+    "rai:personalSensitiveInformation": "personal_information",
+    "rai:dataSocialImpact": "social_impact",
+    "rai:dataUseCases": "supported_tasks",
+}
+
+LICENSE_URLS = {
+    "cc-by-4.0": "https://creativecommons.org/licenses/by/4.0/",
+    "cc-by-nc-4.0": "https://creativecommons.org/licenses/by-nc/4.0/",
+    "mit": "https://opensource.org/license/mit",
+}
+
+
+def data_type(feature) -> str:
+    """The Croissant data type of a feature that is not a struct or a list."""
+    if isinstance(feature, datasets.ClassLabel):
+        return "sc:Integer"
+    if isinstance(feature, datasets.Image):
+        return "sc:ImageObject"
+    dtype = feature.dtype
+    if dtype == "bool":
+        return "sc:Boolean"
+    if dtype.startswith(("int", "uint")):
+        return "sc:Integer"
+    if dtype.startswith("float"):
+        return "sc:Float"
+    if dtype.startswith("timestamp"):
+        return "sc:DateTime"
+    if dtype.startswith("date"):
+        return "sc:Date"
+    return "sc:Text"
+
+
+
+def fields(features, descriptions: dict, file_set: str, record_set: str, prefix: str = "", column=None) -> list:
+    """Croissant fields for a features dict; nested structs become sub-fields, lists arrays."""
+    result = []
+    for name, feature in features.items():
+        dotted = prefix + name
+        depth = 0
+        while list_item(feature) is not None:
+            feature, depth = list_item(feature), depth + 1
+        field = {"@type": "cr:Field", "@id": f"{record_set}/{dotted}", "name": dotted}
+        description = descriptions.get(dotted, "")
+        if isinstance(feature, datasets.ClassLabel):
+            names = ", ".join(f"{index} = {name}" for index, name in enumerate(feature.names))
+            description += f" Class label stored as its index: {names}."
+        field["description"] = description.strip()
+        if isinstance(feature, dict):
+            field["dataType"] = "cr:RecordSet"
+            field["subField"] = fields(feature, descriptions, file_set, record_set, dotted + ".", column or name)
+        else:
+            field["dataType"] = data_type(feature)
+        source = {"fileSet": {"@id": file_set}, "extract": {"column": column or name}}
+        if column:  # a sub-field: its key in the parent's value (mlcroissant maps it over lists)
+            source["transform"] = {"jsonPath": name}
+        field["source"] = source
+        if depth:
+            field["isArray"] = True
+            field["arrayShape"] = ",".join(["-1"] * depth)
+        result.append(field)
+    return result
+
+
+def sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def describe(corpus: registry.Corpus, folder: Path, source: dict, configs: list[str], repo_id: str | None = None):
+    """The Croissant JSON-LD of the export in `folder` (a dict, ready for json.dump)."""
+    module = corpus.module
+    distribution, record_sets = [], []
+    for config in configs:
+        file_set = f"parquet-{config}"
+        for path in sorted((folder / config).glob("*.parquet")):
+            relative = path.relative_to(folder).as_posix()
+            distribution.append({
+                "@type": "cr:FileObject",
+                "@id": relative,
+                "name": relative,
+                "contentUrl": relative,
+                "encodingFormat": PARQUET,
+                "sha256": sha256(path),
+                "contentSize": f"{path.stat().st_size} B",
+            })
+        distribution.append({
+            "@type": "cr:FileSet",
+            "@id": file_set,
+            "name": file_set,
+            "description": f"The Parquet files of the {config} config, one or more per split.",
+            "containedIn": [{"@id": d["@id"]} for d in distribution if d["@id"].startswith(f"{config}/")],
+            "encodingFormat": PARQUET,
+            "includes": f"{config}/*.parquet",
+        })
+        record_sets.append({
+            "@type": "cr:RecordSet",
+            "@id": config,
+            "name": config,
+            "description": " ".join(source["configs"][config].split()),
+            "field": fields(corpus.features(config), source["fields"], file_set, config),
+        })
+    description = {
+        "@context": CONTEXT,
+        "@type": "sc:Dataset",
+        "conformsTo": CONFORMS_TO,
+        "name": corpus.name,
+        "alternateName": source["pretty_name"],
+        "description": " ".join(source["summary"].split()),
+        "url": f"https://huggingface.co/datasets/{repo_id}" if repo_id else module._HOMEPAGE,
+        "sameAs": module._HOMEPAGE,
+        "license": LICENSE_URLS.get(module._LICENSE, module._LICENSE),
+        "citeAs": module._CITATION.strip(),
+        "inLanguage": source["language"],
+        "keywords": source["tags"],
+        "version": str(corpus.builder_class.VERSION or "1.0.0"),
+        "isLiveDataset": False,
+        "distribution": distribution,
+        "recordSet": record_sets,
+    }
+    for prop, key in RAI_FROM_CARD.items():
+        description[prop] = " ".join(str(source[key]).split())
+    return description
+
+
+def write(corpus: registry.Corpus, folder: Path, source: dict, configs: list[str], repo_id: str | None = None) -> Path:
+    path = folder / "croissant.json"
+    text = json.dumps(describe(corpus, folder, source, configs, repo_id), indent=2, ensure_ascii=False)
+    path.write_text(text + "\n", encoding="utf-8")
+    return path
