@@ -79,6 +79,8 @@ def readable_fields(record_set):
     readable = {}
     for field in record_set["field"]:
         subs = [s["name"] for s in field.get("subField", []) if "subField" not in s]
+        if field.get("subField") and not subs:
+            continue  # a struct of structs only (crowd_deliberation's statistics): nothing it can read
         readable[field["name"]] = subs
     return readable
 

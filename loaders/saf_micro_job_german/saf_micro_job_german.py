@@ -1,0 +1,490 @@
+"""SAF micro job (German): German short answers written by crowd workers of the appJobber
+platform to 8 training questions of a micro job, each with a reference answer, an expert's
+textual feedback, a score from 0 to 1 and a verification label (Correct / Partially correct /
+Incorrect). The German part of the Short Answer Feedback dataset (Filighera et al., ACL 2022).
+
+Two configs, two upstream repositories:
+- `default`: the published dataset on the Hugging Face Hub, `data/*.parquet` of
+  Short-Answer-Feedback/saf_micro_job_german pinned to a revision, read with pyarrow in record
+  batches. Same schema as the published card: every column a string, `score` float64.
+- `upstream_xml`: the original release, the 14 German XML files of GitHub SebOchs/SAF pinned to
+  its last commit (one file per question and fold). Same fields as `default`, plus `question_id`
+  and `reference_answer_id`. The XML has no answer ids: `id` is derived from the fold, the
+  question and the answer's position in its file (`training-6-012`), so a rebuild gives the same
+  ids (the Hub's ids are random UUID4s and cannot be reproduced from the XML). The Hub's
+  train/validation partition of the `training/` folder is not recorded in the XML: `train` here
+  holds all 1,534 training answers.
+
+Deviations from the upstream schemas, all documented in the card:
+- `verification_feedback` stays a string as in the published schema (not a ClassLabel), but only
+  its three values are accepted, and it must agree with `score` (1 is `Correct`, 0 is
+  `Incorrect`, anything between is `Partially correct`);
+- XML scores are decimal strings (`"0.75"`); they become float64;
+- XML `question/@id` becomes the int32 `question_id`.
+Text is kept exactly as in the files: entities decoded, inner newlines and leading or trailing
+spaces kept. Every value outside its documented domain stops the build with a ValueError naming
+the file, the record, the field and the value.
+
+XML is parsed with the standard library's expat-based ElementTree, after refusing any document
+type or entity declaration (so no entity expansion beyond the five predefined entities, no
+external entities, no "billion laughs").
+"""
+
+import math
+import os
+import re
+import xml.etree.ElementTree as ET
+
+import datasets
+import pyarrow
+import pyarrow.parquet
+from datasets.utils.file_utils import xopen
+
+_CITATION = """\
+@inproceedings{filighera-etal-2022-answer,
+    title = "Your Answer is Incorrect... Would you like to know why?
+      Introducing a Bilingual Short Answer Feedback Dataset",
+    author = "Filighera, Anna  and
+      Parihar, Siddharth  and
+      Steuer, Tim  and
+      Meuser, Tobias  and
+      Ochs, Sebastian",
+    booktitle = "Proceedings of the 60th Annual Meeting of the Association for Computational Linguistics
+      (Volume 1: Long Papers)",
+    month = may,
+    year = "2022",
+    address = "Dublin, Ireland",
+    publisher = "Association for Computational Linguistics",
+    url = "https://aclanthology.org/2022.acl-long.587",
+    doi = "10.18653/v1/2022.acl-long.587",
+    pages = "8577--8591",
+}
+"""
+
+_DESCRIPTION = """\
+2,407 German short answers written by crowd workers of the appJobber platform to 8 questions of
+a micro-job training, each with the question, a reference answer, an expert's textual feedback,
+a score from 0 to 1 and a verification label (Correct, Partially correct, Incorrect).
+"""
+
+_HOMEPAGE = "https://huggingface.co/datasets/Short-Answer-Feedback/saf_micro_job_german"
+
+# The published dataset (config `default`) is cc-by-4.0 (card YAML of the Hub repository); the
+# original XML release (config `upstream_xml`) is MIT ("Copyright (c) 2021 Sebastian Ochs, Anna
+# Filighera", LICENSE of SebOchs/SAF).
+_LICENSE = "cc-by-4.0"
+
+# Hub revision: the last commit of the dataset repository seen (a README edit; data/ is older).
+_REVISION = "30db3effcfc07b638291cfcff248b84dbd8013db"
+_HUB_PREFIX = f"https://huggingface.co/datasets/Short-Answer-Feedback/saf_micro_job_german/resolve/{_REVISION}/"
+# GitHub SebOchs/SAF, last commit (the German files never changed after 90b7681).
+_COMMIT = "09949e912d266777a752ac7d51cfcddb4b3f6978"
+_GITHUB_PREFIX = f"https://raw.githubusercontent.com/SebOchs/SAF/{_COMMIT}/"
+
+_PARQUET = {
+    "train": "data/train-00000-of-00001-d7d79904ef6ab584.parquet",
+    "validation": "data/validation-00000-of-00001-0da65f8dcc3502f2.parquet",
+    "test_unseen_answers": "data/test_unseen_answers-00000-of-00001-1eac04e462a6f413.parquet",
+    "test_unseen_questions": "data/test_unseen_questions-00000-of-00001-3c502ac25141f64c.parquet",
+}
+# XML folds and the questions in each.
+_XML = {
+    "train": [f"data/training/german/{q}.xml" for q in (1, 3, 4, 6, 7, 8)],
+    "test_unseen_answers": [f"data/unseen_answers/german/{q}.xml" for q in (1, 3, 4, 6, 7, 8)],
+    "test_unseen_questions": [f"data/unseen_questions/german/{q}.xml" for q in (2, 5)],
+}
+
+# Paths relative to the root of the upstream repository each file comes from (the layout a
+# `data_dir` copy mirrors; the Hub and GitHub layouts do not collide) and their pinned URLs.
+_URLS = {
+    **{path: _HUB_PREFIX + path for path in _PARQUET.values()},
+    **{path: _GITHUB_PREFIX + path for paths in _XML.values() for path in paths},
+}
+
+# Which source files each split of each config reads.
+_FILES = {
+    "default": {split: [path] for split, path in _PARQUET.items()},
+    "upstream_xml": {split: list(paths) for split, paths in _XML.items()},
+}
+
+# Official sizes: the Hub card (default) and the answers in the XML files (upstream_xml; train
+# = the training folder = Hub train 1,226 + validation 308).
+_SPLIT_SIZES = {
+    "default": {"train": 1226, "validation": 308, "test_unseen_answers": 271, "test_unseen_questions": 602},
+    "upstream_xml": {"train": 1534, "test_unseen_answers": 271, "test_unseen_questions": 602},
+}
+
+_LABELS = ["Correct", "Partially correct", "Incorrect"]
+# Columns of the published Parquet files and their Arrow types (the published card's schema).
+_COLUMNS = {
+    "id": "string",
+    "question": "string",
+    "reference_answer": "string",
+    "provided_answer": "string",
+    "answer_feedback": "string",
+    "verification_feedback": "string",
+    "score": "double",
+}
+_TEXT_COLUMNS = ["question", "reference_answer", "provided_answer", "answer_feedback"]
+_BATCH_ROWS = 1024
+
+_LFS_POINTER_PREFIX = b"version https://git-lfs.github.com/spec/"
+_BOM = b"\xef\xbb\xbf"
+_PARQUET_MAGIC = b"PAR1"
+_HUB_ID = re.compile(r"[0-9a-f]{32}")
+_DECIMAL = re.compile(r"[0-9]+(\.[0-9]+)?")
+_QUESTION_ID = re.compile(r"[1-9][0-9]*")
+_XML_DECLARATION = re.compile(rb"<\?xml[^>]*?encoding\s*=\s*[\"']([A-Za-z0-9._-]+)[\"']")
+_FORBIDDEN_DECLARATIONS = (b"<!DOCTYPE", b"<!ENTITY")
+_REPR_LIMIT = 80
+
+
+def _features(config_name):
+    features = {
+        "id": datasets.Value("string"),
+        "question": datasets.Value("string"),
+        "reference_answer": datasets.Value("string"),
+        "provided_answer": datasets.Value("string"),
+        "answer_feedback": datasets.Value("string"),
+        # A string as in the published schema; only _LABELS are accepted.
+        "verification_feedback": datasets.Value("string"),
+        "score": datasets.Value("float64"),
+    }
+    if config_name == "upstream_xml":
+        features["question_id"] = datasets.Value("int32")
+        features["reference_answer_id"] = datasets.Value("string")
+    return datasets.Features(features)
+
+
+class SafMicroJobGerman(datasets.GeneratorBasedBuilder):
+    """SAF micro job (German): short answers with reference answers, feedback and scores."""
+
+    VERSION = datasets.Version("1.0.0")
+    BUILDER_CONFIGS = [
+        datasets.BuilderConfig(
+            name="default",
+            version=VERSION,
+            description="The published Hub dataset: four Parquet files, one example per answer.",
+        ),
+        datasets.BuilderConfig(
+            name="upstream_xml",
+            version=VERSION,
+            description="The original XML release (GitHub SebOchs/SAF), one example per student answer.",
+        ),
+    ]
+    DEFAULT_CONFIG_NAME = "default"
+
+    def _info(self):
+        return datasets.DatasetInfo(
+            description=_DESCRIPTION,
+            features=_features(self.config.name),
+            homepage=_HOMEPAGE,
+            license=_LICENSE,
+            citation=_CITATION,
+        )
+
+    def _split_generators(self, dl_manager):
+        splits = _FILES[self.config.name]
+        paths = [path for split_paths in splits.values() for path in split_paths]
+        if self.config.data_dir:
+            # A local copy laid out like the upstream repository.
+            local = {path: os.path.join(self.config.data_dir, path) for path in paths}
+            missing = [local[path] for path in paths if not os.path.isfile(local[path])]
+            if missing:
+                raise FileNotFoundError("missing source files: " + ", ".join(missing))
+        else:
+            local = dl_manager.download({path: _URLS[path] for path in paths})
+        return [
+            datasets.SplitGenerator(
+                name=split,
+                gen_kwargs={"filepaths": [local[path] for path in split_paths], "sources": list(split_paths)},
+            )
+            for split, split_paths in splits.items()
+        ]
+
+    def _generate_examples(self, filepaths, sources):
+        read = _read_parquet if self.config.name == "default" else _read_xml
+        for filepath, source in zip(filepaths, sources, strict=True):
+            for example in read(filepath, source):
+                yield example["id"], example
+
+
+def _count_source_records(config_name, split_name, local_paths):
+    """Answers in the source files of one split, counted without the example generator: the
+    row counts in the Parquet footers, or the `studentAnswer` elements of the XML files."""
+    total = 0
+    for path, source in zip(local_paths, _FILES[config_name][split_name], strict=True):
+        if config_name == "default":
+            with xopen(path, "rb") as f:
+                total += _parquet_file(f, source).metadata.num_rows
+        else:
+            with xopen(path, "rb") as f:
+                root = _parse_xml(f.read(), source)
+            total += sum(1 for _ in root.iter("studentAnswer"))
+    return total
+
+
+# --- shared checks -----------------------------------------------------------------------------
+
+
+def _show(value):
+    text = repr(value)
+    return text if len(text) <= _REPR_LIMIT else text[: _REPR_LIMIT - 3] + "..."
+
+
+def _invalid(where, field, value, expected):
+    return ValueError(f"{where}: field {field!r}: invalid value {_show(value)} (expected {expected})")
+
+
+def _check_not_a_placeholder(head, source):
+    """An empty file, a Git LFS pointer or an HTML page (a failed download, a login page) where
+    data should be."""
+    if not head:
+        raise ValueError(f"{source}: is empty (0 bytes)")
+    if head.startswith(_LFS_POINTER_PREFIX):
+        raise ValueError(
+            f"{source}: is a Git LFS pointer, not the data; fetch the real file "
+            "(git lfs pull in a clone, or download it from its pinned URL)"
+        )
+    start = head.lstrip(_BOM).lstrip()[:15].lower()
+    if start.startswith(b"<!doctype html") or start.startswith(b"<html"):
+        raise ValueError(f"{source}: is an HTML page, not the data (an error page saved in its place?)")
+
+
+def _text(value, where, field):
+    """A non-empty string, kept exactly (no stripping, inner newlines kept)."""
+    if isinstance(value, str) and value.strip():
+        return value
+    raise _invalid(where, field, value, "a non-empty string")
+
+
+def _score(value, where):
+    """A float from 0 to 1 (the published float64 column)."""
+    if isinstance(value, float) and math.isfinite(value) and 0.0 <= value <= 1.0:
+        return value
+    raise _invalid(where, "score", value, "a number from 0 to 1")
+
+
+def _score_text(value, where):
+    """An XML score: a decimal string such as `0.75`, from 0 to 1."""
+    if isinstance(value, str) and _DECIMAL.fullmatch(value):
+        number = float(value)
+        if 0.0 <= number <= 1.0:
+            return number
+    raise _invalid(where, "score", value, "a decimal number from 0 to 1, such as '0.75'")
+
+
+def _expected_label(score):
+    if score == 1.0:
+        return "Correct"
+    if score == 0.0:
+        return "Incorrect"
+    return "Partially correct"
+
+
+def _verification(value, score, where):
+    """One of the three labels, and the one the score implies."""
+    if not (isinstance(value, str) and value in _LABELS):
+        raise _invalid(where, "verification_feedback", value, " or ".join(repr(label) for label in _LABELS))
+    expected = _expected_label(score)
+    if value != expected:
+        raise _invalid(where, "verification_feedback", value, f"{expected!r} for score {score!r}")
+    return value
+
+
+# --- Parquet (config `default`) ----------------------------------------------------------------
+
+
+def _parquet_file(f, source):
+    """The ParquetFile of an open source file, after the checks of its first bytes."""
+    head = f.read(512)
+    f.seek(0)
+    _check_not_a_placeholder(head, source)
+    if not head.startswith(_PARQUET_MAGIC):
+        raise ValueError(f"{source}: not a Parquet file (it starts with {head[:8]!r}, not {_PARQUET_MAGIC!r})")
+    try:
+        return pyarrow.parquet.ParquetFile(f)
+    except (pyarrow.ArrowException, OSError) as error:
+        raise _unreadable(source, error) from None
+
+
+def _unreadable(source, error):
+    return ValueError(f"{source}: not a readable Parquet file ({' '.join(str(error).split())})")
+
+
+def _check_schema(schema, source):
+    found = {field.name: field.type for field in schema}
+    missing = [name for name in _COLUMNS if name not in found]
+    extra = [name for name in found if name not in _COLUMNS]
+    if missing or extra:
+        raise ValueError(
+            f"{source}: columns {list(found)}; expected {list(_COLUMNS)} "
+            f"(missing {missing}, unexpected {extra})"
+        )
+    for name, expected in _COLUMNS.items():
+        actual = found[name]
+        ok = pyarrow.types.is_float64(actual) if expected == "double" else (
+            pyarrow.types.is_string(actual) or pyarrow.types.is_large_string(actual)
+        )
+        if not ok:
+            raise ValueError(f"{source}: column {name!r} has type {actual}; expected {expected}")
+
+
+def _read_parquet(filepath, source):
+    """Yield the typed rows of one published Parquet file, in file order, batch by batch."""
+    with xopen(filepath, "rb") as f:
+        parquet = _parquet_file(f, source)
+        _check_schema(parquet.schema_arrow, source)
+        if parquet.metadata.num_rows == 0:  # datasets cannot load an empty split
+            raise ValueError(f"{source}: has no rows")
+        seen = {}
+        index = 0
+        batches = parquet.iter_batches(batch_size=_BATCH_ROWS, columns=list(_COLUMNS))
+        while True:
+            try:
+                batch = next(batches, None)
+            except (pyarrow.ArrowException, OSError) as error:
+                raise _unreadable(source, error) from None
+            if batch is None:
+                break
+            for row in batch.to_pylist():
+                where = f"{source}, row {index}"
+                row_id = row["id"]
+                if not (isinstance(row_id, str) and _HUB_ID.fullmatch(row_id)):
+                    raise _invalid(where, "id", row_id, "32 lower-case hex digits (a UUID4 in hex)")
+                if row_id in seen:
+                    raise _invalid(where, "id", row_id, f"a unique id; row {seen[row_id]} has it too")
+                seen[row_id] = index
+                where = f"{source}, row {index} (id {row_id})"
+                yield _typed_hub_row(row, where)
+                index += 1
+
+
+def _typed_hub_row(row, where):
+    example = {"id": row["id"]}
+    for field in _TEXT_COLUMNS:
+        example[field] = _text(row[field], where, field)
+    score = _score(row["score"], where)
+    example["verification_feedback"] = _verification(row["verification_feedback"], score, where)
+    example["score"] = score
+    return example
+
+
+# --- XML (config `upstream_xml`) ---------------------------------------------------------------
+
+
+def _parse_xml(data, source):
+    """The root element of one XML file. Refuses what the release never has and a safe parser
+    must not expand: document type and entity declarations (internal or external entities)."""
+    _check_not_a_placeholder(data[:512], source)
+    if data.startswith(_BOM):
+        data = data[len(_BOM) :]  # allowed by XML; the parser would skip it too
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ValueError(
+            f"{source}: not UTF-8 (byte 0x{data[error.start]:02x} at position {error.start}: {error.reason})"
+        ) from None
+    declared = _XML_DECLARATION.match(data)
+    if declared and declared.group(1).lower() not in (b"utf-8", b"utf8"):
+        raise ValueError(f"{source}: declares encoding {declared.group(1).decode()!r}; expected 'utf-8'")
+    for forbidden in _FORBIDDEN_DECLARATIONS:
+        position = data.find(forbidden)
+        if position != -1:
+            raise ValueError(
+                f"{source}: has a {forbidden[2:].decode()} declaration at byte {position}; document types and "
+                "entity declarations are refused (only the predefined XML entities are allowed)"
+            )
+    parser = ET.XMLParser(target=ET.TreeBuilder())
+    try:
+        parser.feed(data)
+        return parser.close()
+    except ET.ParseError as error:
+        raise ValueError(f"{source}: malformed XML ({error})") from None
+
+
+def _children(element, names, where):
+    """The child elements of `element`, which must be exactly `names` in this order."""
+    found = [child.tag for child in element]
+    if found != names:
+        raise ValueError(f"{where}: <{element.tag}> has children {found}; expected {names}")
+    return list(element)
+
+
+def _no_text(element, where):
+    """Container elements hold only indentation, no text."""
+    for child in element:
+        if child.tail is not None and child.tail.strip():
+            raise _invalid(where, f"{element.tag} text", child.tail, "only whitespace between elements")
+    if element.text is not None and element.text.strip():
+        raise _invalid(where, f"{element.tag} text", element.text, "only whitespace between elements")
+
+
+def _attributes(element, names, where):
+    if sorted(element.attrib) != sorted(names):
+        raise ValueError(f"{where}: <{element.tag}> has attributes {sorted(element.attrib)}; expected {names}")
+
+
+def _leaf(element, where, attributes=()):
+    """The non-empty text of an element that holds only text (entities decoded, whitespace kept)."""
+    return _text(_leaf_raw(element, where, attributes), where, element.tag)
+
+
+def _read_xml(filepath, source):
+    """Yield the typed answers of one XML file (one question of one fold), in file order."""
+    with xopen(filepath, "rb") as f:
+        data = f.read()
+    root = _parse_xml(data, source)
+    del data
+    parts = source.split("/")  # data/<fold>/german/<question>.xml
+    fold, stem = parts[1], os.path.splitext(parts[-1])[0]
+    if root.tag != "question":
+        raise ValueError(f"{source}: root element is <{root.tag}>; expected <question>")
+    _attributes(root, ["id"], source)
+    question_id = root.get("id")
+    if not _QUESTION_ID.fullmatch(question_id) or question_id != stem:
+        raise _invalid(source, "question/@id", question_id, f"{stem!r}, the number in the file name")
+    question_text, references, answers = _children(root, ["questionText", "referenceAnswers", "studentAnswers"], source)
+    _no_text(root, source)
+    question = _leaf(question_text, source)
+    (reference,) = _children(references, ["referenceAnswer"], source)
+    _no_text(references, source)
+    _attributes(reference, ["id"], source)
+    reference_id = reference.get("id")
+    if reference_id != f"{question_id}.a1":
+        raise _invalid(source, "referenceAnswer/@id", reference_id, repr(f"{question_id}.a1"))
+    reference_answer = _leaf(reference, source, attributes=["id"])
+    _attributes(answers, [], source)
+    _no_text(answers, source)
+    if not len(answers):
+        raise ValueError(f"{source}: <studentAnswers> is empty")  # datasets cannot load an empty split
+    for index, answer in enumerate(answers):
+        answer_id = f"{fold}-{question_id}-{index:03d}"
+        where = f"{source}, studentAnswer {index} (id {answer_id})"
+        if answer.tag != "studentAnswer":
+            raise ValueError(f"{where}: <studentAnswers> has a child <{answer.tag}>; expected <studentAnswer>")
+        _attributes(answer, [], where)
+        response, feedback, score_element, label = _children(
+            answer, ["response", "response_feedback", "score", "verification_feedback"], where
+        )
+        _no_text(answer, where)
+        score = _score_text(_leaf_raw(score_element, where), where)
+        yield {
+            "id": answer_id,
+            "question": question,
+            "reference_answer": reference_answer,
+            "provided_answer": _leaf(response, where),
+            "answer_feedback": _leaf(feedback, where),
+            "verification_feedback": _verification(_leaf_raw(label, where), score, where),
+            "score": score,
+            "question_id": int(question_id),
+            "reference_answer_id": reference_id,
+        }
+
+
+def _leaf_raw(element, where, attributes=()):
+    """The text of a text-only element as it is (`""` if empty); the caller checks the value."""
+    _attributes(element, list(attributes), where)
+    if len(element):
+        raise ValueError(f"{where}: <{element.tag}> has child elements {[c.tag for c in element]}; expected text")
+    return element.text or ""
