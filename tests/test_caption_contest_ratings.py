@@ -356,7 +356,10 @@ def cardinal_zip(tmp_path, rows, header=CARDINAL_HEADER, **kwargs):
 ROW = [0, "KLUCB", "0.67", "abc_def", "28.3", "A caption", 4181, 3, "2017-07-28 17:05:39.090118"]
 
 
-@pytest.mark.parametrize("data,message", [
+# (case, bytes of a summary file, the start of the line the user sees); docs/bad_input.md lists them.
+SUMMARY_CASES = list(zip(["truncated-line", "truncated-quote", "latin1", "bom", "semicolons", "missing-column", "extra-column",
+        "extra-cell", "empty", "header-only", "non-numeric-count", "empty-count", "negative", "count-sum", "score-range",
+        "nan", "contest", "empty-caption", "int32-overflow", "lfs-pointer", "html", "crlf"], [
     (GOOD_B[:-20], f"{SUMMARY}: invalid CSV (CSV parse error: Row #2: Expected 9 columns, got 7: 1,18,27,24,69,1.9130434782608696,0.094022385)"),
     (GOOD_B[:-5], f"{SUMMARY}: does not end with a line feed after record 1; the file is truncated"),
     (GOOD_B.replace(b"A, b", "caf\u00e9".encode("cp1252")), f"{SUMMARY}: record 1: field 'caption': not UTF-8 (byte 0xe9 in b'caf\\xe9')"),
@@ -379,9 +382,10 @@ ROW = [0, "KLUCB", "0.67", "abc_def", "28.3", "A caption", 4181, 3, "2017-07-28 
     (LFS_POINTER, f"{SUMMARY}: is a Git LFS pointer, not the CSV file; download the real file from https://raw.githubusercontent.com/nextml/caption-contest-data-api/9e38b2b73a4541dd26111e05b90bcca6bdcae008/{SUMMARY} (or run `git lfs pull` in a clone)"),
     (HTML_PAGE, f"{SUMMARY}: is an HTML/XML page, not the CSV file (an error page saved instead of the file?)"),
     (GOOD_B.replace(b"\n", b"\r\n"), f"{SUMMARY}: line 1 ends with CR LF; the release files use LF only"),
-], ids=["truncated-line", "truncated-quote", "latin1", "bom", "semicolons", "missing-column", "extra-column",
-        "extra-cell", "empty", "header-only", "non-numeric-count", "empty-count", "negative", "count-sum", "score-range",
-        "nan", "contest", "empty-caption", "int32-overflow", "lfs-pointer", "html", "crlf"])
+], strict=True))
+
+
+@pytest.mark.parametrize("data,message", [case for _, case in SUMMARY_CASES], ids=[name for name, _ in SUMMARY_CASES])
 def test_bad_summary_file(tmp_path, data, message):
     assert summary_error(tmp_path, data).startswith(message)
 
@@ -437,12 +441,18 @@ def test_a_dueling_archive_is_not_a_cardinal_one(tmp_path):  # quirk 15
     assert message.endswith("; found '" + ",".join(DUELING_HEADER) + "'")
 
 
-@pytest.mark.parametrize("make,message", [
+ARCHIVE_CASES = list(zip(["lfs-pointer", "html", "empty", "plain-csv"], [
     (lambda p: p.write_bytes(LFS_POINTER), f"{ARCHIVE}: is a Git LFS pointer, not the zip archive; download the real file from https://media.githubusercontent.com/media/nextml/caption-contest-data-api/9e38b2b73a4541dd26111e05b90bcca6bdcae008/{ARCHIVE} (or run `git lfs pull` in a clone)"),
     (lambda p: p.write_bytes(HTML_PAGE), f"{ARCHIVE}: is an HTML/XML page, not the zip archive (an error page saved instead of the file?)"),
     (lambda p: p.write_bytes(b""), f"{ARCHIVE}: is empty, expected the zip archive"),
     (lambda p: p.write_bytes(b",alg_label\n0,KLUCB\n"), f"{ARCHIVE}: not a zip archive (starts with b',alg_label\\n0,KLU'); the download is corrupt"),
-], ids=["lfs-pointer", "html", "empty", "plain-csv"])
+], strict=True))
+DOCUMENTED_CASES = {f"summary file: {name}": message for name, (_, message) in SUMMARY_CASES} | {
+    f"response archive: {name}": message for name, (_, message) in ARCHIVE_CASES
+}
+
+
+@pytest.mark.parametrize("make,message", [case for _, case in ARCHIVE_CASES], ids=[name for name, _ in ARCHIVE_CASES])
 def test_not_an_archive(tmp_path, make, message):
     path = tmp_path / "577-responses.csv.zip"
     make(path)
