@@ -6,6 +6,7 @@ template. The same rendering, with a build's real split infos, is the README of 
 from __future__ import annotations
 
 import difflib
+import functools
 import json
 import re
 import tempfile
@@ -49,6 +50,7 @@ class CardError(CorporaError):
     pass
 
 
+@functools.cache
 def vocabularies() -> dict[str, list[str]]:
     return yaml.safe_load((resources.files("corpora") / "vocabularies.yaml").read_text())
 

@@ -85,9 +85,10 @@ class Corpus:
     def expected_dummy_counts(self) -> dict[str, dict[str, int]]:
         return json.loads((self.dummy_dir / "expected_counts.json").read_text())
 
-    def builder(self, config: str | None = None, data_dir=None, cache_dir=None, **config_kwargs):
+    def builder(self, config=None, data_dir=None, cache_dir=None, writer_batch_size=None, **config_kwargs):
         """An instance of the builder, on datasets 3.6 and 5.x alike. `config_kwargs` set
-        parameters of the config (datasets then gives it its own cache folder)."""
+        parameters of the config (datasets then gives it its own cache folder);
+        `writer_batch_size` is the rows per written batch (Parquet: per row group)."""
         config = config or self.default_config
         return self.builder_class(
             config_name=config,
@@ -95,6 +96,7 @@ class Corpus:
             cache_dir=str(cache_dir) if cache_dir is not None else None,
             dataset_name=self.name,
             hash=self._cache_hash(config, data_dir),
+            writer_batch_size=writer_batch_size,
             **config_kwargs,
         )
 

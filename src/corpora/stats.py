@@ -1,16 +1,23 @@
-"""Per-split statistics of a build, computed with Arrow compute on the prepared tables (no
-per-row Python, so they stay cheap on the big corpus): examples, the distribution of every
-class-label and boolean field, and the length quantiles (in characters) of every text field,
-nested fields included (values in lists are counted one by one)."""
+"""Per-split statistics of a build, computed with Arrow compute on the written Parquet files,
+batch by batch (no per-row Python and bounded memory, so they stay cheap on the big corpus):
+examples, the distribution of every class-label and boolean field, and the length quantiles (in
+characters, nearest rank) of every text field, nested fields included (values in lists are
+counted one by one). Lengths are kept as a histogram, so the quantiles are exact."""
 
 from __future__ import annotations
 
+import math
+import os
+from collections import Counter
+from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from dataclasses import field
 
 import datasets
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.parquet
 
 from corpora.feature_types import list_item
 
@@ -27,42 +34,89 @@ class SplitStatistics:
 
 
 
-def compute(dataset: datasets.Dataset) -> SplitStatistics:
-    statistics = SplitStatistics(examples=dataset.num_rows)
-    table = dataset.data.table
-    for name, feature in dataset.features.items():
-        _walk(feature, table.column(name).combine_chunks(), name, statistics)
+def compute(features: datasets.Features, files: list) -> SplitStatistics:
+    """The statistics of one split, from its Parquet files: one task per file and column, in
+    parallel threads (Arrow's reader and compute release the GIL)."""
+    columns = [name for name, feature in features.items() if _has_statistics(feature)]
+    tasks = [(path, column) for path in files for column in columns]
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        parts = list(pool.map(lambda task: _column_counts(features, *task), tasks))
+    examples = sum(pyarrow.parquet.ParquetFile(path).metadata.num_rows for path in files)
+    counts, lengths, labels = defaultdict(Counter), defaultdict(Counter), {}
+    for part_counts, part_lengths, part_labels in parts:
+        for path, counter in part_counts.items():
+            counts[path].update(counter)
+        for path, counter in part_lengths.items():
+            lengths[path].update(counter)
+        labels.update(part_labels)
+    statistics = SplitStatistics(examples=examples)
+    for path, names in labels.items():
+        counted = counts[path]
+        statistics.distributions[path] = [(str(value), counted[key]) for key, value in names]
+        if counted[None]:
+            statistics.distributions[path].append(("None", counted[None]))
+    for path, histogram in lengths.items():
+        if histogram:
+            statistics.lengths[path] = _quantiles(histogram)
     return statistics
 
 
-def _walk(feature, array: pa.Array, path: str, statistics: SplitStatistics) -> None:
+def _column_counts(features, path, column):
+    counts, lengths, labels = {}, {}, {}
+    for batch in pyarrow.parquet.ParquetFile(path).iter_batches(batch_size=1 << 16, columns=[column]):
+        _walk(features[column], batch.column(0), column, counts, lengths, labels)
+    return counts, lengths, labels
+
+
+def _has_statistics(feature) -> bool:
     item = list_item(feature)
     if item is not None:
-        _walk(item, pc.list_flatten(array), path, statistics)
+        return _has_statistics(item)
+    if isinstance(feature, dict):
+        return any(_has_statistics(sub) for sub in feature.values())
+    if isinstance(feature, datasets.ClassLabel):
+        return True
+    return isinstance(feature, datasets.Value) and feature.dtype in ("bool", "string", "large_string")
+
+
+def _walk(feature, array: pa.Array, path: str, counts, lengths, labels) -> None:
+    item = list_item(feature)
+    if item is not None:
+        _walk(item, pc.list_flatten(array), path, counts, lengths, labels)
     elif isinstance(feature, dict):
         for key, sub_feature in feature.items():
-            _walk(sub_feature, pc.struct_field(array, [key]), f"{path}.{key}", statistics)
+            if _has_statistics(sub_feature):
+                _walk(sub_feature, pc.struct_field(array, [key]), f"{path}.{key}", counts, lengths, labels)
     elif isinstance(feature, datasets.ClassLabel):
-        counts = _counts(array)
-        statistics.distributions[path] = [(name, counts.get(i, 0)) for i, name in enumerate(feature.names)]
-        statistics.distributions[path] += [("None", counts[None])] if counts.get(None) else []
+        labels.setdefault(path, list(enumerate(feature.names)))
+        _count(array, counts.setdefault(path, Counter()))
     elif isinstance(feature, datasets.Value) and feature.dtype == "bool":
-        counts = _counts(array)
-        statistics.distributions[path] = [("True", counts.get(True, 0)), ("False", counts.get(False, 0))]
-        statistics.distributions[path] += [("None", counts[None])] if counts.get(None) else []
+        labels.setdefault(path, [(True, "True"), (False, "False")])
+        _count(array, counts.setdefault(path, Counter()))
     elif isinstance(feature, datasets.Value) and feature.dtype in ("string", "large_string"):
-        lengths = pc.drop_null(pc.utf8_length(array))
-        if len(lengths):
-            quantiles = pc.quantile(lengths, q=list(QUANTILES), interpolation="nearest")
-            statistics.lengths[path] = tuple(int(q) for q in quantiles.to_pylist())
+        _count(pc.drop_null(pc.utf8_length(array)), lengths.setdefault(path, Counter()))
 
 
-def _counts(array: pa.Array) -> dict:
+def _count(array: pa.Array, counter: Counter) -> None:
     counted = pc.value_counts(array)
-    counts = dict(zip(counted.field("values").to_pylist(), counted.field("counts").to_pylist(), strict=True))
-    if array.null_count and None not in counts:
-        counts[None] = array.null_count
-    return counts
+    for value, count in zip(counted.field("values").to_pylist(), counted.field("counts").to_pylist(), strict=True):
+        counter[value] += count
+
+
+def _quantiles(histogram: Counter) -> tuple[int, ...]:
+    """Nearest-rank quantiles of the values a histogram counts."""
+    total = sum(histogram.values())
+    ranks = [max(1, math.ceil(q * total)) for q in QUANTILES]
+    result, seen = [], 0
+    values = iter(sorted(histogram.items()))
+    value, count = next(values)
+    seen = count
+    for rank in ranks:
+        while seen < rank:
+            value, count = next(values)
+            seen += count
+        result.append(int(value))
+    return tuple(result)
 
 
 @dataclass
