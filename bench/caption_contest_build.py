@@ -151,11 +151,14 @@ def task_raw_cardinal(root, work):
         with zipfile.ZipFile(path) as archive, archive.open(archive.namelist()[0]) as f:
             reader = pyarrow.csv.open_csv(
                 f,
-                read_options=pyarrow.csv.ReadOptions(block_size=16 << 20),
+                # One thread, as the loader reads: pyarrow's readahead thread on a Python file object
+                # can outlive the file and abort the process at exit.
+                read_options=pyarrow.csv.ReadOptions(block_size=16 << 20, use_threads=False),
                 parse_options=pyarrow.csv.ParseOptions(newlines_in_values=True),
                 convert_options=pyarrow.csv.ConvertOptions(column_types=types, strings_can_be_null=True),
             )
             rows += sum(batch.num_rows for batch in reader)
+            reader.close()
     return rows
 
 

@@ -461,7 +461,10 @@ def _count_records(f):
         parse_options=pa_csv.ParseOptions(newlines_in_values=True),
         convert_options=pa_csv.ConvertOptions(include_columns=[first], column_types={first: pa.binary()}),
     )
-    return sum(batch.num_rows for batch in reader)
+    # Closed explicitly: a reader on a Python file object left to the interpreter's exit can
+    # abort the process ("terminate called without an active exception").
+    with reader:
+        return sum(batch.num_rows for batch in reader)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -581,9 +584,10 @@ def _csv_batches(f, source, expected_headers, types, strings_can_be_null, what):
                 quoted_strings_can_be_null=False,
             ),
         )
-        for batch in reader:
-            yield header, offset, batch
-            offset += batch.num_rows
+        with reader:  # closed explicitly, see _count_records
+            for batch in reader:
+                yield header, offset, batch
+                offset += batch.num_rows
     except pa.ArrowInvalid as error:
         raise _locate(f, source, header, types, error) from None
     if offset == 0:
