@@ -116,7 +116,7 @@ def cmd_build(args) -> int:
         for r in rows_built:
             official = "" if r.official is None else ("ok" if r.official == r.rows else f"official {r.official:,}")
             rows.append([r.corpus, r.config, r.split, r.read, r.rows, official])
-    print(f"\nexported to {args.out}/ and reloaded with load_dataset:")
+    print(f"\nexported to {args.out}/ (rows: the files load_dataset resolves from each exported card):")
     print_table(["corpus", "config", "split", "source records", "rows", "official size"], rows)
     return 0
 
