@@ -5,6 +5,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import datasets
 import pytest
 
 from bench.synthetic import write_diplomacy
@@ -225,3 +226,28 @@ def test_console_script_runs(tmp_path):
     )
     assert result.returncode == 0, result.stderr
     assert [NAME, "messages", "validation", "3", "3"] in table_lines(result.stdout)
+
+
+def test_build_with_worker_processes_gives_the_rows_of_one_process(tmp_path):
+    # Worker processes are forked: nothing may run in another thread then (a fork beside the
+    # counting thread hung). In a subprocess with a timeout, so a hang fails instead of waiting.
+    script = Path(sys.executable).with_name("corpora")
+    name = "caption_contest_ratings"
+    for num_proc in ("1", "2"):
+        result = subprocess.run(
+            [str(script), "build", name, "--dummy", "--config", "summaries", "--num-proc", num_proc,
+             "--out", str(tmp_path / num_proc)],
+            capture_output=True, text=True, env=os.environ.copy(), check=False, timeout=300,
+        )
+        assert result.returncode == 0, result.stderr
+        assert table_lines(result.stdout) == [[name, "summaries", "train", "400", "400"]]
+    one = sorted(p.name for p in (tmp_path / "1" / name / "summaries").iterdir())
+    two = sorted(p.name for p in (tmp_path / "2" / name / "summaries").iterdir())
+    assert (one, two) == (["train-00000-of-00001.parquet"], ["train-00000-of-00002.parquet", "train-00001-of-00002.parquet"])
+    rows = {n: datasets.load_dataset(str(tmp_path / n / name), "summaries", split="train", cache_dir=str(tmp_path / "c"))
+            for n in ("1", "2")}
+
+    def key(row):
+        return (row["source_file"], row["rank"], row["caption"])
+
+    assert sorted(rows["1"].to_list(), key=key) == sorted(rows["2"].to_list(), key=key)

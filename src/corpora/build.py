@@ -104,16 +104,18 @@ def build(
                 # for images, whose local paths datasets' Parquet writer cuts to the file name.
                 file_format = "arrow" if has_media(features) else "parquet"
                 # The source records are counted in a second thread while the builder runs
-                # (both spend their time in Arrow and zlib, which release the GIL).
+                # (both spend their time in Arrow and zlib, which release the GIL); not beside
+                # worker processes, which must not be forked while another thread runs.
+                parallel = num_proc is None or num_proc <= 1
                 with ThreadPoolExecutor(max_workers=1) as pool:
-                    counting = pool.submit(count_source_records, corpus, config, files)
+                    counting = pool.submit(count_source_records, corpus, config, files) if parallel else None
                     builder.download_and_prepare(
                         num_proc=num_proc,
                         download_config=_download_config(),
                         file_format=file_format,
                         max_shard_size=MAX_SHARD_BYTES,
                     )
-                    read = counting.result()
+                    read = counting.result() if parallel else count_source_records(corpus, config, files)
                 account_for_rows(corpus, config, builder.info, read)
                 if file_format == "parquet":
                     written = move_parquet(builder, partial / config)
