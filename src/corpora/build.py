@@ -80,8 +80,8 @@ def build(
     many examples as the loader's independent count of source records (rows in = rows out).
     `repo_id` is the Hub repository the export is for, if any (its card says how to load it from
     there). The export is written beside OUT/NAME and swapped in only when complete, so a failed
-    or interrupted build leaves the previous export as it was; it is then reloaded with
-    `load_dataset` and the rows counted there are the ones reported.
+    or interrupted build leaves the previous export as it was. The rows reported are those of
+    the files `load_dataset` resolves from the exported card (`reload_counts`).
     """
     corpus = registry.get(name)
     configs = configs or corpus.configs

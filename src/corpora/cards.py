@@ -133,11 +133,6 @@ def size_category(corpus: registry.Corpus) -> str:
     return next(label for bound, label in SIZE_CATEGORIES if largest < bound)
 
 
-def first_example(dataset: datasets.Dataset) -> dict:
-    """The first row as stored (class labels as their index, images as their bytes)."""
-    return dataset.data.slice(0, 1).to_pylist()[0]
-
-
 def example_text(example: dict) -> str:
     """An example as JSON, one line per field: long parallel lists stay readable, and lists of
     structs get a line per item. Binary values (images) are shown by their size."""
@@ -172,7 +167,7 @@ def dummy_examples(corpus: registry.Corpus) -> dict[str, dict]:
         for config in default_first:
             dataset = build.load(corpus.name, config, dummy=True, cache_dir=cache_dir)
             split = "train" if "train" in dataset else list(dataset)[0]
-            examples[config] = first_example(dataset[split])
+            examples[config] = dataset[split].data.slice(0, 1).to_pylist()[0]  # as stored
     return examples
 
 

@@ -12,13 +12,13 @@ it, see tests/test_croissant.py.)
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 
 import datasets
 
 from corpora import registry
+from corpora import sources
 from corpora.feature_types import list_item
 
 CONTEXT = {
@@ -135,14 +135,6 @@ def fields(features, descriptions: dict, file_set: str, record_set: str, prefix:
     return result
 
 
-def sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def describe(corpus: registry.Corpus, folder: Path, source: dict, configs: list[str], repo_id: str | None = None):
     """The Croissant JSON-LD of the export in `folder` (a dict, ready for json.dump)."""
     module = corpus.module
@@ -151,14 +143,15 @@ def describe(corpus: registry.Corpus, folder: Path, source: dict, configs: list[
         file_set = f"parquet-{config}"
         for path in sorted((folder / config).glob("*.parquet")):
             relative = path.relative_to(folder).as_posix()
+            measured = sources.measure(path)
             distribution.append({
                 "@type": "cr:FileObject",
                 "@id": relative,
                 "name": relative,
                 "contentUrl": relative,
                 "encodingFormat": PARQUET,
-                "sha256": sha256(path),
-                "contentSize": f"{path.stat().st_size} B",
+                "sha256": measured.sha256,
+                "contentSize": f"{measured.size} B",
             })
         distribution.append({
             "@type": "cr:FileSet",
