@@ -459,16 +459,100 @@ def test_not_an_archive(tmp_path, make, message):
     assert cardinal_error(tmp_path, path) == message
 
 
-def test_corrupt_zip(tmp_path):
+# Both inflaters: ISA-L (a dependency) and zlib (the loader's fallback where isal is missing).
+INFLATERS = pytest.mark.parametrize("inflater", ["isal", "zlib"], indirect=True)
+
+
+@pytest.fixture
+def inflater(request, monkeypatch):
+    import zlib
+
+    from isal import isal_zlib
+
+    monkeypatch.setattr(loader, "_deflate", {"isal": isal_zlib, "zlib": zlib}[request.param])
+    return request.param
+
+
+def big_member(rows=20_000):
+    """CSV bytes of several compressed chunks, with captions that need quoting."""
+    lines = [",".join(CARDINAL_HEADER)]
+    lines += [f'{i},KLUCB,0.{i % 97},uid{i % 311},1.5,"caption {i % 1013}, with ""quotes""",{i % 1013},{1 + i % 3},2017-07-28 17:05:39.{i % 999999:06d}' for i in range(rows)]
+    return ("\n".join(lines) + "\n").encode()
+
+
+@INFLATERS
+@pytest.mark.parametrize("method", [zipfile.ZIP_DEFLATED, zipfile.ZIP_STORED])
+def test_member_reader_gives_the_member_bytes(tmp_path, inflater, method):
+    data = big_member()
+    path = tmp_path / "577-responses.csv.zip"
+    with zipfile.ZipFile(path, "w", compression=method, compresslevel=9 if method else None) as archive:
+        archive.writestr("577-responses.csv", data)
+    with open(path, "rb") as raw, zipfile.ZipFile(raw) as archive:
+        member = loader._open_member(raw, archive, "577-responses.csv")
+        assert isinstance(member, loader._Member)
+        pieces, sizes = [], [1, 7, 1 << 16, 3, 1 << 24]
+        while piece := member.read(sizes[len(pieces) % len(sizes)]):
+            assert len(piece) <= sizes[len(pieces) % len(sizes)]
+            pieces.append(piece)
+        assert b"".join(pieces) == data
+        assert member.read(10) == b""
+        member.seek(0)  # the CSV reader reads the header first, then starts again
+        assert member.read() == data
+        with pytest.raises(io.UnsupportedOperation):
+            member.seek(5)
+    rows = sum(t.num_rows for t in loader._cardinal_tables(str(path), ARCHIVE))
+    assert rows == 20_000
+
+
+def test_other_compression_methods_are_read_by_zipfile(tmp_path):
+    data = big_member(100)
+    path = tmp_path / "577-responses.csv.zip"
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_BZIP2) as archive:
+        archive.writestr("577-responses.csv", data)
+    with open(path, "rb") as raw, zipfile.ZipFile(raw) as archive:
+        member = loader._open_member(raw, archive, "577-responses.csv")
+        assert not isinstance(member, loader._Member)
+        assert member.read() == data
+    assert [t.num_rows for t in loader._cardinal_tables(str(path), ARCHIVE)] == [100]
+
+
+@INFLATERS
+def test_corrupt_zip(tmp_path, inflater):
     good = cardinal_zip(tmp_path, [ROW] * 50).read_bytes()
     truncated = tmp_path / "truncated.zip"
     truncated.write_bytes(good[: len(good) // 2])
-    assert cardinal_error(tmp_path, truncated).startswith(f"{ARCHIVE}: corrupt zip archive (")
-    flipped = bytearray(good)
-    flipped[60:70] = b"\x00" * 10  # inside the deflated member
-    damaged = tmp_path / "damaged.zip"
-    damaged.write_bytes(bytes(flipped))
-    assert cardinal_error(tmp_path, damaged).startswith(f"{ARCHIVE}")
+    assert cardinal_error(tmp_path, truncated) == (
+        f"{ARCHIVE}: corrupt zip archive (File is not a zip file)")
+    # A changed byte of a stored member: only the CRC-32 of the central directory tells.
+    stored = tmp_path / "stored.zip"
+    with zipfile.ZipFile(stored, "w") as archive:
+        archive.writestr("577-responses.csv", big_member(3000))
+    data = bytearray(stored.read_bytes())
+    at = data.index(b"caption 17,")
+    data[at + 8] = ord("8")
+    stored.write_bytes(bytes(data))
+    assert cardinal_error(tmp_path, stored) == (
+        f"{ARCHIVE}: corrupt zip archive (Bad CRC-32 for file '577-responses.csv')")
+    # Damage inside the deflate stream: the inflater or the CRC-32 stops it.
+    damaged = bytearray(good)
+    damaged[60:70] = b"\x00" * 10
+    path = tmp_path / "damaged.zip"
+    path.write_bytes(bytes(damaged))
+    assert cardinal_error(tmp_path, path) == f"{ARCHIVE}: corrupt zip archive (" + {
+        "isal": "Error -1 Invalid deflate block found)",
+        "zlib": "Error -3 while decompressing data: invalid code -- missing end-of-block)",
+    }[inflater]
+    # The compressed data ends early while the central directory is intact.
+    short = tmp_path / "short.zip"
+    with zipfile.ZipFile(short, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("577-responses.csv", big_member(3000))
+    with zipfile.ZipFile(short) as archive:
+        info = archive.getinfo("577-responses.csv")
+    data = bytearray(short.read_bytes())
+    start = info.header_offset + 30 + len(info.filename)
+    cut = start + info.compress_size // 2
+    short.write_bytes(bytes(data[:cut] + data[start + info.compress_size:]))
+    assert cardinal_error(tmp_path, short).startswith(f"{ARCHIVE}: corrupt zip archive (")
 
 
 def test_archive_with_two_csvs_or_macos_entries(tmp_path):
@@ -630,3 +714,27 @@ def test_any_header_bytes_give_a_header_or_a_clear_error(head):
         assert str(error).startswith(f"{SUMMARY}: ")
         return
     assert found in (SUMMARY_A, SUMMARY_B)
+
+
+def test_read_ahead_passes_items_and_errors_and_stops_with_the_consumer():
+    import threading
+
+    closed = []
+
+    def items(fail_at=None):
+        try:
+            for i in range(10):
+                if i == fail_at:
+                    raise ValueError(f"bad record {i}")
+                yield i
+        finally:
+            closed.append(threading.current_thread().name)
+
+    assert list(loader._read_ahead(items())) == list(range(10))
+    with pytest.raises(ValueError, match="^bad record 4$"):
+        list(loader._read_ahead(items(fail_at=4)))
+    early = loader._read_ahead(items())
+    assert [next(early), next(early)] == [0, 1]
+    early.close()  # the consumer stops: the producer stops and closes its generator
+    assert closed == ["caption-contest-read-ahead"] * 3
+    assert not any(t.name == "caption-contest-read-ahead" for t in threading.enumerate())
