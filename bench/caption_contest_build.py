@@ -10,8 +10,11 @@ maximum resident set size (os.wait4), worker processes of num_proc included as t
      does), `corpora build --config summaries` (the builder writing Parquet, the rows-in =
      rows-out count in a thread alongside, per-split statistics, card, croissant.json, the
      export's rows counted as load_dataset resolves its files), and the count alone.
-2. cardinal responses, 20 million rows in 8 zipped CSVs: rows per second with num_proc 1 and 2, the
-   raw pyarrow floor (unzip + typed CSV read, nothing written), the record count, peak memory.
+2. cardinal responses, 20 million rows in 8 zipped CSVs shaped like the real ones (about 48 bytes
+   per row zipped, 200 unzipped): rows per second of the builder with num_proc 1 and 2, and with
+   num_proc 1 held to one core; raw pyarrow (unzip + typed CSV read, nothing written) in one and in
+   two processes and on one core, which shows what two processes can get out of the machine; the
+   record count; peak memory.
 
 Usage: python bench/caption_contest_build.py [--scale 0.05] [--only summaries|cardinal]
 """
@@ -138,28 +141,56 @@ def task_cardinal_2(root, work):
     return builder.info.splits["train"].num_examples
 
 
-def task_raw_cardinal(root, work):
+def _raw_read_archive(path):
+    """Rows of one archive read by raw pyarrow: zipfile + a typed CSV read, nothing written."""
     import zipfile
 
-    import pyarrow
     import pyarrow.csv
 
     module = loader()
     types = {name: module._RESPONSE_TYPES[name] for name in module._CARDINAL_HEADER}
-    rows = 0
-    for path in sorted((Path(root) / "contests" / "responses").glob("*.zip")):
-        with zipfile.ZipFile(path) as archive, archive.open(archive.namelist()[0]) as f:
-            reader = pyarrow.csv.open_csv(
-                f,
-                # One thread, as the loader reads: pyarrow's readahead thread on a Python file object
-                # can outlive the file and abort the process at exit.
-                read_options=pyarrow.csv.ReadOptions(block_size=16 << 20, use_threads=False),
-                parse_options=pyarrow.csv.ParseOptions(newlines_in_values=True),
-                convert_options=pyarrow.csv.ConvertOptions(column_types=types, strings_can_be_null=True),
-            )
-            rows += sum(batch.num_rows for batch in reader)
-            reader.close()
+    with zipfile.ZipFile(path) as archive, archive.open(archive.namelist()[0]) as f:
+        reader = pyarrow.csv.open_csv(
+            f,
+            # One thread, as the loader reads: pyarrow's readahead thread on a Python file object
+            # can outlive the file and abort the process at exit.
+            read_options=pyarrow.csv.ReadOptions(block_size=16 << 20, use_threads=False),
+            parse_options=pyarrow.csv.ParseOptions(newlines_in_values=True),
+            convert_options=pyarrow.csv.ConvertOptions(column_types=types, strings_can_be_null=True),
+        )
+        rows = sum(batch.num_rows for batch in reader)
+        reader.close()
     return rows
+
+
+def _archives(root):
+    return sorted(str(p) for p in (Path(root) / "contests" / "responses").glob("*.zip"))
+
+
+def task_raw_cardinal(root, work):
+    return sum(_raw_read_archive(path) for path in _archives(root))
+
+
+def task_raw_cardinal_2(root, work):
+    # Two raw processes, an archive at a time each: what two processes get out of this machine.
+    import multiprocessing
+
+    with multiprocessing.get_context("spawn").Pool(2) as pool:
+        return sum(pool.map(_raw_read_archive, _archives(root), chunksize=1))
+
+
+def _one_core():
+    os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+
+
+def task_raw_cardinal_one_core(root, work):
+    _one_core()
+    return task_raw_cardinal(root, work)
+
+
+def task_cardinal_1_one_core(root, work):
+    _one_core()
+    return task_cardinal_1(root, work)
 
 
 def task_count_cardinal(root, work):
@@ -180,6 +211,9 @@ def run(task, root):
             "HF_DATASETS_OFFLINE": "1",
             "HF_HOME": f"{work}/hf",
             "HF_DATASETS_DISABLE_PROGRESS_BARS": "1",
+            # datasets' streaming patches import scipy where it is installed (the test extra
+            # brings it); its OpenBLAS threads would spin beside the builder, not beside raw pyarrow.
+            "OPENBLAS_NUM_THREADS": "1",
         }
         process = subprocess.Popen(
             [sys.executable, __file__, "--task", task, str(root), work], stdout=subprocess.PIPE, env=env
@@ -244,28 +278,43 @@ def bench_summaries(scale, runs):
             )
 
 
-def bench_cardinal(scale, runs):
+def _write_archive(job):
     from bench.caption_contest_synthetic import write_big_cardinal
+
+    path, rows, seed = job
+    write_big_cardinal(Path(path), rows, seed=seed)
+
+
+def bench_cardinal(scale, runs):
+    import multiprocessing
+    import zipfile
 
     with tempfile.TemporaryDirectory(prefix="bench-ccr-cardinal-", dir=os.environ.get("BENCH_TMP")) as root:
         root = Path(root)
         total = round(CARDINAL_ROWS * scale)
         start = time.perf_counter()
         per_archive, extra = divmod(total, len(CARDINAL_CONTESTS))
-        for index, contest in enumerate(CARDINAL_CONTESTS):
-            write_big_cardinal(
-                root / "contests" / "responses" / f"{contest}-responses.csv.zip",
-                per_archive + (1 if index < extra else 0),
-                seed=index,
-            )
-        size = sum(p.stat().st_size for p in (root / "contests" / "responses").glob("*.zip"))
+        folder = root / "contests" / "responses"
+        jobs = [
+            (str(folder / f"{contest}-responses.csv.zip"), per_archive + (index < extra), index)
+            for index, contest in enumerate(CARDINAL_CONTESTS)
+        ]
+        with multiprocessing.get_context("spawn").Pool(2) as pool:
+            pool.map(_write_archive, jobs, chunksize=1)
+        paths = _archives(root)
+        zipped = sum(Path(p).stat().st_size for p in paths)
+        csv_bytes = sum(zipfile.ZipFile(p).infolist()[0].file_size for p in paths)
         print(
-            f"cardinal responses: 8 archives, {total:,} rows, {size / 1e6:.0f} MB zipped "
-            f"(generated in {time.perf_counter() - start:.0f} s); best of {runs}",
+            f"cardinal responses: 8 archives, {total:,} rows, {zipped / 1e6:.0f} MB zipped "
+            f"({zipped / total:.1f} bytes per row; real archives 46-55), {csv_bytes / 1e9:.2f} GB of CSV "
+            f"({csv_bytes / total:.0f} bytes per row); generated in {time.perf_counter() - start:.0f} s;"
+            f" best of {runs}",
             flush=True,
         )
         results = {}
-        for task in ["raw_cardinal", "count_cardinal", "cardinal_1", "cardinal_2"]:
+        tasks = ["raw_cardinal", "raw_cardinal_2", "raw_cardinal_one_core", "count_cardinal"]
+        tasks += ["cardinal_1", "cardinal_2", "cardinal_1_one_core"]
+        for task in tasks:
             results[task] = best(task, root, runs)
             seconds, rows, rss = results[task]
             print(
@@ -273,10 +322,19 @@ def bench_cardinal(scale, runs):
                 f"  peak {rss:6.0f} MiB",
                 flush=True,
             )
-        one, two = results["cardinal_1"][0], results["cardinal_2"][0]
+        seconds = {task: result[0] for task, result in results.items()}
         print(
-            f"  num_proc 2 vs 1: {one / two:.2f}x;  builder (num_proc 1) / raw pyarrow read: "
-            f"{one / results['raw_cardinal'][0]:.2f}x"
+            f"  num_proc 2 vs 1: {seconds['cardinal_1'] / seconds['cardinal_2']:.2f}x"
+            f" (raw pyarrow, 2 processes vs 1: {seconds['raw_cardinal'] / seconds['raw_cardinal_2']:.2f}x)"
+        )
+        one_core = seconds["cardinal_1_one_core"] / seconds["cardinal_2"]
+        print(
+            f"  num_proc 2 on 2 cores vs num_proc 1 on 1 core: {one_core:.2f}x"
+            f" (raw pyarrow: {seconds['raw_cardinal_one_core'] / seconds['raw_cardinal_2']:.2f}x)"
+        )
+        print(
+            f"  builder (num_proc 1) / raw pyarrow read: {seconds['cardinal_1'] / seconds['raw_cardinal']:.2f}x;"
+            f" on one core: {seconds['cardinal_1_one_core'] / seconds['raw_cardinal_one_core']:.2f}x"
         )
 
 

@@ -426,12 +426,19 @@ class CaptionContestRatings(datasets.ArrowBasedBuilder):
 
 
 def _batched_tables(read, files, sources):
-    """(key, table) over the files. Small files (a summary holds 5,400 rows on average) are
-    yielded together: each table becomes record batches or row groups, and thousands of tiny ones
-    write and read slowly."""
+    """(key, table) over the files. The tables of small files (a summary holds 5,400 rows on
+    average) are yielded together: each table becomes record batches or row groups, and thousands
+    of tiny ones write and read slowly. A block of a big file is yielded as it is (joining blocks
+    would only copy them)."""
     pending, pending_rows, key = [], 0, None
     for file, source in zip(files, sources, strict=True):
         for index, table in enumerate(read(file, source)):
+            if table.num_rows >= _MIN_ROWS_PER_TABLE // 4:
+                if pending:
+                    yield key, pa.concat_tables(pending)
+                    pending, pending_rows, key = [], 0, None
+                yield f"{os.path.basename(source)}:{index}", table
+                continue
             key = key or f"{os.path.basename(source)}:{index}"
             pending.append(table)
             pending_rows += table.num_rows
@@ -867,7 +874,7 @@ class _Member(io.RawIOBase):
     Like zipfile's reader, it checks the size and CRC-32 recorded in the central directory at the
     end of the member; unlike it, it inflates with ISA-L when installed (`_deflate`)."""
 
-    _CHUNK = 2 << 20  # compressed bytes per read: about 8 MiB of CSV
+    _CHUNK = 4 << 20  # compressed bytes per read: about the CSV reader's block size once inflated
 
     def __init__(self, f, info):
         header = b""
