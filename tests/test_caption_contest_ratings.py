@@ -738,3 +738,33 @@ def test_read_ahead_passes_items_and_errors_and_stops_with_the_consumer():
     early.close()  # the consumer stops: the producer stops and closes its generator
     assert closed == ["caption-contest-read-ahead"] * 3
     assert not any(t.name == "caption-contest-read-ahead" for t in threading.enumerate())
+
+
+def test_a_streaming_iterator_left_open_at_exit_is_stopped_cleanly(tmp_path):
+    # The consumer is never closed: the loader stops its read-ahead thread at exit (closing the
+    # CSV reader, which could otherwise abort the process). A handler registered before the
+    # loader's runs after it (atexit runs last-in, first-out) and sees the thread gone.
+    import os
+    import subprocess
+    import sys
+
+    from bench.caption_contest_synthetic import write_big_cardinal
+
+    write_big_cardinal(tmp_path / RESPONSES / "510-responses.csv.zip", 20_000)
+    script = f"""
+import atexit, threading
+atexit.register(lambda: print("alive at exit:", [t.name for t in threading.enumerate() if "read-ahead" in t.name]))
+from corpora import registry
+corpus = registry.get("caption_contest_ratings")
+corpus.module._BLOCK_SIZE = 1 << 16  # many blocks, each its own table: the reader stays in the middle of the file
+corpus.module._MIN_ROWS_PER_TABLE = 100
+corpus.module._Member._CHUNK = 1 << 14
+builder = corpus.builder("cardinal_responses", {str(tmp_path)!r}, {str(tmp_path / "cache")!r}, contests=[510])
+rows = iter(builder.as_streaming_dataset()["train"])
+print("first row:", next(rows)["row_index"])
+"""
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
+        env=dict(os.environ, CORPORA_ROOT=str(corpus.dummy_dir.parents[1])),
+    )
+    assert (result.returncode, result.stdout) == (0, "first row: 0\nalive at exit: []\n"), result.stderr

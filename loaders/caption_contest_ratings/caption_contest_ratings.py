@@ -30,6 +30,7 @@ and the found columns. Every value outside its documented domain stops the build
 ValueError naming the file, the record, the field and the value.
 """
 
+import atexit
 import csv
 import io
 import os
@@ -479,6 +480,8 @@ def _read_ahead(items, depth=2):
 
     thread = threading.Thread(target=produce, name="caption-contest-read-ahead", daemon=True)
     thread.start()
+    live = _LIVE_READ_AHEADS  # the module's globals may be gone when a generator is closed at exit
+    live[thread] = stop
     try:
         while True:
             more, value = slots.get()
@@ -490,6 +493,20 @@ def _read_ahead(items, depth=2):
     finally:
         stop.set()
         thread.join()
+        live.pop(thread, None)
+
+
+# Read-aheads whose consumer was never closed (a streaming iterator left alive) are stopped before
+# the interpreter goes down, so that their CSV readers are closed: an Arrow reader on a Python
+# file object still open at exit can abort the process.
+_LIVE_READ_AHEADS = {}
+
+
+@atexit.register
+def _stop_read_aheads():
+    for thread, stop in list(_LIVE_READ_AHEADS.items()):
+        stop.set()
+        thread.join(timeout=10)
 
 
 def _count_source_records(config_name, split_name, local_paths):
