@@ -133,8 +133,11 @@ def build(
             if not dummy:
                 check_official_sizes(corpus, infos)
             built_from = describe_sources(corpus, data_dir, dummy, allow_modified_sources)
-            cards.write_export_card(corpus, infos, partial / "README.md", repo_id, report, built_from)
-            croissant.write(corpus, partial, cards.card_source(corpus), configs, repo_id)
+            # croissant.json (which hashes every Parquet file) is written alongside the card.
+            with ThreadPoolExecutor(max_workers=1) as pool:
+                describing = pool.submit(croissant.write, corpus, partial, cards.card_source(corpus), configs, repo_id)
+                cards.write_export_card(corpus, infos, partial / "README.md", repo_id, report, built_from)
+                describing.result()
         except BaseException:
             shutil.rmtree(partial, ignore_errors=True)  # never leave half an export behind
             raise

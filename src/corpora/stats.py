@@ -35,11 +35,18 @@ class SplitStatistics:
 
 
 def compute(features: datasets.Features, files: list) -> SplitStatistics:
-    """The statistics of one split, from its Parquet files: one task per file and column, in
-    parallel threads (Arrow's reader and compute release the GIL)."""
+    """The statistics of one split, from its Parquet files: one task per column and run of row
+    groups, in parallel threads (Arrow's reader and compute release the GIL)."""
     columns = [name for name, feature in features.items() if _has_statistics(feature)]
-    tasks = [(path, column) for path in files for column in columns]
-    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+    workers = os.cpu_count() or 1
+    tasks = []
+    for path in files:
+        row_groups = pyarrow.parquet.ParquetFile(path).metadata.num_row_groups
+        # A few runs per column, so that one long text column does not hold up the rest.
+        size = max(1, math.ceil(row_groups / (2 * workers)))
+        runs = [list(range(start, min(start + size, row_groups))) for start in range(0, row_groups, size)]
+        tasks += [(path, run, column) for column in columns for run in runs]
+    with ThreadPoolExecutor(max_workers=workers) as pool:
         parts = list(pool.map(lambda task: _column_counts(features, *task), tasks))
     examples = sum(pyarrow.parquet.ParquetFile(path).metadata.num_rows for path in files)
     counts, lengths, labels = defaultdict(Counter), defaultdict(Counter), {}
@@ -61,9 +68,10 @@ def compute(features: datasets.Features, files: list) -> SplitStatistics:
     return statistics
 
 
-def _column_counts(features, path, column):
+def _column_counts(features, path, row_groups, column):
     counts, lengths, labels = {}, {}, {}
-    for batch in pyarrow.parquet.ParquetFile(path).iter_batches(batch_size=1 << 16, columns=[column]):
+    parquet = pyarrow.parquet.ParquetFile(path)
+    for batch in parquet.iter_batches(batch_size=1 << 16, row_groups=row_groups, columns=[column]):
         _walk(features[column], batch.column(0), column, counts, lengths, labels)
     return counts, lengths, labels
 

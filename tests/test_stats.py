@@ -1,0 +1,99 @@
+"""The card's statistics (corpora.stats) against a plain-Python reference, on Parquet files with
+many row groups (the work is split into runs of row groups, in threads) and nested fields."""
+
+import math
+
+import datasets
+import pyarrow.parquet
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
+
+from corpora import build
+from corpora import stats
+
+FEATURES = datasets.Features(
+    {
+        "label": datasets.ClassLabel(names=["no", "yes", "maybe"]),
+        "flag": datasets.Value("bool"),
+        "text": datasets.Value("string"),
+        "number": datasets.Value("int32"),  # no statistics
+        "words": [datasets.Value("string")],
+        "turn": {"speaker": datasets.Value("string"), "agrees": datasets.Value("bool")},
+    }
+)
+
+ROW = st.fixed_dictionaries(
+    {
+        "label": st.one_of(st.none(), st.integers(0, 2)),
+        "flag": st.one_of(st.none(), st.booleans()),
+        "text": st.one_of(st.none(), st.text(max_size=30)),
+        "number": st.integers(-5, 5),
+        "words": st.lists(st.text(max_size=6), max_size=4),
+        "turn": st.fixed_dictionaries({"speaker": st.text(max_size=12), "agrees": st.booleans()}),
+    }
+)
+
+
+def nearest_rank(values):
+    ordered = sorted(values)
+    return tuple(ordered[max(1, math.ceil(q * len(ordered))) - 1] for q in stats.QUANTILES)
+
+
+def reference(rows):
+    def distribution(values, names):
+        counted = [(str(name), sum(1 for v in values if v == key)) for key, name in names]
+        missing = sum(1 for v in values if v is None)
+        return counted + ([("None", missing)] if missing else [])
+
+    labels = list(enumerate(["no", "yes", "maybe"]))
+    booleans = [(True, "True"), (False, "False")]
+    lengths = {
+        "text": [len(r["text"]) for r in rows if r["text"] is not None],
+        "words": [len(w) for r in rows for w in r["words"]],
+        "turn.speaker": [len(r["turn"]["speaker"]) for r in rows],
+    }
+    return {
+        "examples": len(rows),
+        "distributions": {
+            "label": distribution([r["label"] for r in rows], labels),
+            "flag": distribution([r["flag"] for r in rows], booleans),
+            "turn.agrees": distribution([r["turn"]["agrees"] for r in rows], booleans),
+        },
+        "lengths": {field: nearest_rank(values) for field, values in lengths.items() if values},
+    }
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.lists(ROW, min_size=1, max_size=60), min_size=1, max_size=3), st.integers(1, 7))
+def test_statistics_equal_a_plain_python_count(tmp_path_factory, files, row_group_size):
+    folder = tmp_path_factory.mktemp("stats")
+    paths = []
+    for index, rows in enumerate(files):
+        path = folder / f"train-{index:05d}.parquet"
+        table = datasets.Dataset.from_list(rows, features=FEATURES).data.table
+        pyarrow.parquet.write_table(table, path, row_group_size=row_group_size)
+        paths.append(path)
+    computed = stats.compute(FEATURES, paths)
+    expected = reference([row for rows in files for row in rows])
+    assert computed.examples == expected["examples"]
+    assert computed.distributions == expected["distributions"]
+    assert computed.lengths == expected["lengths"]
+
+
+def test_the_export_card_shows_the_statistics(dummy_export):
+    folder = dummy_export("diplomacy_detection")
+    card = (folder / "README.md").read_text()
+    features = build.registry.get("diplomacy_detection").features("conversations")
+    for split in ("train", "validation", "test"):
+        path = folder / "conversations" / f"{split}-00000-of-00001.parquet"
+        rows = pyarrow.parquet.read_table(path).to_pylist()
+        computed = stats.compute(features, [path])
+        assert f"| {split} | {len(rows)} | {len(rows)} |" in card
+        labels = [value for row in rows for value in row["sender_labels"]]
+        counts = f"True: {labels.count(True)}, False: {labels.count(False)}"
+        assert f"| `sender_labels` | {split} | {counts} |" in card
+        assert computed.distributions["sender_labels"] == [("True", labels.count(True)), ("False", labels.count(False))]
+        lengths = [len(message) for row in rows for message in row["messages"]]
+        assert computed.lengths["messages"] == nearest_rank(lengths)
+        assert f"| `messages` | {split} | {' | '.join(map(str, nearest_rank(lengths)))} |" in card
