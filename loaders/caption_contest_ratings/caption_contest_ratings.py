@@ -67,8 +67,9 @@ _CITATION = """\
 _DESCRIPTION = """\
 Crowd ratings of New Yorker Cartoon Caption Contest entries collected by the NEXT active-learning
 system: 1.08 million per-caption summaries (funny / somewhat funny / unfunny counts, mean score,
-precision) from 199 summary files of contests 508-691, about 89 million individual cardinal
-ratings and pairwise (dueling) votes of contests 497-586, and the 186 cartoons with their metadata.
+precision) from 199 summary files of contests 508-691, the individual cardinal ratings and
+pairwise (dueling) votes of contests 497-586 (roughly 25 to 30 million by the archive sizes; the
+upstream README's 89 million counts contests up to 652), and the 186 cartoons with their metadata.
 """
 
 _HOMEPAGE = "https://github.com/nextml/caption-contest-data-api"
