@@ -328,6 +328,24 @@ def test_parquet_export_reads_as_is_with_duckdb(dummy_export):
     assert images[0] == 571 and images[1] > 0 and images[2] == "contests/info/571/571.jpg"
 
 
+def test_parquet_export_reads_as_is_with_polars(dummy_export):
+    import polars as pl
+
+    folder = dummy_export(NAME)
+    summaries = pl.scan_parquet(f"{folder}/summaries/*.parquet")
+    counts = summaries.select(pl.len(), pl.col("target_id").count(), pl.col("precision").max()).collect().row(0)
+    assert counts == (400, 224, math.inf)
+    single_space = summaries.filter((pl.col("source_file") == "529_summary_LilUCB.csv") & (pl.col("rank") == 1866))
+    assert single_space.select("caption").collect().item() == " "
+    cardinal = pl.read_parquet(f"{folder}/cardinal_responses/*.parquet")
+    assert cardinal.schema["timestamp_query_generated"] == pl.Datetime("us")
+    rows = cardinal.filter(pl.col("source_file") == "577-responses.csv.zip").sort("row_index")
+    assert rows["timestamp_query_generated"][0] == datetime(2017, 7, 28, 17, 5, 39, 90118)
+    assert rows["network_delay"].to_list()[:2] == [0.670163, None]
+    cartoon = pl.read_parquet(f"{folder}/cartoons/*.parquet").filter(pl.col("contest") == 571)["image"][0]
+    assert cartoon["path"] == "contests/info/571/571.jpg" and cartoon["bytes"].startswith(b"\x89PNG")
+
+
 # --- bad input ----------------------------------------------------------------------------------
 
 SUMMARY = SUMMARIES + "510_summary_LilUCB.csv"
