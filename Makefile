@@ -26,7 +26,7 @@ $(VENV3)/.installed: pyproject.toml
 demo: $(VENV)/.installed
 	$(VENV)/bin/corpora build --all --dummy --out build
 
-test: test-main test-datasets3
+test: lint test-main test-datasets3
 
 test-main: $(VENV)/.installed
 	rm -rf .cache/hf-test
@@ -49,7 +49,7 @@ bench: $(VENV)/.installed
 	$(VENV)/bin/python bench/run.py
 
 lint: $(VENV)/.installed
-	$(VENV)/bin/pip install --quiet ruff
+	$(VENV)/bin/pip install --quiet ruff==0.17.6
 	$(VENV)/bin/ruff check src loaders tests bench
 
 clean:
