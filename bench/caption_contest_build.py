@@ -141,14 +141,17 @@ def task_cardinal_2(root, work):
     return builder.info.splits["train"].num_examples
 
 
-def _raw_read_archive(path):
+def _cardinal_types():
+    module = loader()
+    return {name: module._RESPONSE_TYPES[name] for name in module._CARDINAL_HEADER}
+
+
+def _raw_read_archive(path, types):
     """Rows of one archive read by raw pyarrow: zipfile + a typed CSV read, nothing written."""
     import zipfile
 
     import pyarrow.csv
 
-    module = loader()
-    types = {name: module._RESPONSE_TYPES[name] for name in module._CARDINAL_HEADER}
     with zipfile.ZipFile(path) as archive, archive.open(archive.namelist()[0]) as f:
         reader = pyarrow.csv.open_csv(
             f,
@@ -168,15 +171,18 @@ def _archives(root):
 
 
 def task_raw_cardinal(root, work):
-    return sum(_raw_read_archive(path) for path in _archives(root))
+    types = _cardinal_types()
+    return sum(_raw_read_archive(path, types) for path in _archives(root))
 
 
 def task_raw_cardinal_2(root, work):
     # Two raw processes, an archive at a time each: what two processes get out of this machine.
     import multiprocessing
 
+    # The workers get the column types, so they import pyarrow only (not datasets).
+    types = _cardinal_types()
     with multiprocessing.get_context("spawn").Pool(2) as pool:
-        return sum(pool.map(_raw_read_archive, _archives(root), chunksize=1))
+        return sum(pool.starmap(_raw_read_archive, [(path, types) for path in _archives(root)], chunksize=1))
 
 
 def _one_core():
