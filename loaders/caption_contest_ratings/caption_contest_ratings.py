@@ -634,7 +634,19 @@ def _header(head, source, expected):
     return found
 
 
-class _Tail(io.RawIOBase):
+class _Reader(io.RawIOBase):
+    """A readable raw stream whose subclasses define `read`."""
+
+    def readable(self):
+        return True
+
+    def readinto(self, buffer):
+        data = self.read(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
+
+
+class _Tail(_Reader):
     """A pass-through reader that remembers the last byte read (a truncated file ends without LF).
 
     `read` hands on the underlying object's bytes as they are: RawIOBase's default would copy
@@ -644,19 +656,11 @@ class _Tail(io.RawIOBase):
         self.raw = raw
         self.last = b""
 
-    def readable(self):
-        return True
-
     def read(self, size=-1):
         data = self.raw.read(size)
         if data:
             self.last = data[-1:]
         return data
-
-    def readinto(self, buffer):
-        data = self.read(len(buffer))
-        buffer[: len(data)] = data
-        return len(data)
 
 
 def _csv_batches(f, source, expected_headers, types, strings_can_be_null, what):
@@ -894,7 +898,7 @@ def _open_member(raw, archive, member):
     return _Member(raw, info)
 
 
-class _Member(io.RawIOBase):
+class _Member(_Reader):
     """The bytes of one deflated or stored zip member, read straight from the archive file.
 
     Like zipfile's reader, it checks the size and CRC-32 recorded in the central directory at the
@@ -930,9 +934,6 @@ class _Member(io.RawIOBase):
     def tell(self):
         return self._size
 
-    def readable(self):
-        return True
-
     def read(self, size=-1):
         """Up to `size` bytes (all that is left for -1): as many as one compressed chunk gives, so
         that blocks are not joined (a short read is not the end; b"" is)."""
@@ -946,11 +947,6 @@ class _Member(io.RawIOBase):
         if self._done:
             self._check()
         return data
-
-    def readinto(self, buffer):
-        data = self.read(len(buffer))
-        buffer[: len(data)] = data
-        return len(data)
 
     def _next(self, wanted):
         """Up to `wanted` more bytes of the member (none while the inflater takes in a header)."""
