@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from corpora import build
+from corpora import registry
 from corpora import stats
 
 FEATURES = datasets.Features(
@@ -84,7 +84,7 @@ def test_statistics_equal_a_plain_python_count(tmp_path_factory, files, row_grou
 def test_the_export_card_shows_the_statistics(dummy_export):
     folder = dummy_export("diplomacy_detection")
     card = (folder / "README.md").read_text()
-    features = build.registry.get("diplomacy_detection").features("conversations")
+    features = registry.get("diplomacy_detection").features("conversations")
     for split in ("train", "validation", "test"):
         path = folder / "conversations" / f"{split}-00000-of-00001.parquet"
         rows = pyarrow.parquet.read_table(path).to_pylist()

@@ -39,16 +39,17 @@ def compute(features: datasets.Features, files: list) -> SplitStatistics:
     groups, in parallel threads (Arrow's reader and compute release the GIL)."""
     columns = [name for name, feature in features.items() if _has_statistics(feature)]
     workers = os.cpu_count() or 1
-    tasks = []
+    tasks, examples = [], 0
     for path in files:
-        row_groups = pyarrow.parquet.ParquetFile(path).metadata.num_row_groups
+        metadata = pyarrow.parquet.ParquetFile(path).metadata
+        examples += metadata.num_rows
+        row_groups = metadata.num_row_groups
         # A few runs per column, so that one long text column does not hold up the rest.
         size = max(1, math.ceil(row_groups / (2 * workers)))
         runs = [list(range(start, min(start + size, row_groups))) for start in range(0, row_groups, size)]
         tasks += [(path, run, column) for column in columns for run in runs]
     with ThreadPoolExecutor(max_workers=workers) as pool:
         parts = list(pool.map(lambda task: _column_counts(features, *task), tasks))
-    examples = sum(pyarrow.parquet.ParquetFile(path).metadata.num_rows for path in files)
     counts, lengths, labels = defaultdict(Counter), defaultdict(Counter), {}
     for part_counts, part_lengths, part_labels in parts:
         for path, counter in part_counts.items():
