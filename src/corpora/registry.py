@@ -116,23 +116,42 @@ def names() -> list[str]:
     return sorted(p.name for p in loaders.iterdir() if (p / f"{p.name}.py").is_file())
 
 
+# Loaders are imported as modules of a package per loader folder, `corpora_loaders.<name>`, so a
+# loader may import a module beside it with a relative import (`from . import _name`), as a
+# datasets 3.x loading script may: datasets copies such sibling modules along with the script.
+LOADERS_PACKAGE = "corpora_loaders"
+
+
+def _package(name: str, path: Path | None) -> ModuleType:
+    """A fresh package module `name` searching `path`; modules imported from an earlier one are
+    forgotten (the registry may be pointed at another checkout, see repo_root)."""
+    for module in [m for m in sys.modules if m.startswith(name + ".")] if path is not None else []:
+        del sys.modules[module]
+    package = sys.modules.get(name) or ModuleType(name)
+    package.__path__ = [str(path)] if path is not None else []
+    sys.modules[name] = package
+    return package
+
+
 @functools.cache
 def get(name: str) -> Corpus:
     if name not in names():
         raise CorporaError(f"unknown corpus {name!r}; known: {', '.join(names())}")
     script = repo_root() / "loaders" / name / f"{name}.py"
-    # Registered under the corpus name: datasets derives the builder name from the module name
-    # and patches `open` in that module for streaming.
-    spec = importlib.util.spec_from_file_location(name, script)
+    _package(LOADERS_PACKAGE, None)
+    _package(f"{LOADERS_PACKAGE}.{name}", script.parent)
+    # The module's last name is the corpus name: datasets derives the builder name from it.
+    module_name = f"{LOADERS_PACKAGE}.{name}.{name}"
+    spec = importlib.util.spec_from_file_location(module_name, script)
     module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
+    sys.modules[module_name] = module
     spec.loader.exec_module(module)
     builders = [
         value
         for value in vars(module).values()
         if isinstance(value, type)
         and issubclass(value, datasets.DatasetBuilder)
-        and value.__module__ == name
+        and value.__module__ == module_name
     ]
     if len(builders) != 1:
         raise CorporaError(f"{script.relative_to(repo_root())}: expected one builder class, found {len(builders)}")
