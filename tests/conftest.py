@@ -1,10 +1,13 @@
 """Shared fixtures. Tests run offline with a throw-away Hugging Face home (the Makefile sets the
 same variables; they are set here too so a bare `pytest` cannot reach the network)."""
 
+import http.server
 import os
 import shutil
 import sys
 import tempfile
+import threading
+from functools import partial
 from pathlib import Path
 
 os.environ["HF_HUB_OFFLINE"] = "1"
@@ -20,8 +23,10 @@ from corpora import build  # noqa: E402
 from corpora import registry  # noqa: E402
 from corpora import sources  # noqa: E402
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))  # for bench.synthetic
+# The collection under test: $CORPORA_ROOT if set (tests/test_add_a_corpus.py points it at a copy
+# with one more corpus), else this checkout. Tests find corpora here, never by name.
+REPO = registry.repo_root()
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for bench.synthetic
 
 DATASETS_MAJOR = int(datasets.__version__.split(".")[0])
 CASES = [(corpus.name, config) for corpus in registry.all_corpora() for config in corpus.configs]
@@ -54,7 +59,18 @@ def no_network():
     socket.getaddrinfo = real_getaddrinfo
 
 
-def pytest_collection_modifyitems(items):
+def pytest_collection_modifyitems(config, items):
+    """The datasets 3.6 leg runs only what can differ between datasets versions: tests marked
+    `both_legs` (builders, loading, streaming, Parquet read-back) and `datasets3` (script loading).
+    Tests that use the HTTP `mirror` download and stream through datasets' and fsspec's own code,
+    so they are in both legs too."""
+    for item in items:
+        if "mirror" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.both_legs)
+    if DATASETS_MAJOR < 4:
+        kept = [item for item in items if "both_legs" in item.keywords or "datasets3" in item.keywords]
+        config.hook.pytest_deselected(items=[item for item in items if item not in kept])
+        items[:] = kept
     for item in items:
         if "datasets5" in item.keywords and DATASETS_MAJOR < 5:
             item.add_marker(pytest.mark.skip(reason=f"needs datasets 5.x, this leg has {datasets.__version__}"))
@@ -123,3 +139,36 @@ def record_release(tmp_path, monkeypatch):
         return recorded[name]
 
     return record
+
+
+@pytest.fixture
+def mirror(request, monkeypatch):
+    """Serve the dummy data of the test module's corpus (its NAME) over real HTTP on 127.0.0.1 and
+    point the loader's URLs at it; yields the base URL."""
+    name = request.module.NAME
+    for flag in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE"):  # only 127.0.0.1 is reached
+        if hasattr(datasets.config, flag):
+            monkeypatch.setattr(datasets.config, flag, False)
+    handler = partial(http.server.SimpleHTTPRequestHandler, directory=str(registry.get(name).dummy_dir))
+    handler.log_message = lambda *args: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_port}/"
+    module = registry.get(name).module  # the module the builder is built from now
+    monkeypatch.setattr(module, "_URLS", {path: base + path for path in module._URLS})
+    yield base
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture
+def collection_copy(tmp_path, monkeypatch):
+    """A copy of the collection's three folders in tmp_path, which the registry reads (through
+    CORPORA_ROOT) until the test ends."""
+    root = tmp_path / "collection"
+    for folder in ("loaders", "dataset_cards", "dummy_data"):
+        shutil.copytree(REPO / folder, root / folder)
+    monkeypatch.setenv("CORPORA_ROOT", str(root))
+    registry.get.cache_clear()
+    yield root
+    registry.get.cache_clear()
