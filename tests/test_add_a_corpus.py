@@ -64,10 +64,10 @@ def generic_test_files(root):
 
 @pytest.mark.both_legs  # the copy is built, streamed and (datasets 3.x) loaded as a script
 def test_a_renamed_copy_gets_its_card_and_passes_the_generic_tests(collection, tmp_path):
+    assert sorted(p.name for p in collection.iterdir()) == ["dataset_cards", "dummy_data", "loaders"]
     card = run(["-m", "corpora.cli", "card", COPY], collection, tmp_path)
     assert card.returncode == 0, card.stderr
     assert (collection / "loaders" / COPY / "README.md").read_text().startswith("---\n")
-    assert sorted(p.name for p in collection.iterdir()) == ["dataset_cards", "dummy_data", "loaders"]
 
     files = generic_test_files(collection)
     pytest_args = ["-m", "pytest", "-p", "no:cacheprovider", *files]
