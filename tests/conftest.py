@@ -61,9 +61,11 @@ def no_network():
 
 def pytest_collection_modifyitems(config, items):
     """The datasets 3.6 leg runs only what can differ between datasets versions: tests marked
-    `both_legs` (builders, loading, streaming, Parquet read-back) and `datasets3` (script loading).
-    Tests that use the HTTP `mirror` download and stream through datasets' and fsspec's own code,
-    so they are in both legs too."""
+    `both_legs` (the generic checks on every builder: building, streaming, Parquet read-back, a
+    bad file's error through the builder) and `datasets3` (script loading). Tests that use the
+    HTTP `mirror` download and stream through datasets' and fsspec's own code: both legs too.
+    Each corpus's parser and bad-input tests run the loader's own code, the same in either leg,
+    through the builder path that the generic checks cover: the 5.x leg runs them."""
     for item in items:
         if "mirror" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.both_legs)

@@ -87,6 +87,27 @@ def test_export_reloads_with_the_same_rows_and_features(name, config, dummy_buil
     )
 
 
+@pytest.mark.both_legs  # the loader's error reaches the user through datasets' builder
+@each_corpus
+def test_a_git_lfs_pointer_for_a_source_file_is_one_clear_line(name, dummy_copy, tmp_path, capsys):
+    from corpora.cli import main
+
+    corpus = registry.get(name)
+    config = corpus.default_config
+    path = corpus.module._FILES[config][list(corpus.split_sizes[config])[0]][0]
+    data_dir = dummy_copy(name)
+    (data_dir / path).write_text(
+        "version https://git-lfs.github.com/spec/v1\noid sha256:" + "0" * 64 + "\nsize 1234\n"
+    )
+    args = ["build", name, "--config", config, "--data-dir", str(data_dir), "--allow-modified-sources"]
+    assert main([*args, "--out", str(tmp_path / "out")]) == 1
+    err = capsys.readouterr().err
+    last = err.rstrip("\n").split("\n")[-1].split("\r")[-1]  # datasets' progress bars come before it
+    assert last.startswith(f"corpora build: error: {path}: is a Git LFS pointer, not the "), err
+    assert "Traceback" not in err
+    assert not (tmp_path / "out" / name).exists()
+
+
 # --- the module contract: checked when the registry imports a loader ---------------------------
 
 
