@@ -2,6 +2,7 @@
 
 import ast
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -71,13 +72,12 @@ def test_sources_not_yet_measured_are_named_as_such_in_the_card(name):
 
 @pytest.mark.both_legs  # datasets writes the Parquet files
 @pytest.mark.parametrize("name", registry.names())
-def test_two_builds_of_the_same_sources_are_byte_identical(name, tmp_path):
-    build.build(name, tmp_path / "first", dummy=True)
-    build.build(name, tmp_path / "second", dummy=True)
-    first = {p.relative_to(tmp_path / "first"): p.read_bytes() for p in (tmp_path / "first").rglob("*") if p.is_file()}
-    second = {
-        p.relative_to(tmp_path / "second"): p.read_bytes() for p in (tmp_path / "second").rglob("*") if p.is_file()
-    }
+def test_two_builds_of_the_same_sources_are_byte_identical(name, tmp_path, dummy_export):
+    first = dummy_export(name)  # the session's build, in another folder
+    build.build(name, tmp_path, dummy=True)
+    second = tmp_path / name
+    first = {p.relative_to(first): p.read_bytes() for p in first.rglob("*") if p.is_file()}
+    second = {p.relative_to(second): p.read_bytes() for p in second.rglob("*") if p.is_file()}
     assert sorted(first) == sorted(second)
     assert [path for path in first if first[path] != second[path]] == []
 
@@ -99,10 +99,10 @@ sys.exit(cli.main(sys.argv[1:]))
 """
 
 
-def test_an_interrupted_build_leaves_the_previous_export(tmp_path):
+def test_an_interrupted_build_leaves_the_previous_export(tmp_path, dummy_export):
     name = next(c.name for c in registry.all_corpora() if len(c.configs) > 1)  # more than one config written
     out = tmp_path / "out"
-    build.build(name, out, dummy=True)
+    shutil.copytree(dummy_export(name), out / name)  # the previous export
     before = {p: p.read_bytes() for p in (out / name).rglob("*") if p.is_file()}
     process = subprocess.Popen(
         [sys.executable, "-c", PAUSED_BUILD, "build", name, "--dummy", "--out", str(out)],
