@@ -63,6 +63,9 @@ def main(argv: list[str] | None = None) -> int:
     diff.add_argument("new", metavar="NEW", help="an export folder, OUT/NAME")
     diff.add_argument("--format", choices=["text", "markdown", "json"], default="text", dest="style")
     diff.add_argument("--config", action="append", dest="configs", metavar="C", help="only this config (repeatable)")
+    diff.add_argument("--key", action="append", dest="keys", metavar="CONFIG=COL[,COL]", default=[],
+                      help="match CONFIG's rows by these columns instead of the loader's key "
+                           "(CONFIG= alone: by position; repeatable)")
 
     args = parser.parse_args(argv)
     from datasets.exceptions import DatasetGenerationError
@@ -209,7 +212,13 @@ def cmd_diff(args) -> int:
     from corpora import diff
 
     try:
-        report = diff.compare(args.old, args.new, configs=args.configs)
+        keys = {}
+        for option in args.keys:
+            config, equals, columns = option.partition("=")
+            if not equals or not config:
+                raise CorporaError(f"--key {option}: expected CONFIG=COL[,COL] (or CONFIG= for position)")
+            keys[config] = [c for c in columns.split(",") if c]
+        report = diff.compare(args.old, args.new, configs=args.configs, keys=keys)
     except (CorporaError, duckdb.Error, OSError, ValueError) as error:
         if args.debug:
             raise

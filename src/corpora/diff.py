@@ -95,11 +95,12 @@ class Report:
         return dict(asdict(self), identical=self.identical)
 
 
-def compare(old, new, name: str | None = None, configs: list[str] | None = None, old_label=None, new_label=None
-            ) -> Report:
+def compare(old, new, name: str | None = None, configs: list[str] | None = None, old_label=None, new_label=None,
+            keys: dict[str, list[str]] | None = None) -> Report:
     """Compare the exports in the folders `old` and `new`. `name` is the corpus whose loader
     declares the keys (default: the name of `new`'s folder, else of `old`'s; an unknown name
-    means every config is matched by position); `configs` limits the comparison to those."""
+    means every config is matched by position); `keys` (config -> columns, [] for position)
+    overrides them; `configs` limits the comparison to those."""
     old, new = Path(old), Path(new)
     layouts = {}
     for side, folder in (("old", old), ("new", new)):
@@ -111,7 +112,7 @@ def compare(old, new, name: str | None = None, configs: list[str] | None = None,
     if configs is not None:
         layouts = {side: {c: s for c, s in layout.items() if c in configs} for side, layout in layouts.items()}
     name = name or next((n for n in (new.name, old.name) if n in registry.names()), None)
-    keys = _keys(name)
+    keys = dict(_keys(name), **(keys or {}))
     layouts = {side: _in_loader_order(name, layout) for side, layout in layouts.items()}
     report = Report(str(old_label or old), str(new_label or new), name)
     old_layout, new_layout = layouts["old"], layouts["new"]
@@ -122,6 +123,7 @@ def compare(old, new, name: str | None = None, configs: list[str] | None = None,
     with tempfile.TemporaryDirectory(prefix="corpora-diff-") as spill:
         connection = duckdb.connect(config={"memory_limit": MEMORY_LIMIT, "temp_directory": spill})
         connection.execute("SET preserve_insertion_order = false")
+        connection.execute("SET enable_progress_bar = false")  # it would write to stdout, in the report
         try:
             for config in [c for c in old_layout if c in new_layout]:
                 report.configs.append(
