@@ -507,6 +507,9 @@ def _markdown(report: Report) -> str:
     title = report.corpus or Path(report.new).name
     verdict = "identical" if report.identical else "the exports differ"
     lines = [f"### corpora diff: {title}", "", f"{_code(report.old)} → {_code(report.new)}: **{verdict}**", ""]
+    if report.identical:  # one line in a pull request's summary of every corpus
+        rows = ", ".join(f"`{c.name}` ({sum(s.old_rows for s in c.splits):,} rows)" for c in report.configs)
+        return "\n".join(lines + [f"Every row of every split is the same: {rows}."]) + "\n"
     for config, splits in report.configs_added.items():
         lines.append(f"- config `{config}` added: {_splits(splits)}")
     for config, splits in report.configs_removed.items():
