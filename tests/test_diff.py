@@ -351,3 +351,58 @@ def test_every_loader_key_is_a_column_of_its_config():
         for config, key in getattr(corpus.module, "_KEYS", {}).items():
             assert config in corpus.configs
             assert set(key) <= set(corpus.features(config)), (corpus.name, config)
+
+
+def test_reordered_class_label_names_change_what_the_rows_mean(exports, tmp_path):
+    old, _ = exports
+    new = tmp_path / NAME
+    shutil.copytree(old, new)
+
+    def reverse_names(table, features):
+        features["speaker"]["names"].reverse()  # the stored indices stay, their names change
+        return table
+
+    rewrite(new / "messages" / "train-00000-of-00001.parquet", reverse_names)
+    report = diff.compare(old, new, configs=["messages"])
+    assert [c.name for c in report.configs] == ["messages"]
+    messages = report.configs[0]
+    assert messages.features_retyped == {"speaker": (
+        "class_label[austria, england, france, germany, italy, russia, turkey]",
+        "class_label[turkey, russia, italy, germany, france, england, austria]",
+    )}
+    train = messages.splits[0]
+    assert (train.changed, train.unchanged) == (10, 0)
+    assert [(f.name, f.rows, f.examples) for f in train.fields] == [("speaker", 10, [
+        ("game_id=1, absolute_message_index=7", "'austria'", "'turkey'"),
+        ("game_id=1, absolute_message_index=8", "'italy'", "'france'"),
+        ("game_id=1, absolute_message_index=150", "'austria'", "'turkey'"),
+    ])]
+
+
+def test_identical_in_every_format(exports, capsys):
+    old, _ = exports
+    assert main(["diff", str(old), str(old), "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["identical"] is True
+    assert [(s["name"], s["unchanged"]) for c in report["configs"] for s in c["splits"]] == [
+        ("train", 4), ("validation", 2), ("test", 2), ("train", 10), ("validation", 3), ("test", 5)
+    ]
+    assert main(["diff", str(old), str(old), "--format", "markdown"]) == 0
+    assert capsys.readouterr().out == (
+        f"### corpora diff: {NAME}\n\n`{old}` → `{old}`: **identical**\n\n"
+        "Every row of every split is the same: `conversations` (8 rows), `messages` (18 rows).\n\n"
+    )
+
+
+def test_key_option_overrides_the_loader_key(exports, capsys):
+    old, new = exports
+    assert main(["diff", str(old), str(new), "--config", "messages", "--key", "messages="]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    # by position, the removed message 213 (row 3) shifts game 2's rows 3-6 by one, the edited
+    # message is row 1, and game 1's rows 7-9 are back in place after the added message 246
+    assert lines[2:4] == [
+        "config messages (rows matched by position):",
+        "  train: 10 -> 10 rows: 0 added, 0 removed, 5 changed, 5 unchanged",
+    ]
+    assert main(["diff", str(old), str(new), "--key", "messages"]) == 2
+    assert capsys.readouterr().err == "corpora diff: error: --key messages: expected CONFIG=COL[,COL] (or CONFIG= for position)\n"
