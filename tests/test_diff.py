@@ -406,3 +406,9 @@ def test_key_option_overrides_the_loader_key(exports, capsys):
     ]
     assert main(["diff", str(old), str(new), "--key", "messages"]) == 2
     assert capsys.readouterr().err == "corpora diff: error: --key messages: expected CONFIG=COL[,COL] (or CONFIG= for position)\n"
+
+
+def test_an_unknown_config_is_an_error(exports):
+    old, new = exports
+    code, out, err = cli("diff", old, new, "--config", "message")
+    assert (code, out, err) == (2, "", "corpora diff: error: no config message in either export\n")

@@ -110,6 +110,9 @@ def compare(old, new, name: str | None = None, configs: list[str] | None = None,
         if not layouts[side]:
             raise CorporaError(f"{side} export {folder} holds no <config>/<split>-*.parquet files")
     if configs is not None:
+        unknown = [c for c in configs if all(c not in layout for layout in layouts.values())]
+        if unknown:
+            raise CorporaError(f"no config {', '.join(unknown)} in either export")
         layouts = {side: {c: s for c, s in layout.items() if c in configs} for side, layout in layouts.items()}
     name = name or next((n for n in (new.name, old.name) if n in registry.names()), None)
     keys = dict(_keys(name), **(keys or {}))
@@ -302,7 +305,7 @@ def _compare_split(connection, config, split, key, common, sides, old_files, new
     old_source, new_source = _source(old_files, position), _source(new_files, position)
     if not position:
         for side, source in (("old", old_source), ("new", new_source)):
-            _check_unique(connection, config, split, side, key, source)
+            _check_unique(connection, config, split, side, key, source, sides[side][1])
     compared = [name for name in common if name not in key_columns]
     expressions = {}
     for name in compared:
@@ -351,13 +354,13 @@ def _compare_split(connection, config, split, key, common, sides, old_files, new
     return result
 
 
-def _check_unique(connection, config, split, side, key, source) -> None:
+def _check_unique(connection, config, split, side, key, source, features) -> None:
     columns = ", ".join(_quote(k) for k in key)
     duplicate = connection.execute(
         f"SELECT {columns}, count(*) FROM {source} GROUP BY ALL HAVING count(*) > 1 ORDER BY ALL LIMIT 1"
     ).fetchone()
     if duplicate:
-        shown = ", ".join(f"{k}={_show(v)}" for k, v in zip(key, duplicate[:-1], strict=True))
+        shown = _show_key(dict(zip(key, duplicate[:-1], strict=True)), features)
         raise CorporaError(
             f"{side} {config}/{split}: key ({', '.join(key)}) is not unique: {shown} is in {duplicate[-1]:,} rows"
         )
