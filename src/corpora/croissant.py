@@ -182,7 +182,8 @@ def split_field(config: str, file_set: str, splits: list[str]) -> dict:
         "source": {
             "fileSet": {"@id": file_set},
             "extract": {"fileProperty": "fullpath"},
-            "transform": {"regex": f"^(?:.*/)?{re.escape(config)}/({names})-\\d{{5}}-of-\\d{{5}}\\.parquet$"},
+            # As the Hub writes it: mlcroissant turns it into a glob to read one split alone.
+            "transform": {"regex": f"{re.escape(config)}/({names})-.+\\.parquet$"},
         },
         "references": {"field": {"@id": "splits/name"}},
     }
@@ -216,7 +217,7 @@ def describe(corpus: registry.Corpus, folder: Path, source: dict, configs: list[
             "encodingFormat": PARQUET,
             "includes": f"{config}/*.parquet",
         })
-        splits = split_names(folder, config)
+        splits = [split for split in corpus.split_sizes[config] if split in split_names(folder, config)]
         all_splits += [split for split in splits if split not in all_splits]
         record_sets.append({
             "@type": "cr:RecordSet",
