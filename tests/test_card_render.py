@@ -4,11 +4,9 @@ huge values; the YAML sizes mean what the Hub means; ClassLabel names for pandas
 terminal stays quiet when it is not a terminal; and the toolkit's modules import in layers."""
 
 import ast
-import json
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest

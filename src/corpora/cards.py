@@ -202,7 +202,8 @@ def cut(value, depth: int = 0):
         # Structs take many lines each: the first one stands for the rest.
         keep = 1 if value and isinstance(value[0], dict) else SHOWN_ITEMS
         shown = [cut(item, depth) for item in value[: keep if len(value) > keep + (keep > 1) * 2 else None]]
-        return shown + ([f"… {len(value) - len(shown):,} more ({len(value):,} items)"] if len(shown) < len(value) else [])
+        more = [f"… {len(value) - len(shown):,} more ({len(value):,} items)"] if len(shown) < len(value) else []
+        return shown + more
     return value
 
 
@@ -216,7 +217,7 @@ def example_text(example: dict) -> str:
             return compact
         pad = " " * (indent + 2)
         if isinstance(value, dict):
-            items = [f"{pad}{json.dumps(key, ensure_ascii=False)}: {dump(item, indent + 2)}" for key, item in value.items()]
+            items = [f"{pad}{json.dumps(k, ensure_ascii=False)}: {dump(item, indent + 2)}" for k, item in value.items()]
             return "{\n" + ",\n".join(items) + "\n" + " " * indent + "}"
         items = [pad + dump(item, indent + 2) for item in value]
         return "[\n" + ",\n".join(items) + "\n" + " " * indent + "]"
@@ -253,7 +254,8 @@ def source_files(corpus: registry.Corpus) -> list[dict]:
     groups: dict[str, list[tuple[str, str]]] = {}
     for path, url in sources.urls(corpus).items():
         folder, _, name = path.rpartition("/")
-        suffixes = Path(name).suffixes[-2:] if Path(name).suffix in (".zip", ".gz", ".bz2", ".xz") else [Path(name).suffix]
+        compressed = Path(name).suffix in (".zip", ".gz", ".bz2", ".xz")
+        suffixes = Path(name).suffixes[-2:] if compressed else [Path(name).suffix]
         pattern = "/".join(["*" if part.isdigit() else part for part in folder.split("/")] + ["*" + "".join(suffixes)])
         groups.setdefault(pattern.lstrip("/"), []).append((path, url))
     rows = []

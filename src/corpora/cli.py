@@ -87,7 +87,8 @@ def print_table(header: list[str], rows: list[list]) -> None:
     """Columns of numbers (ints, None shown as "unknown") right-aligned, header included; the
     others left-aligned."""
     numeric = [all(isinstance(row[i], int | None) for row in rows) for i in range(len(header))]
-    cells = [header] + [[f"{v:,}" if isinstance(v, int) else "unknown" if v is None else str(v) for v in row] for row in rows]
+    shown = [[f"{v:,}" if isinstance(v, int) else "unknown" if v is None else str(v) for v in row] for row in rows]
+    cells = [header] + shown
     widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
     for row in cells:
         padded = (v.rjust(w) if number else v.ljust(w) for v, w, number in zip(row, widths, numeric, strict=True))

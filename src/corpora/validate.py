@@ -113,7 +113,8 @@ def export_problems(corpus: registry.Corpus, folder: Path) -> list[str]:
                 found.append(f"{name}/{split}: dataset_info says {declared.get(split)} rows, the files hold {rows}")
         size = sum(f.stat().st_size for f in all_files)
         if all_files and info.get("download_size") != size:
-            found.append(f"{name}: dataset_info says download_size {info.get('download_size')}, its files hold {size} bytes")
+            declared_size = info.get("download_size")
+            found.append(f"{name}: dataset_info says download_size {declared_size}, its files hold {size} bytes")
     if not metadata.get("configs"):
         found.append("no configs: in the YAML header")
     return found
