@@ -23,10 +23,12 @@ from corpora import build  # noqa: E402
 from corpora import registry  # noqa: E402
 from corpora import sources  # noqa: E402
 
-# The collection under test: $CORPORA_ROOT if set (tests/test_add_a_corpus.py points it at a copy
-# with one more corpus), else this checkout. Tests find corpora here, never by name.
-REPO = registry.repo_root()
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for bench.synthetic
+# This checkout (src/, tests/, bench/), and the collection under test: the folder holding
+# loaders/, dataset_cards/ and dummy_data/, $CORPORA_ROOT if set (tests/test_add_a_corpus.py points
+# it at a copy with one more corpus), else this checkout. Generic tests find corpora there.
+REPO = Path(__file__).resolve().parents[1]
+COLLECTION = registry.repo_root()
+sys.path.insert(0, str(REPO))  # for bench.synthetic
 
 DATASETS_MAJOR = int(datasets.__version__.split(".")[0])
 CASES = [(corpus.name, config) for corpus in registry.all_corpora() for config in corpus.configs]
@@ -161,16 +163,3 @@ def mirror(request, monkeypatch):
     yield base
     server.shutdown()
     server.server_close()
-
-
-@pytest.fixture
-def collection_copy(tmp_path, monkeypatch):
-    """A copy of the collection's three folders in tmp_path, which the registry reads (through
-    CORPORA_ROOT) until the test ends."""
-    root = tmp_path / "collection"
-    for folder in ("loaders", "dataset_cards", "dummy_data"):
-        shutil.copytree(REPO / folder, root / folder)
-    monkeypatch.setenv("CORPORA_ROOT", str(root))
-    registry.get.cache_clear()
-    yield root
-    registry.get.cache_clear()

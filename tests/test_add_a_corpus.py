@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import COLLECTION
 from conftest import DATASETS_MAJOR
-from conftest import REPO
 from corpora import registry
 
 ORIGINAL, COPY = "diplomacy_detection", "diplomacy_copy"
@@ -43,11 +43,11 @@ def collection(tmp_path_factory):
     """The collection's three folders, plus the copy in each; nothing else."""
     root = tmp_path_factory.mktemp("collection")
     for folder in ("loaders", "dataset_cards", "dummy_data"):
-        shutil.copytree(REPO / folder, root / folder, ignore=shutil.ignore_patterns("__pycache__"))
-    copy_renamed(REPO / "loaders" / ORIGINAL, root / "loaders" / COPY)
+        shutil.copytree(COLLECTION / folder, root / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    copy_renamed(COLLECTION / "loaders" / ORIGINAL, root / "loaders" / COPY)
     (root / "loaders" / COPY / "README.md").unlink()  # generated: `corpora card` writes it
-    copy_renamed(REPO / "dataset_cards" / f"{ORIGINAL}.yaml", root / "dataset_cards" / f"{COPY}.yaml")
-    copy_renamed(REPO / "dummy_data" / ORIGINAL, root / "dummy_data" / COPY)
+    copy_renamed(COLLECTION / "dataset_cards" / f"{ORIGINAL}.yaml", root / "dataset_cards" / f"{COPY}.yaml")
+    copy_renamed(COLLECTION / "dummy_data" / ORIGINAL, root / "dummy_data" / COPY)
     return root
 
 

@@ -2,11 +2,13 @@
 loader keeps (README, "Add a corpus")."""
 
 import json
+import shutil
 
 import datasets
 import pytest
 
 from conftest import CASES
+from conftest import COLLECTION
 from corpora import registry
 from corpora import validate
 from corpora.errors import CorporaError
@@ -121,36 +123,51 @@ def test_the_loader_keeps_the_module_contract(name):
     assert set(corpus.source_files()) <= set(module._URLS)
 
 
+@pytest.fixture
+def loader_copy(tmp_path, monkeypatch):
+    """copy(name): a collection of one corpus, a copy of its loader folder, which the registry
+    reads (through CORPORA_ROOT) until the test ends. Returns the copy's root."""
+    def copy(name):
+        shutil.copytree(COLLECTION / "loaders" / name, tmp_path / "loaders" / name)
+        monkeypatch.setenv("CORPORA_ROOT", str(tmp_path))
+        registry.get.cache_clear()
+        return tmp_path
+
+    yield copy
+    registry.get.cache_clear()
+
+
 def loader_with(root, name, lines):
-    """The collection copy at root, with lines appended to the loader of name."""
+    """Append lines to the loader of name under root; the loader file's name as errors give it."""
     script = root / "loaders" / name / f"{name}.py"
     script.write_text(script.read_text() + "\n" + "\n".join(lines) + "\n")
+    registry.get.cache_clear()
     return f"loaders/{name}/{name}.py"
 
 
 @each_corpus
 @pytest.mark.parametrize("constant", registry.CONTRACT)
-def test_a_loader_without_a_contract_constant_is_refused_by_name(name, constant, collection_copy):
-    label = loader_with(collection_copy, name, [f"del {constant}"])
+def test_a_loader_without_a_contract_constant_is_refused_by_name(name, constant, loader_copy):
+    label = loader_with(loader_copy(name), name, [f"del {constant}"])
     with pytest.raises(CorporaError) as caught:
         registry.get(name)
     assert str(caught.value) == f'{label}: the loader must define {constant} (README, "Add a corpus")'
 
 
 @each_corpus
-def test_a_loader_whose_constants_disagree_is_refused_with_every_reason(name, collection_copy):
+def test_a_loader_whose_constants_disagree_is_refused_with_every_reason(name, loader_copy):
     corpus = registry.get(name)
+    root = loader_copy(name)
     first, last = corpus.configs[0], corpus.configs[-1]
     split = list(corpus.split_sizes[first])[0]
     configs = sorted(corpus.configs)
-    label = loader_with(collection_copy, name, [
+    label = loader_with(root, name, [
         "_LICENSE = ''",
         f"_FILES[{first!r}][{split!r}] = ['not/a/source.csv']",
         f"_SPLIT_SIZES[{first!r}] = {{'elsewhere': 1}}",
         f"del _SPLIT_SIZES[{last!r}]" if last != first else "_SPLIT_SIZES['extra'] = {}",
         "_count_source_records = 3",
     ])
-    registry.get.cache_clear()
     with pytest.raises(CorporaError) as caught:
         registry.get(name)
     assert str(caught.value) == (
@@ -162,23 +179,23 @@ def test_a_loader_whose_constants_disagree_is_refused_with_every_reason(name, co
 
 
 @each_corpus
-def test_official_sizes_must_follow_the_splits_of_the_files(name, collection_copy):
+def test_official_sizes_must_follow_the_splits_of_the_files(name, loader_copy):
     corpus = registry.get(name)
     config = corpus.configs[0]
     splits = list(corpus.module._FILES[config])
-    label = loader_with(collection_copy, name, [f"_SPLIT_SIZES[{config!r}] = {{'elsewhere': 1}}"])
-    registry.get.cache_clear()
+    label = loader_with(loader_copy(name), name, [f"_SPLIT_SIZES[{config!r}] = {{'elsewhere': 1}}"])
     with pytest.raises(CorporaError) as caught:
         registry.get(name)
     assert str(caught.value) == f"{label}: _SPLIT_SIZES[{config!r}] must have the splits of _FILES[{config!r}], {splits}"
 
 
-def test_a_broken_loader_is_one_clear_line_from_the_cli(collection_copy, capsys):
+@each_corpus
+def test_a_broken_loader_is_one_clear_line_from_the_cli(name, loader_copy, capsys):
     from corpora.cli import main
 
-    name = registry.names()[0]
-    label = loader_with(collection_copy, name, ["del _URLS"])
-    assert main(["build", name, "--dummy", "--out", str(collection_copy / "out")]) == 1
+    root = loader_copy(name)
+    label = loader_with(root, name, ["del _URLS"])
+    assert main(["build", name, "--dummy", "--out", str(root / "out")]) == 1
     assert capsys.readouterr().err == (
         f'corpora build: error: {label}: the loader must define _URLS (README, "Add a corpus")\n'
     )

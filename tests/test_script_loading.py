@@ -8,7 +8,7 @@ import datasets
 import pytest
 
 from conftest import CASES
-from conftest import REPO
+from conftest import COLLECTION
 from corpora import registry
 from corpora import validate
 
@@ -17,7 +17,7 @@ pytestmark = pytest.mark.datasets3
 
 @pytest.mark.parametrize("name,config", CASES, ids=[f"{n}-{c}" for n, c in CASES])
 def test_load_dataset_runs_the_loader_script(name, config, dummy_build, tmp_path, monkeypatch):
-    monkeypatch.chdir(REPO)  # the relative paths a user types
+    monkeypatch.chdir(COLLECTION)  # the relative paths a user types
     # The default config is loaded without naming it, as a user would.
     named = None if config == registry.get(name).default_config else config
     loaded = datasets.load_dataset(
@@ -30,7 +30,7 @@ def test_load_dataset_runs_the_loader_script(name, config, dummy_build, tmp_path
 
 @pytest.mark.parametrize("name,config", CASES, ids=[f"{n}-{c}" for n, c in CASES])
 def test_load_dataset_script_streaming(name, config, dummy_build, monkeypatch):
-    monkeypatch.chdir(REPO)
+    monkeypatch.chdir(COLLECTION)
     streamed = datasets.load_dataset(
         f"loaders/{name}", config, data_dir=f"dummy_data/{name}", trust_remote_code=True, streaming=True
     )
