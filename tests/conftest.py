@@ -2,7 +2,9 @@
 same variables; they are set here too so a bare `pytest` cannot reach the network)."""
 
 import http.server
+import inspect
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -61,15 +63,34 @@ def no_network():
     socket.getaddrinfo = real_getaddrinfo
 
 
+# What differs most between datasets versions: streaming and its shards, worker processes, reading
+# a Parquet export back. A test whose code (or a function of its module that it calls) uses one
+# of these runs in both legs, so a corpus's own tests need no marker for it.
+VERSION_SENSITIVE = re.compile(
+    r"streaming=True|as_streaming_dataset|split_dataset_by_node|num_proc|datasets\.load_dataset\("
+)
+
+
+def uses_version_sensitive_datasets_code(item) -> bool:
+    function = getattr(item, "function", None)
+    if function is None:
+        return False
+    source = inspect.getsource(function)
+    called = [getattr(item.module, name, None) for name in re.findall(r"\b(\w+)\(", source)]
+    helpers = [f for f in called if inspect.isfunction(f) and f.__module__ == item.module.__name__]
+    return any(VERSION_SENSITIVE.search(inspect.getsource(f)) for f in [function, *helpers])
+
+
 def pytest_collection_modifyitems(config, items):
     """The datasets 3.6 leg runs only what can differ between datasets versions: tests marked
     `both_legs` (the generic checks on every builder: building, streaming, Parquet read-back, a
     bad file's error through the builder) and `datasets3` (script loading). Tests that use the
-    HTTP `mirror` download and stream through datasets' and fsspec's own code: both legs too.
+    HTTP `mirror` download and stream through datasets' and fsspec's own code, and tests that
+    stream, shard, use worker processes or read an export back (VERSION_SENSITIVE): both legs too.
     Each corpus's parser and bad-input tests run the loader's own code, the same in either leg,
     through the builder path that the generic checks cover: the 5.x leg runs them."""
     for item in items:
-        if "mirror" in getattr(item, "fixturenames", ()):
+        if "mirror" in getattr(item, "fixturenames", ()) or uses_version_sensitive_datasets_code(item):
             item.add_marker(pytest.mark.both_legs)
     if DATASETS_MAJOR < 4:
         kept = [item for item in items if "both_legs" in item.keywords or "datasets3" in item.keywords]
