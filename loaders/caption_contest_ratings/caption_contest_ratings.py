@@ -242,7 +242,7 @@ _ARCHIVE_NAME = re.compile(
     r"(?P<contest>[0-9]{3})(?:-(?:round1-cardinal|round2-cardinal|round2-dueling|active|passive|funny|original))?"
     r"-responses\.csv\.zip"
 )
-# The one summary file whose `contest` column is not its file's contest (docs/formats/caption_contest_ratings.md, quirk 4).
+# The one summary file whose `contest` column is not its file's contest (quirk 4 of the format doc).
 _CONTEST_FIELD_EXCEPTIONS = {"688_summary_KLUCB.csv": 689}
 
 _LFS_POINTER_PREFIX = b"version https://git-lfs.github.com/spec/"
