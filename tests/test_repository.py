@@ -26,7 +26,8 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 SCANNED = ["loaders", "src", "tests", "bench", "docs", "dataset_cards", "README.md"]
 TEXT_SUFFIXES = {".py", ".md", ".yaml", ".yml", ".toml", ".txt", ".j2", ".cfg", ".tsv"}
-TOP_FOLDERS = "loaders|src|tests|bench|docs|dataset_cards|dummy_data"
+# `formats/` too: the format docs are in docs/formats/, so a bare `formats/<name>.md` is a stale name.
+TOP_FOLDERS = "loaders|src|tests|bench|docs|dataset_cards|dummy_data|formats"
 # A repository path: one of the top folders, then path characters, not inside a URL or a longer path.
 PATH = re.compile(rf"(?<![\w./-])(?:{TOP_FOLDERS})/[\w./<>{{}}*-]*")
 # A GitHub repository ("huggingface/datasets") named earlier on the line: the paths after it are its own.
@@ -189,6 +190,7 @@ def tiny_repo(tmp_path):
         "Layout: `loaders/<name>/<name>.py`, `tests/test_<name>.py`, docs/formats/, dummy_data/NAME/.\n"
         "Vendored from huggingface/hub-docs at docs/hub/licenses.md.\n"
         "Tests of the reader: tests/test_<name>_io.py\n"
+        "The old name of the doc: formats/toy.md\n"
     )
     (tmp_path / "docs" / "formats" / "toy.md").write_text(
         "# toy\n\n## 5. Quirks\n\n| # | quirk |\n|---|---|\n| 1 | one |\n| 2 | two |\n\n## 6. Sizes\n\n| 3 | no quirk |\n"
@@ -209,6 +211,7 @@ def test_the_checks_find_each_broken_reference(tiny_repo):
         "loaders/toy/toy.py:1: loaders/toy/_gone.py",
         "README.md:1: docs/gone.md",
         "README.md:4: tests/test_<name>_io.py",
+        "README.md:5: formats/toy.md",
     ]
     assert unresolved_links(tiny_repo) == ["README.md:1: docs/gone.md"]
     assert unresolved_quirks(tiny_repo) == [
