@@ -52,7 +52,7 @@ def scanned_files(root: Path) -> list[Path]:
             parts = file.relative_to(root).parts
             if any(part == "__pycache__" or part.endswith(".egg-info") for part in parts):
                 continue
-            if file.is_file() and file.suffix in TEXT_SUFFIXES and file.resolve() != Path(__file__).resolve():
+            if file.is_file() and file.suffix in TEXT_SUFFIXES and parts != ("tests", "test_repository.py"):
                 files.append(file)
     return files
 
