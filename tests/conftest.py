@@ -101,6 +101,8 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.skip(reason=f"needs datasets 5.x, this leg has {datasets.__version__}"))
         if "datasets3" in item.keywords and DATASETS_MAJOR >= 4:
             item.add_marker(pytest.mark.skip(reason=f"script loading needs datasets 3.x, this leg has {datasets.__version__}"))
+    if os.environ.get("CORPORA_COLLECTED_TESTS"):  # for tests/test_add_a_corpus.py: what this leg runs, before -k
+        Path(os.environ["CORPORA_COLLECTED_TESTS"]).write_text("".join(f"{item.nodeid}\n" for item in items))
 
 
 @pytest.fixture(scope="session")
