@@ -1,6 +1,7 @@
 """Adding a corpus is its three folders (README, "Add a corpus"): a renamed copy of an existing
-corpus, added to a copy of the collection with no other edit, gets its card from `corpora card`
-and passes every generic test, exactly the ones the original gets."""
+corpus (its loader folder, module and class, card source and dummy data), added to a copy of the
+collection with no other edit, gets its card from `corpora card` and passes every generic test,
+exactly the ones the original gets."""
 
 import os
 import re
@@ -15,13 +16,17 @@ from conftest import COLLECTION
 from conftest import DATASETS_MAJOR
 from corpora import registry
 
-ORIGINAL, COPY = "diplomacy_detection", "diplomacy_copy"
+# The corpus with the smallest dummy data (the quickest to test), and a new name for its copy
+# (diplomacy_detection -> diplomacy_copy) that no test id of another corpus contains.
+ORIGINAL = min(registry.names(), key=lambda name: sum(p.stat().st_size for p in registry.get(name).dummy_dir.rglob("*")))
+COPY = ORIGINAL.split("_")[0] + "_copy"
+CLASSES = registry.get(ORIGINAL).builder_class.__name__, "".join(word.title() for word in COPY.split("_"))
 TESTS = Path(__file__).resolve().parent
 CHECKOUT = TESTS.parent
 
 
 def renamed(text: str) -> str:
-    return text.replace(ORIGINAL, COPY).replace("DiplomacyDetection", "DiplomacyCopy")
+    return text.replace(ORIGINAL, COPY).replace(*CLASSES)
 
 
 def copy_renamed(source: Path, target: Path) -> None:
@@ -64,6 +69,7 @@ def generic_test_files(root):
 
 @pytest.mark.both_legs  # the copy is built, streamed and (datasets 3.x) loaded as a script
 def test_a_renamed_copy_gets_its_card_and_passes_the_generic_tests(collection, tmp_path):
+    assert not any(COPY in name or name in COPY for name in registry.names())
     assert sorted(p.name for p in collection.iterdir()) == ["dataset_cards", "dummy_data", "loaders"]
     card = run(["-m", "corpora.cli", "card", COPY], collection, tmp_path)
     assert card.returncode == 0, card.stderr
