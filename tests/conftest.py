@@ -93,9 +93,9 @@ def pytest_collection_modifyitems(config, items):
         if "mirror" in getattr(item, "fixturenames", ()) or uses_version_sensitive_datasets_code(item):
             item.add_marker(pytest.mark.both_legs)
     if DATASETS_MAJOR < 4:
-        kept = [item for item in items if "both_legs" in item.keywords or "datasets3" in item.keywords]
-        config.hook.pytest_deselected(items=[item for item in items if item not in kept])
-        items[:] = kept
+        runs = {item: "both_legs" in item.keywords or "datasets3" in item.keywords for item in items}
+        config.hook.pytest_deselected(items=[item for item in items if not runs[item]])
+        items[:] = [item for item in items if runs[item]]
     for item in items:
         if "datasets5" in item.keywords and DATASETS_MAJOR < 5:
             item.add_marker(pytest.mark.skip(reason=f"needs datasets 5.x, this leg has {datasets.__version__}"))
