@@ -273,7 +273,7 @@ def test_every_statistics_cell_is_in_the_rows(dummy_build):
                     assert (stats is None and cell == "") or float(cell) == stats[statistic.lower()]
 
 
-def test_source_records_are_counted_independently():
+def test_source_records_are_counted_without_typing():
     for config, splits in loader._FILES.items():
         paths = [str(corpus.dummy_dir / path) for path in splits["train"]]
         assert loader._count_source_records(config, "train", paths) == corpus.expected_dummy_counts()[config]["train"]
