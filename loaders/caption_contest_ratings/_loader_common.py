@@ -122,7 +122,8 @@ class _Repeated(dict):
 class _LongInteger(str):
     """The digits of an integer too long for int() (Python's int_max_str_digits), shown as such."""
 
-    __repr__ = str.__str__
+    def __repr__(self):
+        return str.__str__(self)
 
 
 def loads(text, where, records=None):
