@@ -695,15 +695,17 @@ def test_full_size_copies_build_export_and_reload_with_every_answer(tmp_path, ca
     record_release(NAME, upstream)  # as if these were the recorded release files
     argv = ["build", NAME, "--data-dir", str(upstream), "--out", str(tmp_path / "out")]
     assert main(argv) == 0
-    rows = [line.split() for line in capsys.readouterr().out.splitlines()[3:]]
+    lines = capsys.readouterr().out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("exported to"))
+    rows = [line.split() for line in lines[start + 2:]]  # after the table's header
     assert rows == [
-        [NAME, "default", "train", "1,226", "1,226", "ok"],
-        [NAME, "default", "validation", "308", "308", "ok"],
-        [NAME, "default", "test_unseen_answers", "271", "271", "ok"],
-        [NAME, "default", "test_unseen_questions", "602", "602", "ok"],
-        [NAME, "upstream_xml", "train", "1,534", "1,534", "ok"],
-        [NAME, "upstream_xml", "test_unseen_answers", "271", "271", "ok"],
-        [NAME, "upstream_xml", "test_unseen_questions", "602", "602", "ok"],
+        [NAME, "default", "train", "1,226", "1,226", "1,226"],
+        [NAME, "default", "validation", "308", "308", "308"],
+        [NAME, "default", "test_unseen_answers", "271", "271", "271"],
+        [NAME, "default", "test_unseen_questions", "602", "602", "602"],
+        [NAME, "upstream_xml", "train", "1,534", "1,534", "1,534"],
+        [NAME, "upstream_xml", "test_unseen_answers", "271", "271", "271"],
+        [NAME, "upstream_xml", "test_unseen_questions", "602", "602", "602"],
     ]
     for config, splits in loader._FILES.items():
         for split, paths in splits.items():
