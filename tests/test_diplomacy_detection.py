@@ -1,4 +1,5 @@
-"""diplomacy_detection: every quirk of the format, and bad input (BAD_INPUT, run by test_bad_input.py)."""
+"""diplomacy_detection: every quirk of docs/formats/diplomacy_detection.md, and bad input (BAD_INPUT, run by
+test_bad_input.py)."""
 
 import http.server
 import json
