@@ -9,6 +9,7 @@ import pytest
 
 from conftest import CASES
 from conftest import COLLECTION
+from conftest import LFS
 from corpora import registry
 from corpora import validate
 from corpora.errors import CorporaError
@@ -98,9 +99,7 @@ def test_a_git_lfs_pointer_for_a_source_file_is_one_clear_line(name, dummy_copy,
     config = corpus.default_config
     path = corpus.module._FILES[config][list(corpus.split_sizes[config])[0]][0]
     data_dir = dummy_copy(name)
-    (data_dir / path).write_text(
-        "version https://git-lfs.github.com/spec/v1\noid sha256:" + "0" * 64 + "\nsize 1234\n"
-    )
+    (data_dir / path).write_bytes(LFS)
     args = ["build", name, "--config", config, "--data-dir", str(data_dir), "--allow-modified-sources"]
     assert main([*args, "--out", str(tmp_path / "out")]) == 1
     err = capsys.readouterr().err

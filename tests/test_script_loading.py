@@ -3,6 +3,7 @@ by datasets 5.x loads here. Skipped in the datasets 5.x leg, which cannot run sc
 
 import os
 import subprocess
+from pathlib import Path
 
 import datasets
 import pytest
@@ -26,6 +27,9 @@ def test_load_dataset_runs_the_loader_script(name, config, dummy_build, tmp_path
     assert validate.compare(dummy_build(name, config), loaded) is None
     expected = registry.get(name).expected_dummy_counts()[config]
     assert {split: loaded[split].num_rows for split in loaded} == expected
+    # the modules the loader imports relatively were copied beside the script
+    copied = Path(datasets.config.HF_MODULES_CACHE).glob(f"datasets_modules/datasets/{name}/*/*.py")
+    assert {path.name for path in registry.get(name).loader_dir.glob("*.py")} <= {path.name for path in copied}
 
 
 @pytest.mark.parametrize("name,config", CASES, ids=[f"{n}-{c}" for n, c in CASES])

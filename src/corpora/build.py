@@ -92,7 +92,8 @@ def build(
 
     Builds from real sources must read the recorded release (checksums.tsv) and give the official
     split sizes; `allow_modified_sources` lifts only the first check. Every split must hold as
-    many examples as the loader's independent count of source records (rows in = rows out).
+    many examples as the loader's own count of source records, made apart from the code that
+    types the records (rows in = rows out).
     `repo_id` is the Hub repository the export is for, if any (its card says how to load it from
     there). The export is written beside OUT/NAME and swapped in only when complete, so a failed
     or interrupted build leaves the previous export as it was. The rows reported are those of
@@ -170,7 +171,9 @@ def build(
 
 
 def count_source_records(corpus: registry.Corpus, config: str, files) -> dict[str, int]:
-    """Source records per split, counted by the loader independently of its parser."""
+    """Source records per split, as the loader's `_count_source_records` counts them: apart from
+    the code that types the records, though some loaders share their file reader with it (each
+    one's docstring says how it counts)."""
     return {
         split: corpus.module._count_source_records(config, split, [str(files[path]) for path in paths])
         for split, paths in corpus.module._FILES[config].items()
