@@ -284,7 +284,7 @@ def test_a_quoted_newline_inside_a_cell_is_one_record(dummy_copy, tmp_path):
     # None in the release, but the CSV dialect allows it: records, not lines, are counted.
     data_dir = dummy_copy(NAME)
     rewrite(data_dir, DATA, lambda rows: rows[1].__setitem__(3, rows[1][3] + "\nSecond paragraph."))
-    texts = load(NAME, "texts", data_dir=data_dir, cache_dir=tmp_path)["train"]
+    texts = load(NAME, "texts", data_dir=data_dir, cache_dir=tmp_path, allow_modified_sources=True)["train"]
     assert texts[0]["text"].endswith("KS\nSecond paragraph.")
     assert loader._count_source_records("texts", "train", [str(data_dir / DATA)]) == 5
 
@@ -294,7 +294,7 @@ def test_a_quoted_newline_inside_a_cell_is_one_record(dummy_copy, tmp_path):
 
 def build_error(data_dir, config):
     with pytest.raises(Exception) as caught:
-        load(NAME, config, data_dir=data_dir)
+        load(NAME, config, data_dir=data_dir, allow_modified_sources=True)
     error = caught.value
     while not isinstance(error, ValueError) and error.__cause__ is not None:
         error = error.__cause__
@@ -501,7 +501,7 @@ def test_missing_file(dummy_copy):
     data_dir = dummy_copy(NAME)
     (data_dir / LABELS).unlink()
     with pytest.raises(MissingSourceFiles, match=f"1 source file\\(s\\) missing: {data_dir / LABELS}"):
-        load(NAME, "labels", data_dir=data_dir)  # every file the config reads is checked first
+        load(NAME, "labels", data_dir=data_dir, allow_modified_sources=True)  # every file the config reads is checked first
     import datasets
 
     builder = corpus.builder_class(config_name="labels", data_dir=str(data_dir), cache_dir=str(data_dir / "cache"))
@@ -845,7 +845,7 @@ def test_pinned_urls_and_checksums():
 
 def test_download_from_urls_prepared_and_streaming(mirror, tmp_path, dummy_build):
     for config in ("deliberations", "labels"):  # each reads two files
-        prepared = load(NAME, config, cache_dir=tmp_path / config)
+        prepared = load(NAME, config, cache_dir=tmp_path / config, allow_modified_sources=True)
         assert prepared["train"].to_list() == dummy_build(NAME, config)["train"].to_list()
         streamed = load(NAME, config, streaming=True)
         assert list(streamed["train"]) == dummy_build(NAME, config)["train"].to_list()
@@ -967,7 +967,7 @@ def test_bad_input_stops_with_one_clear_line(case, dummy_copy, tmp_path):
     data_dir = dummy_copy(NAME)
     (data_dir / DELIBERATIONS).write_bytes(variant((data_dir / DELIBERATIONS).read_bytes()))
     with pytest.raises(DatasetGenerationError) as caught:
-        load(NAME, data_dir=data_dir, cache_dir=tmp_path / "cache")
+        load(NAME, data_dir=data_dir, cache_dir=tmp_path / "cache", allow_modified_sources=True)
     assert isinstance(caught.value.__cause__, ValueError)
     assert _one_line(caught.value) == message
 

@@ -257,7 +257,7 @@ def test_committed_dummy_parquet_equals_the_script_output(tmp_path):
 def build_error(data_dir, config, tmp_path=None):
     """What `corpora.load` raises, unwrapped to the loader's ValueError."""
     with pytest.raises(Exception) as caught:
-        load(NAME, config, data_dir=data_dir, cache_dir=tmp_path)
+        load(NAME, config, data_dir=data_dir, cache_dir=tmp_path, allow_modified_sources=True)
     error = caught.value
     while not isinstance(error, ValueError) and error.__cause__ is not None:
         error = error.__cause__
@@ -503,7 +503,7 @@ def test_missing_split_files_are_all_listed(dummy_copy, tmp_path, config):
     assert sorted(listed) == sorted(str(data_dir / path) for path in gone)
     # The toolkit checks the whole copy first, with the same paths.
     with pytest.raises(FileNotFoundError) as caught:
-        load(NAME, config, data_dir=data_dir, cache_dir=tmp_path)
+        load(NAME, config, data_dir=data_dir, cache_dir=tmp_path, allow_modified_sources=True)
     assert all(str(data_dir / path) in str(caught.value) for path in gone)
 
 
@@ -744,7 +744,7 @@ def test_xml_copy_that_is_not_the_release_is_refused(dummy_copy, tmp_path, capsy
 def test_streaming_from_a_data_dir_copy(dummy_copy, dummy_build):
     data_dir = dummy_copy(NAME)
     for config in corpus.configs:
-        streamed = load(NAME, config, data_dir=data_dir, streaming=True)
+        streamed = load(NAME, config, data_dir=data_dir, streaming=True, allow_modified_sources=True)
         for split, prepared in dummy_build(NAME, config).items():
             assert list(streamed[split]) == prepared.to_list(), (config, split)
 
@@ -773,7 +773,7 @@ def test_download_from_urls_prepared_and_streaming(mirror, tmp_path, dummy_build
     # Parquet over HTTP: pyarrow reads the footer and the record batches through xopen's
     # seekable HTTP file when streaming.
     for config in corpus.configs:
-        prepared = load(NAME, config, cache_dir=tmp_path / config)
+        prepared = load(NAME, config, cache_dir=tmp_path / config, allow_modified_sources=True)
         streamed = load(NAME, config, streaming=True)
         for split, expected in dummy_build(NAME, config).items():
             assert prepared[split].to_list() == expected.to_list(), (config, split)
@@ -1009,10 +1009,10 @@ def test_bad_input_matrix(dummy_copy, tmp_path, dummy_build, config, path, case,
     data_dir = dummy_copy(NAME)
     (data_dir / path).write_bytes(variant((data_dir / path).read_bytes()))
     if expected is None:
-        built = load(NAME, config, data_dir=data_dir, cache_dir=tmp_path)
+        built = load(NAME, config, data_dir=data_dir, cache_dir=tmp_path, allow_modified_sources=True)
         for split, rows in dummy_build(NAME, config).items():
             assert built[split].to_list() == rows.to_list(), split
         return
     with pytest.raises(Exception) as caught:
-        load(NAME, config, data_dir=data_dir, cache_dir=tmp_path)
+        load(NAME, config, data_dir=data_dir, cache_dir=tmp_path, allow_modified_sources=True)
     assert _one_line(caught.value) == expected

@@ -1,4 +1,6 @@
-"""The datasets 3.x CI check of a loading script, `datasets-cli test loaders/<name> --all_configs
+"""Byte sizes in the committed card are measurements, kept when the card is generated again.
+
+The datasets 3.x CI check of a loading script, `datasets-cli test loaders/<name> --all_configs
 --save_info`, rewrites the committed card's `dataset_info` with what it measured: it changes the
 byte sizes (and, on files that are not the release, the split sizes) and nothing else, and
 `corpora card --check` passes after a run on the release files, whose byte sizes it keeps."""
@@ -12,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
+from bench.synthetic import write_diplomacy
 from conftest import REPO
 from corpora import cards
 from corpora import registry
-
-pytestmark = pytest.mark.datasets3
+from corpora.cli import main
 
 # The only keys the run may change: measurements.
 MEASURED = re.compile(r"^\s*(num_bytes|num_examples|download_size|dataset_size): \d+$")
@@ -32,6 +34,7 @@ def repo_copy(tmp_path, monkeypatch):
     registry.get.cache_clear()
 
 
+@pytest.mark.datasets3
 @pytest.mark.parametrize("name", ["diplomacy_detection", "curiosity_dialogs"])  # several configs; one
 def test_save_info_changes_only_the_measurements(name, repo_copy, tmp_path):
     card = repo_copy / "loaders" / name / "README.md"
@@ -85,3 +88,32 @@ def put_back_official_sizes(text: str, corpus) -> str:
             line = re.sub(r"\d+", str(corpus.split_sizes[config][split]), line)
         lines.append(line)
     return "".join(lines)
+
+
+def test_a_build_of_the_release_records_its_byte_sizes(repo_copy, record_release, tmp_path, capsys):
+    name = "diplomacy_detection"
+    corpus = registry.get(name)
+    release = write_diplomacy(tmp_path / "release")  # synthetic, with the official sizes
+    record_release(name, release)
+    assert main(["build", name, "--data-dir", str(release), "--out", str(tmp_path / "out")]) == 0
+    assert cards.recorded_byte_sizes(corpus) == {}  # a build writes nothing in loaders/
+    capsys.readouterr()
+    assert main(["card", name, "--sizes-from", str(tmp_path / "out")]) == 0
+    out = capsys.readouterr().out
+    assert out == f"wrote loaders/{name}/README.md: the byte sizes of {tmp_path / 'out' / name} for conversations, messages\n"
+    export = cards.read_metadata(tmp_path / "out" / name / "README.md")["dataset_info"]
+    recorded = cards.recorded_byte_sizes(corpus)
+    assert {config: sizes["splits"] for config, sizes in recorded.items()} == {
+        info["config_name"]: {s["name"]: s["num_bytes"] for s in info["splits"]} for info in export
+    }
+    assert all(size > 0 for sizes in recorded.values() for size in sizes["splits"].values())
+    assert cards.check(corpus) is None  # generated again, the card keeps them
+    # an export of other files (here the dummy data) has no byte sizes of the release
+    assert main(["build", name, "--dummy", "--out", str(tmp_path / "dummy")]) == 0
+    capsys.readouterr()
+    assert main(["card", name, "--sizes-from", str(tmp_path / "dummy")]) == 1
+    assert capsys.readouterr().err == (
+        f"corpora card: error: {tmp_path / 'dummy' / name} has no config with the official split sizes "
+        "(not a build of the release)\n"
+    )
+    assert cards.recorded_byte_sizes(corpus) == recorded

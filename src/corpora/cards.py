@@ -280,10 +280,12 @@ def recorded_byte_sizes(corpus: registry.Corpus, card: Path | None = None) -> di
             continue
         if {s.get("name"): s.get("num_examples") for s in splits} != corpus.split_sizes[config]:
             continue
-        found[config] = {
-            "splits": {s["name"]: s["num_bytes"] for s in splits if s.get("num_bytes")},
-            **{key: entry[key] for key in ("download_size", "dataset_size") if entry.get(key) is not None},
-        }
+        measured = {s["name"]: s["num_bytes"] for s in splits if s.get("num_bytes")}  # 0: not measured
+        if measured:
+            found[config] = {
+                "splits": measured,
+                **{key: entry[key] for key in ("download_size", "dataset_size") if entry.get(key) is not None},
+            }
     return found
 
 

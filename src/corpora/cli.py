@@ -176,10 +176,12 @@ def cmd_card(args) -> int:
             registry.require_checkout(f"loaders/{name}/README.md")
             export = Path(args.sizes_from) / name
             if not (export / "README.md").is_file():
-                raise CorporaError(f"no export of {name} in {args.sizes_from}: run `corpora build {name} --out {args.sizes_from}`")
+                raise CorporaError(
+                    f"no export of {name} in {args.sizes_from}: run `corpora build {name} --out {args.sizes_from}`"
+                )
             recorded = cards.record_byte_sizes(corpus, export)
             if not recorded:
-                raise CorporaError(f"{export} has no config with the official split sizes: no byte sizes of the release")
+                raise CorporaError(f"{export} has no config with the official split sizes (not a build of the release)")
             print(f"wrote loaders/{name}/README.md: the byte sizes of {export} for {', '.join(recorded)}")
         else:
             registry.require_checkout(f"loaders/{name}/README.md")

@@ -16,7 +16,6 @@ import datasets
 
 from corpora.errors import CorporaError
 
-
 # Where an installed package (wheel or sdist) carries the repository's top-level folders
 # loaders/, dataset_cards/ and dummy_data/ (see [tool.setuptools] in pyproject.toml).
 INSTALLED_DATA = Path(__file__).resolve().parent / "_data"

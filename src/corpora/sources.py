@@ -119,8 +119,8 @@ def download_error(corpus: Corpus, pinned: dict[str, str], error: BaseException)
     where = url or f"one of {len(pinned)} pinned URLs"
     local = f"with this file at DIR/{path}" if path else "laid out like the upstream repository"
     return DownloadError(
-        f"{corpus.name}: cannot download {where}: {describe_failure(error)}. To build from a local copy of the upstream "
-        f"files instead, pass --data-dir DIR (data_dir= in Python) {local}"
+        f"{corpus.name}: cannot download {where}: {describe_failure(error)}. "
+        f"To build from a local copy of the upstream files instead, pass --data-dir DIR (data_dir= in Python) {local}"
     )
 
 
@@ -248,8 +248,10 @@ def verify(corpus: Corpus, files: dict[str, Path]) -> None:
 
 
 def check(corpus: Corpus, files: dict[str, Path], data_dir: Path | None, allow_modified_sources: bool = False) -> None:
-    """The release checks of a build from real sources: no Git LFS pointers, then (unless
-    modified sources are allowed) every file is the recorded release."""
-    check_not_lfs_pointers(corpus, files, data_dir)
+    """The release checks of a build from real sources: no Git LFS pointers (found before the
+    checksums, which they would only fail), then every file is the recorded release. Modified
+    sources skip both: the loader then names the first file that is not data, LFS pointers
+    included."""
     if not allow_modified_sources:
+        check_not_lfs_pointers(corpus, files, data_dir)
         verify(corpus, files)
