@@ -161,7 +161,7 @@ def test_checksums_measures_a_copy_and_update_records_it(capsys, tmp_path, recor
 def test_a_copy_with_other_split_sizes_is_refused_without_the_flag(capsys, tmp_path, record_release):
     dummy = registry.get(NAME).dummy_dir
     record_release(NAME, dummy)  # the release checksums pass: only the sizes differ
-    code, out, err = run(capsys, "build", NAME, "--data-dir", str(dummy), "--out", str(tmp_path))
+    code, out, err = run(capsys, "build", NAME, "--data-dir", str(dummy), "--out", str(tmp_path / "out"))
     assert code == 1
     assert err == (
         "corpora build: error: diplomacy_detection: split sizes differ from the official ones: "
@@ -170,7 +170,7 @@ def test_a_copy_with_other_split_sizes_is_refused_without_the_flag(capsys, tmp_p
         "messages/validation: 3 rows (official 1,416); messages/test: 5 rows (official 2,741). To build a fixed, extended or cut copy anyway, "
         "use --allow-modified-sources (allow_modified_sources=True in Python)\n"
     )
-    assert sorted(tmp_path.iterdir()) == []  # nothing half-written is left behind
+    assert sorted((tmp_path / "out").iterdir()) == []  # nothing half-written is left behind
 
 
 def test_allow_modified_sources_builds_a_cut_copy_and_shows_the_official_sizes(capsys, tmp_path):
