@@ -116,12 +116,12 @@ def test_build_dummy_from_another_folder(installed, tmp_path):
     lines = result.stdout.splitlines()
     table = [line.split() for line in lines[lines.index(next(x for x in lines if x.startswith("exported to"))) + 2:]]
     assert table == [
-        [NAME, "conversations", "train", "4", "4"],
-        [NAME, "conversations", "validation", "2", "2"],
-        [NAME, "conversations", "test", "2", "2"],
-        [NAME, "messages", "train", "10", "10"],
-        [NAME, "messages", "validation", "3", "3"],
-        [NAME, "messages", "test", "5", "5"],
+        [NAME, "conversations", "train", "4", "4", "4"],
+        [NAME, "conversations", "validation", "2", "2", "2"],
+        [NAME, "conversations", "test", "2", "2", "2"],
+        [NAME, "messages", "train", "10", "10", "10"],
+        [NAME, "messages", "validation", "3", "3", "3"],
+        [NAME, "messages", "test", "5", "5", "5"],
     ]
     assert sorted(p.name for p in (tmp_path / "exports" / NAME).iterdir()) == [
         "README.md", "conversations", "croissant.json", "messages"
@@ -150,7 +150,7 @@ def test_the_other_commands_from_another_folder(installed, tmp_path):
     validate = run(installed, tmp_path, "corpora", "validate", NAME)
     assert validate.returncode == 0, validate.stderr
     assert validate.stdout.splitlines() == [
-        f"{NAME}: card: ok", f"{NAME}: dummy build conversations: ok", f"{NAME}: dummy build messages: ok",
+        f"{NAME}: dummy build conversations: ok", f"{NAME}: dummy build messages: ok", f"{NAME}: card: ok",
         f"{NAME}: export round trip: ok",
     ]
     refused = run(installed, tmp_path, "corpora", "card", NAME)

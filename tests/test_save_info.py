@@ -16,6 +16,7 @@ import pytest
 
 from bench.synthetic import write_diplomacy
 from conftest import REPO
+from corpora import build
 from corpora import cards
 from corpora import registry
 from corpora.cli import main
@@ -68,7 +69,7 @@ def test_save_info_changes_only_the_measurements(name, repo_copy, tmp_path):
     # The same run on the release files records the official sizes: simulated by putting them
     # back. The card then checks clean, and keeps the byte sizes measured.
     card.write_text(put_back_official_sizes(saved, corpus), encoding="utf-8")
-    assert cards.check(corpus) is None
+    assert cards.check(corpus, build.dummy_examples(name)) is None
     recorded = cards.recorded_byte_sizes(corpus)
     assert {config: recorded[config]["splits"] for config in corpus.configs} == {
         config: {s["name"]: s["num_bytes"] for s in measured[config]["splits"]} for config in corpus.configs
@@ -107,7 +108,7 @@ def test_a_build_of_the_release_records_its_byte_sizes(repo_copy, record_release
         info["config_name"]: {s["name"]: s["num_bytes"] for s in info["splits"]} for info in export
     }
     assert all(size > 0 for sizes in recorded.values() for size in sizes["splits"].values())
-    assert cards.check(corpus) is None  # generated again, the card keeps them
+    assert cards.check(corpus, build.dummy_examples(name)) is None  # generated again, the card keeps them
     # an export of other files (here the dummy data) has no byte sizes of the release
     assert main(["build", name, "--dummy", "--out", str(tmp_path / "dummy")]) == 0
     capsys.readouterr()

@@ -152,6 +152,15 @@ _SPLIT_SIZES = {
     "cartoons": {"train": 186},
 }
 
+# Natural key of each config's rows (`corpora diff` matches old and new rows by it). Summaries
+# have none (target_id is missing from 89 files, ranks tie, captions repeat within a file):
+# their rows are matched by position.
+_KEYS = {
+    "cardinal_responses": ["source_file", "row_index"],
+    "dueling_responses": ["source_file", "row_index"],
+    "cartoons": ["contest"],
+}
+
 _ALGORITHMS = ["KLUCB", "LilUCB", "Random", "RandomSampling", "RoundRobin"]
 _RATINGS = ["unfunny", "somewhat_funny", "funny"]  # target_reward 1, 2, 3
 

@@ -86,6 +86,13 @@ _SPLIT_SIZES = {
     "texts": {"train": 80},
 }
 
+# Natural key of each config's rows (`corpora diff` matches old and new rows by it).
+_KEYS = {
+    "deliberations": ["deliberation_id"],
+    "labels": ["label_id"],
+    "texts": ["data_id"],
+}
+
 _DATASETS = ["deliberation-sarcasm", "deliberation-relation-person-place"]
 _SARCASM_LABELS = ["sarcastic", "not_sarcastic"]
 _RELATION_LABELS = ["relation_expressed", "relation_not_expressed"]

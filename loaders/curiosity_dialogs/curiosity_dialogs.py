@@ -73,6 +73,11 @@ _SPLIT_SIZES = {
     "dialogs": {"train": 10287, "validation": 1287, "test": 1287, "test_zero": 1187},
 }
 
+# Natural key of each config's rows (`corpora diff` matches old and new rows by it).
+_KEYS = {
+    "dialogs": ["dialog_id"],
+}
+
 _SENDERS = ["user", "assistant"]
 _FACT_SOURCES = ["section", "known", "random"]
 _RATINGS = range(1, 6)

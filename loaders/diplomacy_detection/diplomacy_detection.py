@@ -57,6 +57,13 @@ _SPLIT_SIZES = {
     "messages": {"train": 13132, "validation": 1416, "test": 2741},
 }
 
+# Natural key of each config's rows (`corpora diff` matches old and new rows by it): a dialog is
+# one pair of players in one game, a message has its index in the whole game.
+_KEYS = {
+    "conversations": ["game_id", "players"],
+    "messages": ["game_id", "absolute_message_index"],
+}
+
 _COUNTRIES = ["austria", "england", "france", "germany", "italy", "russia", "turkey"]
 _SEASONS = ["Spring", "Fall", "Winter"]
 # Documented domains (upstream README); the data stops at 1910 and a score of 17.

@@ -114,6 +114,12 @@ _SPLIT_SIZES = {
     "upstream_xml": {"train": 1534, "test_unseen_answers": 271, "test_unseen_questions": 602},
 }
 
+# Natural key of each config's rows (`corpora diff` matches old and new rows by it).
+_KEYS = {
+    "default": ["id"],
+    "upstream_xml": ["id"],
+}
+
 _LABELS = ["Correct", "Partially correct", "Incorrect"]
 # Columns of the published Parquet files and their Arrow types (the published card's schema).
 _COLUMNS = {

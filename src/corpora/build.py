@@ -15,6 +15,7 @@ import pyarrow.parquet
 
 from corpora import cards
 from corpora import croissant
+from corpora import diff
 from corpora import registry
 from corpora import sources
 from corpora import stats
@@ -89,6 +90,19 @@ def _check_split(corpus: registry.Corpus, config: str, split: str | None, stream
             raise CorporaError(f"{corpus.name}/{config} has no split {part.strip()!r}; splits: {', '.join(names)}")
 
 
+def dummy_examples(name: str) -> dict[str, dict]:
+    """The first example of each config (default first) of its dummy build, as stored (class
+    labels as their index): what the committed card shows (cards.render)."""
+    corpus = registry.get(name)
+    examples = {}
+    with tempfile.TemporaryDirectory(prefix="corpora-card-") as cache_dir:
+        for config in [corpus.default_config] + [c for c in corpus.configs if c != corpus.default_config]:
+            dataset = load(name, config, dummy=True, cache_dir=cache_dir)
+            split = "train" if "train" in dataset else list(dataset)[0]
+            examples[config] = dataset[split].data.slice(0, 1).to_pylist()[0]
+    return examples
+
+
 @dataclass(frozen=True)
 class SplitRows:
     corpus: str
@@ -109,6 +123,7 @@ def build(
     num_proc: int | None = None,
     allow_modified_sources: bool = False,
     repo_id: str | None = None,
+    compare_to=None,
 ) -> list[SplitRows]:
     """Write OUT/NAME/README.md and OUT/NAME/<config>/<split>-0000i-of-0000n.parquet.
 
@@ -120,7 +135,9 @@ def build(
     `repo_id` is the Hub repository the export is for, if any (its card says how to load it from
     there). The export is written beside OUT/NAME and swapped in only when complete, so a failed
     or interrupted build leaves the previous export as it was. The rows reported are those of
-    the files `load_dataset` resolves from the exported card (`reload_counts`).
+    the files `load_dataset` resolves from the exported card (`reload_counts`). With `compare_to`
+    (an export folder: COMPARE_TO/NAME is the old export, so OUT itself means the export being
+    replaced), what the build changes in the rows is printed before the swap (`corpora diff`).
     """
     corpus = registry.get(name)
     configs = configs or corpus.configs
@@ -177,6 +194,8 @@ def build(
                 describing = pool.submit(croissant.write, corpus, partial, cards.card_source(corpus), configs, repo_id)
                 cards.write_export_card(corpus, infos, partial / "README.md", repo_id, report, built_from)
                 describing.result()
+            if compare_to is not None:  # every check passed: what the swap is about to change
+                print(diff.summary(Path(compare_to) / name, partial, name, configs, target))
         except BaseException:
             shutil.rmtree(partial, ignore_errors=True)  # never leave half an export behind
             raise
