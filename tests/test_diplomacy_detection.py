@@ -1,4 +1,4 @@
-"""diplomacy_detection: every quirk of formats/diplomacy_detection.md, and bad input."""
+"""diplomacy_detection: every quirk of docs/formats/diplomacy_detection.md, and bad input."""
 
 import http.server
 import json

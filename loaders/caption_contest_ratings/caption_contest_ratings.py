@@ -142,9 +142,8 @@ _FILES = {
 _URLS = {path: _RAW_PREFIX + path for path in _SUMMARIES + _CARTOONS + _METADATA}
 _URLS.update({path: _MEDIA_PREFIX + path for path in _CARDINAL + _DUELING})
 
-# Official sizes, measured on the real files (formats/caption_contest_ratings.md). The response
-# archives could not be fetched: their row counts are unknown (None); the issue's "about 89
-# million" is the upstream README's round figure for both kinds together.
+# Official sizes, measured on the real files (docs/formats/caption_contest_ratings.md). The response
+# archives could not be fetched: their row counts are unknown (None).
 _SPLIT_SIZES = {
     "summaries": {"train": 1081771},
     "cardinal_responses": {"train": None},
@@ -243,13 +242,12 @@ _ARCHIVE_NAME = re.compile(
     r"(?P<contest>[0-9]{3})(?:-(?:round1-cardinal|round2-cardinal|round2-dueling|active|passive|funny|original))?"
     r"-responses\.csv\.zip"
 )
-# The one summary file whose `contest` column is not its file's contest (format file, quirk 4).
+# The one summary file whose `contest` column is not its file's contest (quirk 4 of the format doc).
 _CONTEST_FIELD_EXCEPTIONS = {"688_summary_KLUCB.csv": 689}
 
 _LFS_POINTER_PREFIX = b"version https://git-lfs.github.com/spec/"
 _BLOCK_SIZE = 16 << 20  # bytes of CSV per Arrow batch: bounds memory whatever the file size
 _MIN_ROWS_PER_TABLE = 100_000  # small files are yielded together, up to about this many rows
-# One thread per file reader: measured faster on 2 shared cores, and `num_proc` scales by files.
 _REPR_LIMIT = 80
 _WORD_LIST = re.compile(r"(?P<contest>[0-9]+): \[(?P<items>[^\[\]]*)\]")
 _WORD = re.compile(r"[a-z][a-z0-9' -]*")
