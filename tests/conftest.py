@@ -3,7 +3,6 @@ same variables; they are set here too so a bare `pytest` cannot reach the networ
 
 import os
 import shutil
-import sys
 import tempfile
 from pathlib import Path
 
@@ -21,7 +20,6 @@ from corpora import registry  # noqa: E402
 from corpora import sources  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))  # for bench.synthetic
 
 DATASETS_MAJOR = int(datasets.__version__.split(".")[0])
 CASES = [(corpus.name, config) for corpus in registry.all_corpora() for config in corpus.configs]

@@ -7,11 +7,11 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from bench.synthetic import CURIOSITY_SPLITS
-from bench.synthetic import write_curiosity
 from corpora import load
 from corpora import registry
 from corpora.cli import main
+from synthetic import CURIOSITY_SPLITS
+from synthetic import write_curiosity
 
 NAME = "curiosity_dialogs"
 TRAIN = "dialog_data/curiosity_dialogs.train.json"
