@@ -1,5 +1,5 @@
 """caption_contest_ratings at full size, on synthetic files in the real formats
-(bench/caption_contest_synthetic.py), against raw pyarrow and the packaged csv builder measured in
+(tests/synthetic_caption_contest.py), against raw pyarrow and the packaged csv builder measured in
 the same run. Every measurement runs in its own subprocess; its peak memory is that process's
 maximum resident set size (os.wait4), worker processes of num_proc included as the largest one.
 
@@ -9,14 +9,16 @@ maximum resident set size (os.wait4), worker processes of num_proc included as t
    - the builder alone (download_and_prepare), the builder + the Parquet export (what raw pyarrow
      does), `corpora build --config summaries` (the builder writing Parquet, the rows-in =
      rows-out count in a thread alongside, per-split statistics, card, croissant.json, the
-     export's rows counted as load_dataset resolves its files), and the count alone.
+     export's rows counted as load_dataset resolves its files), and the count alone; the builder
+     without its read-ahead thread (what `read_ahead` in the loader's _fast_io.py buys).
 2. cardinal responses, 20 million rows in 8 zipped CSVs shaped like the real ones (about 48 bytes
    per row zipped, 200 unzipped): rows per second of the builder with num_proc 1 and 2, and with
    num_proc 1 held to one core; raw pyarrow (unzip + typed CSV read, nothing written) in one and in
    two processes and on one core, which shows what two processes can get out of the machine; the
-   record count; peak memory.
+   builder without its read-ahead thread; the record count; peak memory.
 
-Usage: python bench/caption_contest_build.py [--scale 0.05] [--only summaries|cardinal]
+Usage: python bench/caption_contest_build.py [--quick] [--scale 0.05] [--runs N] [--only summaries|cardinal]
+(--quick: summaries at full size and 400,000 cardinal rows, one run each.)
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))  # the synthetic data generators
 sys.path.insert(0, str(ROOT / "src"))
 
 NAME = "caption_contest_ratings"
@@ -98,6 +100,15 @@ def task_prepare_parquet_summaries(root, work):
     return builder.info.splits["train"].num_examples
 
 
+def _without_read_ahead():
+    loader().read_ahead = lambda items: items
+
+
+def task_prepare_summaries_sequential(root, work):
+    _without_read_ahead()
+    return task_prepare_summaries(root, work)
+
+
 def task_build_summaries(root, work):
     from corpora import build
 
@@ -133,6 +144,11 @@ def task_cardinal_1(root, work):
     builder = _cardinal_builder(root, work)
     builder.download_and_prepare(num_proc=1)
     return builder.info.splits["train"].num_examples
+
+
+def task_cardinal_1_sequential(root, work):
+    _without_read_ahead()
+    return task_cardinal_1(root, work)
 
 
 def task_cardinal_2(root, work):
@@ -255,21 +271,17 @@ def bench_summaries(scale, runs):
         root = Path(root)
         total = round(SUMMARY_ROWS * scale)
         start = time.perf_counter()
-        module = loader()
-        names = module._FILES["summaries"]["train"]
-        per_file, extra = divmod(total, len(names))
-        from bench.caption_contest_synthetic import _write_summary_file
+        from synthetic_caption_contest import write_summary_release
 
-        for index, path in enumerate(names):
-            _write_summary_file(root, path, per_file + (1 if index < extra else 0), seed=index)
-        size = sum(p.stat().st_size for p in (root / "contests" / "summaries").glob("*.csv"))
+        size = write_summary_release(root, total)
         print(
             f"summaries: 199 files, {total:,} rows, {size / 1e6:.1f} MB of CSV "
             f"(generated in {time.perf_counter() - start:.0f} s); best of {runs}",
             flush=True,
         )
         results = {}
-        tasks = ["raw_summaries", "csv_builder", "prepare_summaries", "prepare_parquet_summaries", "count_summaries"]
+        tasks = ["raw_summaries", "csv_builder", "prepare_summaries", "prepare_summaries_sequential"]
+        tasks += ["prepare_parquet_summaries", "count_summaries"]
         if scale == 1:  # corpora build checks the official size, so only at full size
             tasks += ["build_summaries", "build_summaries_without_count"]
         for task in tasks:
@@ -283,6 +295,8 @@ def bench_summaries(scale, runs):
             f"  builder (prepare) / raw pyarrow: {prepare / raw:.2f}x;"
             f"  / load_dataset('csv'): {prepare / csv_builder:.2f}x"
         )
+        sequential = results["prepare_summaries_sequential"][0]
+        print(f"  builder (prepare) without / with its read-ahead thread: {sequential / prepare:.2f}x")
         with_parquet = results["prepare_parquet_summaries"][0]
         print(f"  builder + Parquet export / raw pyarrow (read + Parquet): {with_parquet / raw:.2f}x")
         print(f"  source-record count / raw pyarrow: {results['count_summaries'][0] / raw:.2f}x")
@@ -297,7 +311,7 @@ def bench_summaries(scale, runs):
 
 
 def _write_archive(job):
-    from bench.caption_contest_synthetic import write_big_cardinal
+    from synthetic_caption_contest import write_big_cardinal
 
     path, rows, seed = job
     write_big_cardinal(Path(path), rows, seed=seed)
@@ -331,7 +345,7 @@ def bench_cardinal(scale, runs):
         )
         results = {}
         tasks = ["raw_cardinal", "raw_cardinal_2", "raw_cardinal_one_core", "count_cardinal"]
-        tasks += ["cardinal_1", "cardinal_2", "cardinal_1_one_core"]
+        tasks += ["cardinal_1", "cardinal_1_sequential", "cardinal_2", "cardinal_1_one_core"]
         for task in tasks:
             results[task] = best(task, root, runs)
             seconds, rows, rss = results[task]
@@ -345,6 +359,10 @@ def bench_cardinal(scale, runs):
             f"  num_proc 2 vs 1: {seconds['cardinal_1'] / seconds['cardinal_2']:.2f}x"
             f" (raw pyarrow, 2 processes vs 1: {seconds['raw_cardinal'] / seconds['raw_cardinal_2']:.2f}x)"
         )
+        print(
+            "  builder (num_proc 1) without / with its read-ahead thread:"
+            f" {seconds['cardinal_1_sequential'] / seconds['cardinal_1']:.2f}x"
+        )
         one_core = seconds["cardinal_1_one_core"] / seconds["cardinal_2"]
         print(
             f"  num_proc 2 on 2 cores vs num_proc 1 on 1 core: {one_core:.2f}x"
@@ -357,8 +375,9 @@ def bench_cardinal(scale, runs):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--scale", type=float, default=1.0)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="full-size summaries, 400,000 cardinal rows, one run")
+    parser.add_argument("--scale", type=float, help="of both corpora's sizes (default 1)")
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--only", choices=["summaries", "cardinal"])
     parser.add_argument("--task", nargs=3)
@@ -384,9 +403,9 @@ def main():
         print(json.dumps({"seconds": time.perf_counter() - start, "rows": rows}))
         return
     if args.only in (None, "summaries"):
-        bench_summaries(args.scale, args.runs)
+        bench_summaries(args.scale or 1.0, args.runs)
     if args.only in (None, "cardinal"):
-        bench_cardinal(args.scale, args.runs)
+        bench_cardinal(args.scale or (0.02 if args.quick else 1.0), args.runs)
 
 
 if __name__ == "__main__":
