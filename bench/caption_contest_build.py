@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -246,7 +247,7 @@ def run(task, root):
         if process.returncode != 0:
             raise TaskFailed(f"task {task} failed ({process.returncode})")
         result = json.loads(output.decode().strip().splitlines()[-1])
-        return result["seconds"], result["rows"], usage.ru_maxrss / 1024
+        return result["seconds"], result["rows"], usage.ru_maxrss / 1024, result["cpu"]
 
 
 class TaskFailed(Exception):
@@ -263,7 +264,13 @@ def best(task, root, runs):
             # CSV reader on a Python file object aborts the process at exit; said, and run again.
             print(f"  {failure}; running it again", flush=True)
             results.append(run(task, root))
-    return min(results, key=lambda r: r[0])
+    seconds, rows, rss, _ = min(results, key=lambda r: r[0])
+    return seconds, rows, rss, min(r[3] for r in results)
+
+
+def ratio(results, a, b):
+    """a / b in wall time, and in CPU time (steadier when other work shares the machine)."""
+    return f"{results[a][0] / results[b][0]:.2f}x (CPU {results[a][3] / results[b][3]:.2f}x)"
 
 
 def bench_summaries(scale, runs):
@@ -286,28 +293,18 @@ def bench_summaries(scale, runs):
             tasks += ["build_summaries", "build_summaries_without_count"]
         for task in tasks:
             results[task] = best(task, root, runs)
-            seconds, rows, rss = results[task]
-            print(f"  {task:32s} {seconds:7.2f} s  {rows:>11,} rows  peak {rss:6.0f} MiB", flush=True)
-        raw = results["raw_summaries"][0]
-        csv_builder = results["csv_builder"][0]
-        prepare = results["prepare_summaries"][0]
-        print(
-            f"  builder (prepare) / raw pyarrow: {prepare / raw:.2f}x;"
-            f"  / load_dataset('csv'): {prepare / csv_builder:.2f}x"
-        )
-        sequential = results["prepare_summaries_sequential"][0]
-        print(f"  builder (prepare) without / with its read-ahead thread: {sequential / prepare:.2f}x")
-        with_parquet = results["prepare_parquet_summaries"][0]
-        print(f"  builder + Parquet export / raw pyarrow (read + Parquet): {with_parquet / raw:.2f}x")
-        print(f"  source-record count / raw pyarrow: {results['count_summaries'][0] / raw:.2f}x")
+            seconds, rows, rss, cpu = results[task]
+            print(f"  {task:32s} {seconds:7.2f} s  CPU {cpu:6.2f} s  {rows:>11,} rows  peak {rss:6.0f} MiB", flush=True)
+        r = results
+        print(f"  builder (prepare) / raw pyarrow: {ratio(r, 'prepare_summaries', 'raw_summaries')}")
+        print(f"  builder (prepare) / load_dataset('csv'): {ratio(r, 'prepare_summaries', 'csv_builder')}")
+        print(f"  without / with read-ahead: {ratio(r, 'prepare_summaries_sequential', 'prepare_summaries')}")
+        print(f"  builder + Parquet export / raw pyarrow: {ratio(r, 'prepare_parquet_summaries', 'raw_summaries')}")
+        print(f"  source-record count / raw pyarrow: {ratio(r, 'count_summaries', 'raw_summaries')}")
         if "build_summaries" in results:
-            build_seconds = results["build_summaries"][0]
-            without = results["build_summaries_without_count"][0]
-            print(
-                f"  corpora build / raw pyarrow: {build_seconds / raw:.2f}x (without the count: {without / raw:.2f}x);"
-                f"  / load_dataset('csv'): {build_seconds / csv_builder:.2f}x"
-                f" (without the count: {without / csv_builder:.2f}x)"
-            )
+            print(f"  corpora build / raw pyarrow: {ratio(r, 'build_summaries', 'raw_summaries')}")
+            print(f"  corpora build / load_dataset('csv'): {ratio(r, 'build_summaries', 'csv_builder')}")
+            print(f"  without the count / raw: {ratio(r, 'build_summaries_without_count', 'raw_summaries')}")
 
 
 def _write_archive(job):
@@ -348,30 +345,20 @@ def bench_cardinal(scale, runs):
         tasks += ["cardinal_1", "cardinal_1_sequential", "cardinal_2", "cardinal_1_one_core"]
         for task in tasks:
             results[task] = best(task, root, runs)
-            seconds, rows, rss = results[task]
+            seconds, rows, rss, cpu = results[task]
             print(
-                f"  {task:32s} {seconds:7.2f} s  {rows:>11,} rows  {rows / seconds / 1e6:5.2f} M rows/s"
-                f"  peak {rss:6.0f} MiB",
+                f"  {task:32s} {seconds:7.2f} s  CPU {cpu:6.2f} s  {rows:>11,} rows"
+                f"  {rows / seconds / 1e6:5.2f} M rows/s  peak {rss:6.0f} MiB",
                 flush=True,
             )
-        seconds = {task: result[0] for task, result in results.items()}
-        print(
-            f"  num_proc 2 vs 1: {seconds['cardinal_1'] / seconds['cardinal_2']:.2f}x"
-            f" (raw pyarrow, 2 processes vs 1: {seconds['raw_cardinal'] / seconds['raw_cardinal_2']:.2f}x)"
-        )
-        print(
-            "  builder (num_proc 1) without / with its read-ahead thread:"
-            f" {seconds['cardinal_1_sequential'] / seconds['cardinal_1']:.2f}x"
-        )
-        one_core = seconds["cardinal_1_one_core"] / seconds["cardinal_2"]
-        print(
-            f"  num_proc 2 on 2 cores vs num_proc 1 on 1 core: {one_core:.2f}x"
-            f" (raw pyarrow: {seconds['raw_cardinal_one_core'] / seconds['raw_cardinal_2']:.2f}x)"
-        )
-        print(
-            f"  builder (num_proc 1) / raw pyarrow read: {seconds['cardinal_1'] / seconds['raw_cardinal']:.2f}x;"
-            f" on one core: {seconds['cardinal_1_one_core'] / seconds['raw_cardinal_one_core']:.2f}x"
-        )
+        r = results
+        print(f"  builder (num_proc 1) / raw pyarrow read: {ratio(r, 'cardinal_1', 'raw_cardinal')}")
+        print(f"  without / with read-ahead: {ratio(r, 'cardinal_1_sequential', 'cardinal_1')}")
+        print(f"  on one core, builder / raw pyarrow: {ratio(r, 'cardinal_1_one_core', 'raw_cardinal_one_core')}")
+        print(f"  num_proc 1 / num_proc 2 (rate of 2 vs 1): {ratio(r, 'cardinal_1', 'cardinal_2')}")
+        print(f"  raw pyarrow, 1 / 2 processes: {ratio(r, 'raw_cardinal', 'raw_cardinal_2')}")
+        print(f"  num_proc 1 on 1 core / num_proc 2 on 2 cores: {ratio(r, 'cardinal_1_one_core', 'cardinal_2')}")
+        print(f"  raw pyarrow, 1 on 1 core / 2 processes: {ratio(r, 'raw_cardinal_one_core', 'raw_cardinal_2')}")
 
 
 def main():
@@ -399,8 +386,15 @@ def main():
             import scipy.io  # noqa: F401
         loader()
         start = time.perf_counter()
+        # CPU of every thread of this process and of its worker processes (num_proc, raw pyarrow's 2).
+        cpu_start = time.process_time()
+        children = resource.getrusage(resource.RUSAGE_CHILDREN)
+        children_start = children.ru_utime + children.ru_stime
         rows = TASKS[task](root, work)
-        print(json.dumps({"seconds": time.perf_counter() - start, "rows": rows}))
+        seconds = time.perf_counter() - start
+        children = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = time.process_time() - cpu_start + children.ru_utime + children.ru_stime - children_start
+        print(json.dumps({"seconds": seconds, "rows": rows, "cpu": cpu}))
         return
     if args.only in (None, "summaries"):
         bench_summaries(args.scale or 1.0, args.runs)
