@@ -53,6 +53,19 @@ def load(
     return builder.as_dataset()
 
 
+def dummy_examples(name: str) -> dict[str, dict]:
+    """The first example of each config (default first) of its dummy build, as stored (class
+    labels as their index): what the committed card shows (cards.render)."""
+    corpus = registry.get(name)
+    examples = {}
+    with tempfile.TemporaryDirectory(prefix="corpora-card-") as cache_dir:
+        for config in [corpus.default_config] + [c for c in corpus.configs if c != corpus.default_config]:
+            dataset = load(name, config, dummy=True, cache_dir=cache_dir)
+            split = "train" if "train" in dataset else list(dataset)[0]
+            examples[config] = dataset[split].data.slice(0, 1).to_pylist()[0]
+    return examples
+
+
 @dataclass(frozen=True)
 class SplitRows:
     corpus: str

@@ -138,13 +138,16 @@ def get(name: str) -> Corpus:
     if name not in names():
         raise CorporaError(f"unknown corpus {name!r}; known: {', '.join(names())}")
     script = repo_root() / "loaders" / name / f"{name}.py"
-    _package(LOADERS_PACKAGE, None)
-    _package(f"{LOADERS_PACKAGE}.{name}", script.parent)
+    # Bound as attributes too, as a real import does: pickling (dill, for num_proc > 1) finds a
+    # class by getattr along its module path.
+    folder = _package(f"{LOADERS_PACKAGE}.{name}", script.parent)
+    setattr(_package(LOADERS_PACKAGE, None), name, folder)
     # The module's last name is the corpus name: datasets derives the builder name from it.
     module_name = f"{LOADERS_PACKAGE}.{name}.{name}"
     spec = importlib.util.spec_from_file_location(module_name, script)
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module
+    setattr(folder, name, module)
     spec.loader.exec_module(module)
     builders = [
         value
