@@ -1,6 +1,6 @@
-"""Reading machinery of the caption_contest_ratings loader, kept apart so the loader reads like a
-plain script. Each piece is here because `bench/caption_contest_build.py` shows that it pays; the
-figures are from docs/caption_contest_ratings.md (20 M cardinal rows, 2 cores):
+"""Reading machinery of the caption_contest_ratings loader, kept apart so that the loader reads
+like a plain script. `bench/caption_contest_build.py` measures each piece (figures in
+docs/caption_contest_ratings.md):
 
 - `Member` reads a deflated or stored zip member straight from the archive file and inflates it
   with ISA-L (the `isal` package; zlib where it is missing): about twice as fast as zipfile's
@@ -8,13 +8,15 @@ figures are from docs/caption_contest_ratings.md (20 M cardinal rows, 2 cores):
 - `Tail` hands a file's bytes to pyarrow's CSV reader unchanged and keeps the last byte (a
   truncated file ends without a line feed): RawIOBase's default `read` copied every 16 MiB block
   twice.
-- `read_ahead` reads the next tables in a worker thread while datasets writes the current one:
-  parsing, inflating and writing release the GIL, so one process keeps both cores busy
-  (`bench/caption_contest_build.py` times the builder with and without it).
+- `read_ahead` reads the next tables in a worker thread while datasets writes the current one.
+  Parsing, inflating and writing release the GIL, so on an idle 2-core machine one process kept
+  both cores busy (19.1 s of CPU in 10.5 s for 20 M cardinal rows). With other work on the
+  cores it buys nothing and costs nothing (CPU time with and without it within 1%).
 - `gathered` joins the tables of small files (a summary file holds 5,400 rows on average): each
   table becomes a record batch or a row group, and thousands of tiny ones write and read slowly.
 
-Only stdlib and pyarrow: datasets 3.x copies this module along with the loading script.
+Only the standard library, pyarrow and, where installed, isal: datasets 3.x copies this module
+along with the loading script.
 """
 
 import collections
@@ -147,8 +149,9 @@ class Member(Reader):
             raise zipfile.BadZipFile(f"Bad CRC-32 for file {self._info.filename!r}")
 
 
-def read_ahead(items, depth=2):
-    """The items of the generator `items`, each computed in a worker thread up to `depth` ahead.
+def read_ahead(items, depth=3):
+    """The items of the generator `items`, each computed in a worker thread up to `depth` ahead
+    (3: as many tables in memory as the queue-and-thread version this replaced).
 
     The worker runs one `next(items)` at a time and never waits for the consumer, so it is idle
     whenever the consumer is; the pool is shut down (pending steps cancelled, the running one
