@@ -186,7 +186,7 @@ LAYERS = [
     {"errors", "feature_types"},
     {"registry"},
     {"sources"},
-    {"stats", "cards", "croissant"},
+    {"stats", "cards", "croissant", "diff"},
     {"build"},
     {"validate"},
     {"push"},

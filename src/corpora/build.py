@@ -15,6 +15,7 @@ import pyarrow.parquet
 
 from corpora import cards
 from corpora import croissant
+from corpora import diff
 from corpora import registry
 from corpora import sources
 from corpora import stats
@@ -85,16 +86,20 @@ def build(
     num_proc: int | None = None,
     allow_modified_sources: bool = False,
     repo_id: str | None = None,
+    compare_to=None,
 ) -> list[SplitRows]:
     """Write OUT/NAME/README.md and OUT/NAME/<config>/<split>-0000i-of-0000n.parquet.
 
     Builds from real sources must read the recorded release (checksums.tsv) and give the official
     split sizes; `allow_modified_sources` lifts only the first check. Every split must hold as
-    many examples as the loader's independent count of source records (rows in = rows out).
+    many examples as the loader's own count of source records, made apart from the code that
+    types the records (rows in = rows out).
     `repo_id` is the Hub repository the export is for, if any (its card says how to load it from
     there). The export is written beside OUT/NAME and swapped in only when complete, so a failed
     or interrupted build leaves the previous export as it was. The rows reported are those of
-    the files `load_dataset` resolves from the exported card (`reload_counts`).
+    the files `load_dataset` resolves from the exported card (`reload_counts`). With `compare_to`
+    (an export folder: COMPARE_TO/NAME is the old export, so OUT itself means the export being
+    replaced), what the build changes in the rows is printed before the swap (`corpora diff`).
     """
     corpus = registry.get(name)
     configs = configs or corpus.configs
@@ -151,6 +156,8 @@ def build(
                 describing = pool.submit(croissant.write, corpus, partial, cards.card_source(corpus), configs, repo_id)
                 cards.write_export_card(corpus, infos, partial / "README.md", repo_id, report, built_from)
                 describing.result()
+            if compare_to is not None:  # every check passed: what the swap is about to change
+                print(diff.summary(Path(compare_to) / name, partial, name, configs, target))
         except BaseException:
             shutil.rmtree(partial, ignore_errors=True)  # never leave half an export behind
             raise
@@ -164,7 +171,9 @@ def build(
 
 
 def count_source_records(corpus: registry.Corpus, config: str, files) -> dict[str, int]:
-    """Source records per split, counted by the loader independently of its parser."""
+    """Source records per split, as the loader's `_count_source_records` counts them: apart from
+    the code that types the records, though some loaders share their file reader with it (each
+    one's docstring says how it counts)."""
     return {
         split: corpus.module._count_source_records(config, split, [str(files[path]) for path in paths])
         for split, paths in corpus.module._FILES[config].items()

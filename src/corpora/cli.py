@@ -1,4 +1,4 @@
-"""The `corpora` command: list, build, checksums, card, validate, push."""
+"""The `corpora` command: list, build, checksums, card, validate, push, diff."""
 
 from __future__ import annotations
 
@@ -26,6 +26,9 @@ def main(argv: list[str] | None = None) -> int:
     build.add_argument("--num-proc", type=int, metavar="N", help="processes for preparing the splits")
     build.add_argument("--allow-modified-sources", action="store_true",
                        help="build source files that differ from the recorded release (sizes are still checked)")
+    build.add_argument("--compare-to", metavar="OLD",
+                       help="before the swap, print what the build changes in the rows of OLD/NAME (OLD: an export "
+                            "folder, e.g. the --out folder itself for the export being replaced)")
 
     checksums = commands.add_parser(
         "checksums", help="measure the source files against loaders/NAME/checksums.tsv; --update records them"
@@ -52,6 +55,17 @@ def main(argv: list[str] | None = None) -> int:
     push.add_argument("--out", default="build", metavar="DIR")
     push.add_argument("--allow-modified-sources", action="store_true",
                       help="publish a build of files that differ from the recorded release")
+
+    diff = commands.add_parser(
+        "diff", help="what changed in the rows between two exports (exit 0 identical, 1 different, 2 error)"
+    )
+    diff.add_argument("old", metavar="OLD", help="an export folder, OUT/NAME")
+    diff.add_argument("new", metavar="NEW", help="an export folder, OUT/NAME")
+    diff.add_argument("--format", choices=["text", "markdown", "json"], default="text", dest="style")
+    diff.add_argument("--config", action="append", dest="configs", metavar="C", help="only this config (repeatable)")
+    diff.add_argument("--key", action="append", dest="keys", metavar="CONFIG=COL[,COL]", default=[],
+                      help="match CONFIG's rows by these columns instead of the loader's key "
+                           "(CONFIG= alone: by position; repeatable)")
 
     args = parser.parse_args(argv)
     from datasets.exceptions import DatasetGenerationError
@@ -125,7 +139,8 @@ def cmd_build(args) -> int:
     rows = []
     for name in _names(args):
         rows_built = build.build(
-            name, args.out, args.configs, args.data_dir, args.dummy, args.num_proc, args.allow_modified_sources
+            name, args.out, args.configs, args.data_dir, args.dummy, args.num_proc, args.allow_modified_sources,
+            compare_to=args.compare_to,
         )
         expected = registry.get(name).expected_dummy_counts() if args.dummy else None
         for r in rows_built:
@@ -211,6 +226,29 @@ def cmd_push(args) -> int:
     return 0
 
 
+def cmd_diff(args) -> int:
+    """Exit status like diff(1): 0 identical, 1 different, 2 trouble."""
+    import duckdb
+
+    from corpora import diff
+
+    try:
+        keys = {}
+        for option in args.keys:
+            config, equals, columns = option.partition("=")
+            if not equals or not config:
+                raise CorporaError(f"--key {option}: expected CONFIG=COL[,COL] (or CONFIG= for position)")
+            keys[config] = [c for c in columns.split(",") if c]
+        report = diff.compare(args.old, args.new, configs=args.configs, keys=keys)
+    except (CorporaError, duckdb.Error, OSError, ValueError) as error:
+        if args.debug:
+            raise
+        print(f"corpora diff: error: {_one_line(error)}", file=sys.stderr)
+        return 2
+    print(diff.render(report, args.style))
+    return 0 if report.identical else 1
+
+
 COMMANDS = {
     "list": cmd_list,
     "build": cmd_build,
@@ -218,6 +256,7 @@ COMMANDS = {
     "card": cmd_card,
     "validate": cmd_validate,
     "push": cmd_push,
+    "diff": cmd_diff,
 }
 
 if __name__ == "__main__":

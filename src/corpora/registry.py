@@ -101,8 +101,11 @@ class Corpus:
         )
 
     def _cache_hash(self, config: str, data_dir) -> str:
-        # The cache is valid while the loader and the local source files are unchanged.
-        digest = hashlib.sha256(self.script.read_bytes())
+        # The cache is valid while the loader (its script and the modules beside it) and the local
+        # source files are unchanged.
+        digest = hashlib.sha256()
+        for module in sorted(self.loader_dir.glob("*.py")):
+            digest.update(module.name.encode() + b"\0" + module.read_bytes())
         if data_dir is not None:
             for path in self.source_files([config]):
                 local = Path(data_dir) / path
