@@ -15,6 +15,7 @@ BENCHMARKS = [
     "toolkit_overhead",
     "diplomacy_build",
     "curiosity_memory",
+    "diff_summaries",
 ]
 
 
