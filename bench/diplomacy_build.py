@@ -54,7 +54,8 @@ def main(argv=None):
         def corpora_prepare():
             for config in ("conversations", "messages"):
                 cache = tempfile.mkdtemp(dir=tmp)
-                dataset = build.load("diplomacy_detection", config, data_dir=upstream, cache_dir=cache)
+                dataset = build.load("diplomacy_detection", config, data_dir=upstream, cache_dir=cache,
+                                     allow_modified_sources=True)
                 for split, part in dataset.items():
                     part.to_parquet(str(tmp / f"{config}-{split}.parquet"))
 

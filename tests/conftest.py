@@ -152,7 +152,7 @@ def build_error(name, config, data_dir, cache_dir=None):
     from corpora.cli import _one_line
 
     with pytest.raises(Exception) as caught:
-        build.load(name, config, data_dir=data_dir, cache_dir=cache_dir)
+        build.load(name, config, data_dir=data_dir, cache_dir=cache_dir, allow_modified_sources=True)
     error = caught.value
     cause = error
     while not isinstance(cause, ValueError) and cause.__cause__ is not None:
