@@ -6,7 +6,6 @@ import inspect
 import os
 import re
 import shutil
-import sys
 import tempfile
 import threading
 from collections.abc import Callable
@@ -27,12 +26,11 @@ from corpora import build  # noqa: E402
 from corpora import registry  # noqa: E402
 from corpora import sources  # noqa: E402
 
-# This checkout (src/, tests/, bench/), and the collection under test: the folder holding
+# This checkout (src/, tests/), and the collection under test: the folder holding
 # loaders/, dataset_cards/ and dummy_data/, $CORPORA_ROOT if set (tests/test_add_a_corpus.py points
 # it at a copy with one more corpus), else this checkout. Generic tests find corpora there.
 REPO = Path(__file__).resolve().parents[1]
 COLLECTION = registry.repo_root()
-sys.path.insert(0, str(REPO))  # for bench.synthetic
 
 DATASETS_MAJOR = int(datasets.__version__.split(".")[0])
 CASES = [(corpus.name, config) for corpus in registry.all_corpora() for config in corpus.configs]

@@ -8,11 +8,11 @@ from pathlib import Path
 import datasets
 import pytest
 
-from bench.synthetic import write_diplomacy
 from corpora import cards
 from corpora import registry
 from corpora import sources
 from corpora.cli import main
+from synthetic import write_diplomacy
 
 NAME = "diplomacy_detection"
 

@@ -7,8 +7,6 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from bench.synthetic import CURIOSITY_SPLITS
-from bench.synthetic import write_curiosity
 from conftest import HTML
 from conftest import LFS
 from conftest import BadInput
@@ -16,6 +14,8 @@ from conftest import build_error as shared_build_error
 from corpora import load
 from corpora import registry
 from corpora.cli import main
+from synthetic import CURIOSITY_SPLITS
+from synthetic import write_curiosity
 
 NAME = "curiosity_dialogs"
 TRAIN = "dialog_data/curiosity_dialogs.train.json"

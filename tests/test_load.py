@@ -5,12 +5,12 @@ and the datasets 3.x script route, which checks the official sizes of the commit
 import datasets
 import pytest
 
-from bench.synthetic import write_diplomacy
 from conftest import REPO
 from corpora import load
 from corpora import registry
 from corpora import sources
 from corpora.errors import CorporaError
+from synthetic import write_diplomacy
 
 NAME = "diplomacy_detection"
 TEST_MESSAGES = 2741  # the official size of messages/test

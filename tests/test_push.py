@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from bench.synthetic import write_diplomacy
 from fake_hub import FakeHub
+from synthetic import write_diplomacy
 
 NAME = "diplomacy_detection"
 TOKEN = "hf_fakeTokenThatMustNeverBePrinted"

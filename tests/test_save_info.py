@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from bench.synthetic import write_diplomacy
 from conftest import REPO
 from corpora import build
 from corpora import cards
 from corpora import registry
 from corpora.cli import main
+from synthetic import write_diplomacy
 
 # The only keys the run may change: measurements.
 MEASURED = re.compile(r"^\s*(num_bytes|num_examples|download_size|dataset_size): \d+$")
