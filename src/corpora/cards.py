@@ -52,16 +52,22 @@ class CardError(CorporaError):
     pass
 
 
+def _read_yaml(text: str):
+    """yaml.safe_load, with libyaml's parser where PyYAML has it (ten times faster: the card of a
+    build reads three YAML files, and the pure-Python parser took 0.2 s of every build)."""
+    return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+
+
 @functools.cache
 def vocabularies() -> dict[str, list[str]]:
-    return yaml.safe_load((resources.files("corpora") / "vocabularies.yaml").read_text())
+    return _read_yaml((resources.files("corpora") / "vocabularies.yaml").read_text())
 
 
 def card_source(corpus: registry.Corpus) -> dict:
     path = corpus.card_source
     if not path.is_file():
         raise CardError(f"{corpus.name}: no card source {path.relative_to(registry.repo_root())}")
-    source = yaml.safe_load(path.read_text(encoding="utf-8"))
+    source = _read_yaml(path.read_text(encoding="utf-8"))
     missing = [key for key in METADATA_KEYS + PROSE_KEYS if key not in source]
     unknown = [key for key in source if key not in METADATA_KEYS + PROSE_KEYS + OPTIONAL_KEYS]
     if missing or unknown:
@@ -437,4 +443,4 @@ def check(corpus: registry.Corpus, examples: dict[str, dict]) -> str | None:
 def read_metadata(path: Path) -> dict:
     """The YAML header of a README.md, as the Hub parses it."""
     match = re.match(r"^---\n(.*?)\n---\n", path.read_text(encoding="utf-8"), re.DOTALL)
-    return yaml.safe_load(match.group(1)) if match else {}
+    return _read_yaml(match.group(1)) if match else {}
