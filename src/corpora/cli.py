@@ -3,15 +3,22 @@
 from __future__ import annotations
 
 import argparse
+import os
+import signal
 import sys
 
 from corpora.errors import CorporaError
+from corpora.errors import Terminated
 
 
-def main(argv: list[str] | None = None) -> int:
+def parse(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="corpora", description=__doc__)
     parser.add_argument("--debug", action="store_true", help="show tracebacks")
-    commands = parser.add_subparsers(dest="command", required=True)
+    # --debug is accepted after the subcommand too. SUPPRESS: a subcommand that is not given it
+    # keeps the value parsed before the subcommand instead of resetting it.
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks")
+    commands = _Commands(parser.add_subparsers(dest="command", required=True), common)
 
     commands.add_parser("list", help="corpora, configs, splits and official sizes")
 
@@ -26,6 +33,9 @@ def main(argv: list[str] | None = None) -> int:
     build.add_argument("--num-proc", type=int, metavar="N", help="processes for preparing the splits")
     build.add_argument("--allow-modified-sources", action="store_true",
                        help="build source files that differ from the recorded release (sizes are still checked)")
+    build.add_argument("--lock-timeout", type=float, metavar="SECONDS",
+                       help="while another build writes the same OUT/NAME, wait at most this long (default: until "
+                            "it ends)")
 
     checksums = commands.add_parser(
         "checksums", help="measure the source files against loaders/NAME/checksums.tsv; --update records them"
@@ -53,24 +63,61 @@ def main(argv: list[str] | None = None) -> int:
     push.add_argument("--allow-modified-sources", action="store_true",
                       help="publish a build of files that differ from the recorded release")
 
-    args = parser.parse_args(argv)
-    from datasets.exceptions import DatasetGenerationError
-    from huggingface_hub.errors import HfHubHTTPError
+    return parser.parse_args(argv)
 
+
+class _Commands:
+    """Subparsers that all accept the common options (--debug)."""
+
+    def __init__(self, subparsers, common: argparse.ArgumentParser):
+        self.subparsers, self.common = subparsers, common
+
+    def add_parser(self, name: str, **kwargs) -> argparse.ArgumentParser:
+        return self.subparsers.add_parser(name, parents=[self.common], **kwargs)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse(argv)
+    # SIGTERM (kill, a CI timeout) unwinds like Ctrl-C, so every `finally` cleans up.
+    previous = signal.signal(signal.SIGTERM, _terminate)
     try:
         return COMMANDS[args.command](args)
-    except (CorporaError, ValueError, FileNotFoundError, DatasetGenerationError, HfHubHTTPError) as error:
+    except KeyboardInterrupt:
+        if args.debug:
+            raise
+        print(f"corpora {args.command}: interrupted", file=sys.stderr)
+        return 130
+    except Terminated:
+        if args.debug:
+            raise
+        print(f"corpora {args.command}: terminated", file=sys.stderr)
+        return 128 + signal.SIGTERM
+    except Exception as error:
         if args.debug:
             raise
         print(f"corpora {args.command}: error: {_one_line(error)}", file=sys.stderr)
         return 1
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _terminate(signum, frame):
+    raise Terminated()
 
 
 def _one_line(error: BaseException) -> str:
-    # datasets wraps loader errors (DatasetGenerationError); the loader's own message is the cause.
+    """The error as one line: an OS error as `PATH: reason`; for an error datasets wraps
+    (DatasetGenerationError), the loader's own error, which is its cause."""
     while error.__cause__ is not None and type(error).__name__ == "DatasetGenerationError":
         error = error.__cause__
-    return " ".join(str(error).split())
+    if isinstance(error, OSError) and error.errno is not None and error.filename is not None:
+        return f"{error.filename}: {os.strerror(error.errno)}"
+    from huggingface_hub.errors import HfHubHTTPError
+
+    known = (CorporaError, ValueError, OSError, HfHubHTTPError)
+    text = " ".join(str(error).split())
+    # Anything unexpected is still one line, with its type, the way to its traceback.
+    return text if isinstance(error, known) else f"{type(error).__name__}: {text} (--debug shows the traceback)"
 
 
 def _names(args) -> list[str]:
@@ -111,7 +158,8 @@ def cmd_build(args) -> int:
     rows = []
     for name in _names(args):
         rows_built = build.build(
-            name, args.out, args.configs, args.data_dir, args.dummy, args.num_proc, args.allow_modified_sources
+            name, args.out, args.configs, args.data_dir, args.dummy, args.num_proc, args.allow_modified_sources,
+            lock_timeout=args.lock_timeout,
         )
         for r in rows_built:
             official = "" if r.official is None else ("ok" if r.official == r.rows else f"official {r.official:,}")
