@@ -75,10 +75,10 @@ def test_only_the_known_unmeasured_sources_lack_a_digest(name):
 def test_two_builds_of_the_same_sources_are_byte_identical(name, tmp_path):
     build.build(name, tmp_path / "first", dummy=True)
     build.build(name, tmp_path / "second", dummy=True)
-    first = {p.relative_to(tmp_path / "first"): p.read_bytes() for p in (tmp_path / "first").rglob("*") if p.is_file()}
-    second = {
-        p.relative_to(tmp_path / "second"): p.read_bytes() for p in (tmp_path / "second").rglob("*") if p.is_file()
-    }
+    first = {p.relative_to(tmp_path / "first" / name): p.read_bytes() for p in (tmp_path / "first" / name).rglob("*")
+             if p.is_file()}
+    second = {p.relative_to(tmp_path / "second" / name): p.read_bytes() for p in (tmp_path / "second" / name).rglob("*")
+              if p.is_file()}
     assert sorted(first) == sorted(second)
     assert [path for path in first if first[path] != second[path]] == []
 
@@ -94,9 +94,8 @@ def test_an_interrupted_build_leaves_the_previous_export(tmp_path):
          "--allow-modified-sources"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=dict(os.environ, CORPORA_ROOT=str(ROOT)),
     )
-    partial = out / f".{name}.partial"
     deadline = time.monotonic() + 120
-    while not list(partial.glob("*/*.parquet")):  # half way: one config written, the next one building
+    while not list(out.glob(f".{name}.partial-*/{name}/*/*.parquet")):  # half way: one config written, the next one building
         assert process.poll() is None, "the build ended before it could be interrupted"
         assert time.monotonic() < deadline
         time.sleep(0.002)
@@ -108,7 +107,7 @@ def test_an_interrupted_build_leaves_the_previous_export(tmp_path):
     assert {split: reloaded[split].num_rows for split in reloaded} == {"train": 10, "validation": 3, "test": 5}
     # The next build clears the leftover and replaces the export.
     build.build(name, out, dummy=True)
-    assert not partial.exists()
+    assert list(out.glob(f".{name}.partial*")) == []
     assert {p: p.read_bytes() for p in (out / name).rglob("*") if p.is_file()} == before
 
 
