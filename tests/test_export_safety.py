@@ -293,6 +293,8 @@ def test_a_folder_without_write_permission_is_one_line(unprivileged):
 
 def test_an_unreadable_source_file_is_one_line(unprivileged):
     folder, prefix = unprivileged
+    if prefix and int(datasets.__version__.split(".")[0]) < 4:
+        pytest.skip("datasets 3.x locks loaders.lock beside the loaders folder, which `nobody` may not write")
     data_dir = folder / "data_dir"
     shutil.copytree(registry.get(NAME).dummy_dir, data_dir)
     (data_dir / "data" / "validation.jsonl").chmod(0)
