@@ -1,4 +1,4 @@
-"""Synthetic caption_contest_ratings sources in the real formats (formats/caption_contest_ratings.md):
+"""Synthetic caption_contest_ratings sources in the real formats (docs/formats/caption_contest_ratings.md):
 summary CSVs written like upstream (csv.writer, LF, quoting only where needed, both headers, the
 real file names), and zipped pandas-style response CSVs (unnamed index column first). Used by the
 benchmarks (full size) and to regenerate the dummy data (`python -m bench.caption_contest_synthetic
@@ -331,7 +331,7 @@ def write_cartoons(root: Path) -> None:
         target.write_bytes(buffer.getvalue())
 
 
-# Summary files with the quirks of the format file, verbatim excerpts where it gives them.
+# Summary files with the quirks of docs/formats/caption_contest_ratings.md, its excerpts where it gives them.
 QUIRK_SUMMARIES = {
     # header A, tied ranks (quirk 10), target_id a permutation
     "508-round1_summary_LilUCB.csv": (
@@ -463,7 +463,7 @@ QUIRK_SUMMARIES = {
             [0, 2, 0, 0, 3, 3, "1.0", "0.5773502691896258", 689, "Second row of 688."],
         ],
     ),
-    # header A, the format file's excerpts; newlines, commas, doubled quotes, TAB, U+200B, NBSP, edge spaces
+    # header A, the format doc's excerpts; newlines, commas, doubled quotes, TAB, U+200B, NBSP, edge spaces
     "691_summary_KLUCB.csv": (
         SUMMARY_A,
         [

@@ -60,7 +60,7 @@ def _dialog(game: int, players: list[str], size: int, absolute: dict, rng: rando
     }
 
 
-# split -> (file name part, dialogs, messages), from the authors' statistics (formats/curiosity_dialogs.md)
+# split -> (file name part, dialogs, messages), from the authors' statistics (docs/formats/curiosity_dialogs.md)
 CURIOSITY_SPLITS = {
     "train": ("train", 10287, 131394),
     "validation": ("val", 1287, 17186),

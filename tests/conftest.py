@@ -5,6 +5,8 @@ import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 os.environ["HF_HUB_OFFLINE"] = "1"
@@ -123,3 +125,39 @@ def record_release(tmp_path, monkeypatch):
         return recorded[name]
 
     return record
+
+
+# --- bad input: declared by each tests/test_<name>.py as BAD_INPUT, run by tests/test_bad_input.py ---
+
+# What an LFS clone without `git lfs pull` and a failed download leave in place of a file.
+LFS = b"version https://git-lfs.github.com/spec/v1\noid sha256:" + b"0" * 64 + b"\nsize 2472563\n"
+HTML = b"<!DOCTYPE html>\n<html><head><title>404 Not Found</title></head><body>Not Found</body></html>\n"
+
+
+@dataclass(frozen=True)
+class BadInput:
+    """One malformed variant of a corpus's dummy data and the exact line the user sees.
+
+    `file` (relative to the dummy data) is replaced by `variant(its bytes)`; the build of `config`
+    (default: the corpus's default config) must stop with `message`, or, with `message=None`,
+    give the same rows as the dummy data."""
+
+    file: str
+    case: str
+    variant: Callable[[bytes], bytes]
+    message: str | None
+    config: str | None = None
+
+
+def build_error(name, config, data_dir, cache_dir=None):
+    """The one line `corpora build` prints for a build of `data_dir` that fails with a ValueError."""
+    from corpora.cli import _one_line
+
+    with pytest.raises(Exception) as caught:
+        build.load(name, config, data_dir=data_dir, cache_dir=cache_dir)
+    error = caught.value
+    cause = error
+    while not isinstance(cause, ValueError) and cause.__cause__ is not None:
+        cause = cause.__cause__
+    assert isinstance(cause, ValueError), repr(error)
+    return _one_line(error)

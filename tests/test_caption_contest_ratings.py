@@ -1,4 +1,4 @@
-"""caption_contest_ratings: every quirk of formats/caption_contest_ratings.md, bad input, the
+"""caption_contest_ratings: every quirk of docs/formats/caption_contest_ratings.md, bad input, the
 `contests` parameter and the distributed path (streaming shards, split_dataset_by_node, Parquet
 read by DuckDB)."""
 
@@ -22,6 +22,7 @@ from bench.caption_contest_synthetic import DUELING_HEADER
 from bench.caption_contest_synthetic import SUMMARY_A
 from bench.caption_contest_synthetic import SUMMARY_B
 from bench.caption_contest_synthetic import write_archive
+from conftest import BadInput
 from corpora import build
 from corpora import load
 from corpora import registry
@@ -397,8 +398,8 @@ SUMMARY_CASES = list(zip(["truncated-line", "truncated-quote", "latin1", "bom", 
     (GOOD_B.replace(b",510,", b",511,"), f"{SUMMARY}: record 1: field 'contest': invalid value 511 (expected the file's contest 510)"),
     (GOOD_B.replace(b'"A, b"', b'""'), f"{SUMMARY}: record 1: field 'caption': invalid value '' (expected a non-empty caption)"),
     (GOOD_B.replace(b"\n1,", b"\n99999999999,"), f"{SUMMARY}: record 1: field 'rank': invalid value '99999999999' (expected an integer)"),
-    (LFS_POINTER, f"{SUMMARY}: is a Git LFS pointer, not the CSV file; download the real file from https://raw.githubusercontent.com/nextml/caption-contest-data-api/9e38b2b73a4541dd26111e05b90bcca6bdcae008/{SUMMARY} (or run `git lfs pull` in a clone)"),
-    (HTML_PAGE, f"{SUMMARY}: is an HTML/XML page, not the CSV file (an error page saved instead of the file?)"),
+    (LFS_POINTER, f"{SUMMARY}: is a Git LFS pointer, not the data; fetch the real file (git lfs pull)"),
+    (HTML_PAGE, f"{SUMMARY}: is an HTML page, not the data (an error page saved in its place?)"),
     (GOOD_B.replace(b"\n", b"\r\n"), f"{SUMMARY}: line 1 ends with CR LF; the release files use LF only"),
 ], strict=True))
 
@@ -460,14 +461,50 @@ def test_a_dueling_archive_is_not_a_cardinal_one(tmp_path):  # quirk 15
 
 
 ARCHIVE_CASES = list(zip(["lfs-pointer", "html", "empty", "plain-csv"], [
-    (lambda p: p.write_bytes(LFS_POINTER), f"{ARCHIVE}: is a Git LFS pointer, not the zip archive; download the real file from https://media.githubusercontent.com/media/nextml/caption-contest-data-api/9e38b2b73a4541dd26111e05b90bcca6bdcae008/{ARCHIVE} (or run `git lfs pull` in a clone)"),
-    (lambda p: p.write_bytes(HTML_PAGE), f"{ARCHIVE}: is an HTML/XML page, not the zip archive (an error page saved instead of the file?)"),
+    (lambda p: p.write_bytes(LFS_POINTER), f"{ARCHIVE}: is a Git LFS pointer, not the data; fetch the real file (git lfs pull)"),
+    (lambda p: p.write_bytes(HTML_PAGE), f"{ARCHIVE}: is an HTML page, not the data (an error page saved in its place?)"),
     (lambda p: p.write_bytes(b""), f"{ARCHIVE}: is empty, expected the zip archive"),
     (lambda p: p.write_bytes(b",alg_label\n0,KLUCB\n"), f"{ARCHIVE}: not a zip archive (starts with b',alg_label\\n0,KLU'); the download is corrupt"),
 ], strict=True))
-DOCUMENTED_CASES = {f"summary file: {name}": message for name, (_, message) in SUMMARY_CASES} | {
-    f"response archive: {name}": message for name, (_, message) in ARCHIVE_CASES
+EXPECTED_HEADERS = ("expected columns 'target_id,rank,funny,somewhat_funny,unfunny,count,score,precision,contest,caption' or "
+                    "'rank,funny,somewhat_funny,unfunny,count,score,precision,contest,caption'")
+# The whole line a build prints for each of the cases above (those check the start of the line on the reader alone).
+WHOLE_LINES = {
+    "semicolons": f"{SUMMARY}: unexpected header: {EXPECTED_HEADERS}; found "
+                  "'rank;funny;somewhat_funny;unfunny;count;score;precision;contest;caption'",
+    "missing-column": f"{SUMMARY}: unexpected header: {EXPECTED_HEADERS}; found "
+                      "'rank,funny,somewhat_funny,unfunny,count,score,contest,caption'",
+    "extra-column": f"{SUMMARY}: unexpected header: {EXPECTED_HEADERS}; found "
+                    "'rank,funny,somewhat_funny,unfunny,count,score,precision,contest,caption,extra'",
+    "extra-cell": f"{SUMMARY}: invalid CSV (CSV parse error: Row #2: Expected 9 columns, got 10: "
+                  '1,18,27,24,69,1.9130434782608696,0.09402238590614731,510,"A, b",x)',
 }
+
+
+def _bytes_of(maker):
+    """The bytes an ARCHIVE_CASES maker writes."""
+    class File:
+        def write_bytes(self, data):
+            self.data = data
+
+    file = File()
+    maker(file)
+    return file.data
+
+
+BAD_INPUT = [
+    BadInput(SUMMARY, f"summary file: {name}", lambda raw, data=data: data, WHOLE_LINES.get(name, message), "summaries")
+    for name, (data, message) in SUMMARY_CASES
+] + [
+    BadInput(ARCHIVE, f"response archive: {name}", lambda raw, data=data: data, message, "cardinal_responses")
+    for name, (make, message) in ARCHIVE_CASES
+    for data in [_bytes_of(make)]
+] + [
+    BadInput(SUMMARY, "summary file: header not UTF-8", lambda raw: b"r\xe9nk" + raw[4:],
+             f"{SUMMARY}, line 1: not UTF-8 (byte 0xe9 at offset 1 of the line: invalid continuation byte)", "summaries"),
+    BadInput(SUMMARY, "summary file: XML", lambda raw: b"<?xml version='1.0'?>\n<summary/>\n",
+             f"{SUMMARY}: unexpected header: {EXPECTED_HEADERS}; found \"<?xml version='1.0'?>\"", "summaries"),
+]
 
 
 @pytest.mark.parametrize("make,message", [case for _, case in ARCHIVE_CASES], ids=[name for name, _ in ARCHIVE_CASES])
@@ -588,7 +625,7 @@ def test_archive_with_two_csvs_or_macos_entries(tmp_path):
 
 def test_archive_member_bom_and_encoding(tmp_path):
     bom = write_archive(tmp_path / "577-responses.csv.zip", ["\ufeff"], [])
-    assert cardinal_error(tmp_path, bom) == f"{ARCHIVE}!577-responses.csv: starts with a UTF-8 byte order mark; the release files have none (re-save as UTF-8 without BOM)"
+    assert cardinal_error(tmp_path, bom) == f"{ARCHIVE}!577-responses.csv: starts with a UTF-8 byte order mark; the release files have none"
     path = tmp_path / "latin.zip"
     with zipfile.ZipFile(path, "w") as archive:
         text = ",".join(CARDINAL_HEADER) + "\n0,KLUCB,0.1,u,1.0,caf\u00e9,1,1,2017-07-28 17:05:39\n"
@@ -602,7 +639,7 @@ def test_bad_cartoon_and_metadata(tmp_path):
     meta = {path: str(corpus.dummy_dir / path) for path in loader._METADATA}
     with pytest.raises(ValueError) as caught:
         list(loader._cartoon_tables([str(jpg)], ["contests/info/571/571.jpg"], meta))
-    assert str(caught.value).startswith("contests/info/571/571.jpg: is a Git LFS pointer, not the image")
+    assert str(caught.value).startswith("contests/info/571/571.jpg: is a Git LFS pointer, not the data")
     jpg.write_bytes(b"GIF89a....")
     with pytest.raises(ValueError) as caught:
         list(loader._cartoon_tables([str(jpg)], ["contests/info/571/571.jpg"], meta))
@@ -626,7 +663,7 @@ def test_a_bad_file_stops_the_build_with_its_message(dummy_copy):
     error = caught.value
     while not isinstance(error, ValueError) and error.__cause__ is not None:
         error = error.__cause__
-    assert str(error).startswith(f"{SUMMARIES}512_summary_LilUCB.csv: is a Git LFS pointer, not the CSV file")
+    assert str(error).startswith(f"{SUMMARIES}512_summary_LilUCB.csv: is a Git LFS pointer, not the data")
 
 
 def test_missing_files_are_listed(dummy_copy, tmp_path):
@@ -730,7 +767,7 @@ def test_any_header_bytes_give_a_header_or_a_clear_error(head):
     try:
         found = loader._header(head, SUMMARY, [SUMMARY_A, SUMMARY_B])
     except ValueError as error:
-        assert str(error).startswith(f"{SUMMARY}: ")
+        assert str(error).startswith((f"{SUMMARY}: ", f"{SUMMARY}, line 1: "))
         return
     assert found in (SUMMARY_A, SUMMARY_B)
 

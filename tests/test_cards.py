@@ -9,6 +9,7 @@ from datasets.info import DatasetInfosDict
 from huggingface_hub import DatasetCard
 
 from conftest import REPO
+from corpora import build
 from corpora import cards
 from corpora import registry
 from corpora.cli import main
@@ -19,7 +20,7 @@ NAME = "diplomacy_detection"
 
 @pytest.mark.parametrize("name", registry.names())
 def test_committed_card_is_what_the_sources_render(name):
-    assert cards.check(registry.get(name)) is None, f"run `corpora card {name}`"
+    assert cards.check(registry.get(name), build.dummy_examples(name)) is None, f"run `corpora card {name}`"
 
 
 @pytest.mark.parametrize("name", registry.names())
@@ -28,8 +29,10 @@ def test_card_metadata_follows_the_hub_conventions(name):
     card = DatasetCard.load(corpus.card_path)  # huggingface_hub's own parser and validator
     metadata = card.data.to_dict()
     source = yaml.safe_load(corpus.card_source.read_text())
-    assert metadata["license"] == source["license"] == corpus.module._LICENSE
+    assert metadata["license"] == corpus.module._LICENSE  # taken from the loader, written once
+    assert "license" not in source and "summary" not in source
     assert metadata["pretty_name"] == source["pretty_name"]
+    assert f"\n# {source['pretty_name']}\n" in card.text  # the title
     assert metadata["size_categories"] == [cards.size_category(corpus)]
     # configs point at the Parquet export, default first
     assert [c["config_name"] for c in metadata["configs"]] == corpus.configs
@@ -70,12 +73,12 @@ def edit_source(root, change):
     [
         (lambda s: s["fields"].pop("game_id"), "field 'game_id' has no description in fields:"),
         (lambda s: s["fields"].update(score_delta="x"), "fields: 'score_delta' is not a field of any config"),
-        (lambda s: s.update(license="cc-by-99"), "license: 'cc-by-99' is not in the Hub's licenses vocabulary"),
+        (lambda s: s.update(license="mit"), "keys missing [], unknown ['license']"),
+        (lambda s: s["released"].update(date="June 2020"), "released: date 'June 2020' is not a YYYY-MM-DD date"),
+        (lambda s: s["config_notes"].update(dialogs="x"), "config_notes: 'dialogs' is not a config"),
         (lambda s: s.update(task_categories=["intent-classification"]),
          "task_categories: 'intent-classification' is not in the Hub's task_categories vocabulary"),
         (lambda s: s.update(language=["english"]), "language: 'english' is not in the Hub's languages vocabulary"),
-        (lambda s: s.update(license="mit"), "license: card says 'mit', loader says 'unknown'"),
-        (lambda s: s["configs"].pop("messages"), "configs: no text for config 'messages'"),
         (lambda s: s.update(biases="[More Information Needed]"), "the card still says '[More Information Needed]'"),
         (lambda s: s.pop("curators"), "keys missing ['curators'], unknown []"),
     ],
@@ -83,7 +86,7 @@ def edit_source(root, change):
 def test_card_errors(repo_copy, change, message):
     edit_source(repo_copy, change)
     with pytest.raises(CorporaError) as caught:
-        cards.render(registry.get(NAME))
+        cards.render(registry.get(NAME), {})
     assert message in str(caught.value)
 
 
@@ -95,7 +98,7 @@ def test_card_check_reports_a_hand_edit(repo_copy, capsys):
     assert "-## Known issues\n+## Errata\n" in out
     assert err.endswith(f"README.md of {NAME} is out of date: run `corpora card {NAME}`\n")
     assert main(["card", NAME]) == 0
-    assert cards.check(registry.get(NAME)) is None
+    assert cards.check(registry.get(NAME), build.dummy_examples(NAME)) is None
 
 
 def test_export_card_has_the_build_split_sizes(dummy_export):
@@ -111,4 +114,25 @@ def test_card_example_is_the_first_dummy_training_example(name, dummy_build):
     corpus = registry.get(name)
     text = corpus.card_path.read_text()
     block = text.split("```json\n", 1)[1].split("\n```", 1)[0]
-    assert json.loads(block) == dummy_build(name, corpus.default_config)["train"][0]
+    first = dummy_build(name, corpus.default_config)["train"].data.slice(0, 1).to_pylist()[0]
+    assert json.loads(block) == json.loads(json.dumps(cards.cut(first), default=str))
+
+
+def test_the_card_takes_each_fact_from_the_loader():
+    corpus = registry.get(NAME)
+    text = corpus.card_path.read_text()
+    summary = " ".join(corpus.module._DESCRIPTION.split())
+    assert " ".join(text.split("### Dataset Summary\n", 1)[1].split("###", 1)[0].split()) == summary
+    for config in corpus.builder_class.BUILDER_CONFIGS:
+        assert f"| `{config.name}` | " in text and config.description in text
+
+
+def test_diplomacy_migration_notes_give_the_old_ids():
+    text = registry.get(NAME).card_path.read_text()
+    notes = " ".join(text.split("## Migrating from the Earlier Hub Loader\n", 1)[1].split("\n## ", 1)[0].split())
+    assert "old 0 -> 4, 1 -> 6, 2 -> 5, 3 -> 1, 4 -> 0, 5 -> 3, 6 -> 2" in notes
+    assert "spring = 0, fall = 1, winter = 2, Spring = 3, Fall = 4, Winter = 5" in notes
+    old = ["italy", "turkey", "russia", "england", "austria", "germany", "france"]
+    new = ["austria", "england", "france", "germany", "italy", "russia", "turkey"]
+    mapping = ", ".join(f"{i} -> {new.index(name)}" for i, name in enumerate(old))
+    assert f"old {mapping}" in notes

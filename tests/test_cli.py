@@ -45,12 +45,12 @@ def test_build_dummy_writes_the_export_and_reports_reloaded_rows(capsys, tmp_pat
     code, out, err = run(capsys, "build", NAME, "--dummy", "--out", str(tmp_path))
     assert code == 0, err
     assert table_lines(out) == [
-        [NAME, "conversations", "train", "4", "4"],
-        [NAME, "conversations", "validation", "2", "2"],
-        [NAME, "conversations", "test", "2", "2"],
-        [NAME, "messages", "train", "10", "10"],
-        [NAME, "messages", "validation", "3", "3"],
-        [NAME, "messages", "test", "5", "5"],
+        [NAME, "conversations", "train", "4", "4", "4"],
+        [NAME, "conversations", "validation", "2", "2", "2"],
+        [NAME, "conversations", "test", "2", "2", "2"],
+        [NAME, "messages", "train", "10", "10", "10"],
+        [NAME, "messages", "validation", "3", "3", "3"],
+        [NAME, "messages", "test", "5", "5", "5"],
     ]
     folder = tmp_path / NAME
     assert sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()) == [
@@ -90,12 +90,12 @@ def test_build_from_a_full_size_copy_gives_the_official_sizes(capsys, tmp_path):
                          "--allow-modified-sources")  # synthetic files: not the release's bytes
     assert code == 0, err
     assert table_lines(out) == [
-        [NAME, "conversations", "train", "189", "189", "ok"],
-        [NAME, "conversations", "validation", "21", "21", "ok"],
-        [NAME, "conversations", "test", "42", "42", "ok"],
-        [NAME, "messages", "train", "13,132", "13,132", "ok"],
-        [NAME, "messages", "validation", "1,416", "1,416", "ok"],
-        [NAME, "messages", "test", "2,741", "2,741", "ok"],
+        [NAME, "conversations", "train", "189", "189", "189"],
+        [NAME, "conversations", "validation", "21", "21", "21"],
+        [NAME, "conversations", "test", "42", "42", "42"],
+        [NAME, "messages", "train", "13,132", "13,132", "13,132"],
+        [NAME, "messages", "validation", "1,416", "1,416", "1,416"],
+        [NAME, "messages", "test", "2,741", "2,741", "2,741"],
     ]
 
 
@@ -128,12 +128,12 @@ def test_files_with_the_recorded_checksums_build_without_the_flag(capsys, tmp_pa
     code, out, err = run(capsys, "build", NAME, "--data-dir", str(copy), "--out", str(tmp_path / "out"))
     assert code == 0, err
     assert table_lines(out) == [
-        [NAME, "conversations", "train", "189", "189", "ok"],
-        [NAME, "conversations", "validation", "21", "21", "ok"],
-        [NAME, "conversations", "test", "42", "42", "ok"],
-        [NAME, "messages", "train", "13,132", "13,132", "ok"],
-        [NAME, "messages", "validation", "1,416", "1,416", "ok"],
-        [NAME, "messages", "test", "2,741", "2,741", "ok"],
+        [NAME, "conversations", "train", "189", "189", "189"],
+        [NAME, "conversations", "validation", "21", "21", "21"],
+        [NAME, "conversations", "test", "42", "42", "42"],
+        [NAME, "messages", "train", "13,132", "13,132", "13,132"],
+        [NAME, "messages", "validation", "1,416", "1,416", "1,416"],
+        [NAME, "messages", "test", "2,741", "2,741", "2,741"],
     ]
 
 
@@ -212,9 +212,9 @@ def test_validate_passes_on_the_committed_tree(capsys):
     code, out, _ = run(capsys, "validate", NAME)
     assert code == 0
     assert out.splitlines() == [
-        f"{NAME}: card: ok",
         f"{NAME}: dummy build conversations: ok",
         f"{NAME}: dummy build messages: ok",
+        f"{NAME}: card: ok",
         f"{NAME}: export round trip: ok",
     ]
 
@@ -226,7 +226,7 @@ def test_console_script_runs(tmp_path):
         capture_output=True, text=True, env=os.environ.copy(), check=False,
     )
     assert result.returncode == 0, result.stderr
-    assert [NAME, "messages", "validation", "3", "3"] in table_lines(result.stdout)
+    assert [NAME, "messages", "validation", "3", "3", "3"] in table_lines(result.stdout)
 
 
 def test_build_with_worker_processes_gives_the_rows_of_one_process(tmp_path):
@@ -241,7 +241,7 @@ def test_build_with_worker_processes_gives_the_rows_of_one_process(tmp_path):
             capture_output=True, text=True, env=os.environ.copy(), check=False, timeout=300,
         )
         assert result.returncode == 0, result.stderr
-        assert table_lines(result.stdout) == [[name, "summaries", "train", "400", "400"]]
+        assert table_lines(result.stdout) == [[name, "summaries", "train", "400", "400", "400"]]
     one = sorted(p.name for p in (tmp_path / "1" / name / "summaries").iterdir())
     two = sorted(p.name for p in (tmp_path / "2" / name / "summaries").iterdir())
     assert (one, two) == (["train-00000-of-00001.parquet"], ["train-00000-of-00002.parquet", "train-00001-of-00002.parquet"])

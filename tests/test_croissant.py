@@ -38,14 +38,36 @@ def test_croissant_describes_every_file_and_field(name, dummy_export):
     assert [d["sha256"] for d in objects] == [
         hashlib.sha256((folder / d["contentUrl"]).read_bytes()).hexdigest() for d in objects
     ]
-    assert [r["@id"] for r in metadata["recordSet"]] == corpus.configs
-    for record_set in metadata["recordSet"]:
-        expected = [name for name, _ in cards.field_rows(corpus.features(record_set["@id"]))]
+    assert [r["@id"] for r in metadata["recordSet"]] == ["splits"] + corpus.configs
+    assert metadata["datePublished"] == source_date(corpus)
+    assert metadata["version"] == str(corpus.builder_class.VERSION)
+    for record_set in metadata["recordSet"][1:]:
+        expected = ["split"] + [name for name, _ in cards.field_rows(corpus.features(record_set["@id"]))]
         assert described_fields(record_set["field"]) == expected
     source = cards.card_source(corpus)
     for prop, key in croissant.RAI_FROM_CARD.items():
         assert metadata[prop] == " ".join(str(source[key]).split())
         assert "[More Information Needed]" not in metadata[prop]
+
+
+def source_date(corpus):
+    released = cards.card_source(corpus)["released"]["date"]
+    return released.isoformat()
+
+
+def test_the_split_record_set_says_what_each_split_is(dummy_export):
+    metadata = json.loads((dummy_export("curiosity_dialogs") / "croissant.json").read_text())
+    splits = metadata["recordSet"][0]
+    assert splits["dataType"] == "cr:Split"
+    assert splits["data"] == [
+        {"splits/name": "train", "splits/url": "cr:TrainingSplit"},
+        {"splits/name": "validation", "splits/url": "cr:ValidationSplit"},
+        {"splits/name": "test", "splits/url": "cr:TestSplit"},
+        {"splits/name": "test_zero", "splits/url": "cr:TestSplit"},
+    ]
+    for record_set in metadata["recordSet"][1:]:
+        assert record_set["field"][0]["references"] == {"field": {"@id": "splits/name"}}
+    assert metadata["datePublished"] == "2020-11-03"
 
 
 def plain(value):
@@ -80,7 +102,7 @@ def readable_fields(record_set):
     """Top-level fields and their direct sub-fields: what mlcroissant 1.1 reads. (It cannot
     assemble a struct nested inside a sub-field; those are described but not compared.)"""
     readable = {}
-    for field in record_set["field"]:
+    for field in record_set["field"][1:]:  # not the split (from the file path, not a column)
         subs = [s["name"] for s in field.get("subField", []) if "subField" not in s]
         if field.get("subField") and not subs:
             continue  # a struct of structs only (crowd_deliberation's statistics): nothing it can read
@@ -88,9 +110,9 @@ def readable_fields(record_set):
     return readable
 
 
-def parquet_rows(folder, config, readable):
+def parquet_rows(folder, config, readable, split="*"):
     rows = []
-    for path in sorted((folder / config).glob("*.parquet")):
+    for path in sorted((folder / config).glob(f"{split}-*.parquet")):
         for row in pq.read_table(path).to_pylist():
             out = {}
             for name, subs in readable.items():
@@ -110,9 +132,9 @@ def strip(item, config, subs):
     return {s.split(".", 1)[1]: plain(item.get(f"{config}/{s}")) for s in subs}
 
 
-def croissant_rows(dataset, config, readable):
+def croissant_rows(dataset, config, readable, split=None):
     rows = []
-    for record in dataset.records(record_set=config):
+    for record in dataset.records(record_set=config, filters={f"{config}/split": split} if split else None):
         out = {}
         for name, subs in readable.items():
             value = record.get(f"{config}/{name}")
@@ -130,7 +152,7 @@ def test_mlcroissant_reads_the_rows_of_the_parquet_export(name, dummy_export):
     folder = dummy_export(name)
     metadata = json.loads((folder / "croissant.json").read_text())
     dataset = mlc.Dataset(jsonld=str(folder / "croissant.json"))
-    for record_set in metadata["recordSet"]:
+    for record_set in metadata["recordSet"][1:]:
         config = record_set["@id"]
         readable = readable_fields(record_set)
         expected = parquet_rows(folder, config, readable)
@@ -146,3 +168,26 @@ def test_mlcroissant_reads_the_rows_of_the_parquet_export(name, dummy_export):
             return json.dumps(row, sort_keys=True, default=str)
 
         assert sorted(map(key, actual)) == sorted(map(key, expected)), config
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_mlcroissant_reads_each_split_alone(name, dummy_export):
+    """Filtered on the split field, mlcroissant reads exactly that split's Parquet rows (a fresh
+    Dataset per split: mlcroissant keeps a filter in the Dataset it was applied to)."""
+    folder = dummy_export(name)
+    metadata = json.loads((folder / "croissant.json").read_text())
+    expected_counts = registry.get(name).expected_dummy_counts()
+    for record_set in metadata["recordSet"][1:]:
+        config = record_set["@id"]
+        readable = {k: v for k, v in readable_fields(record_set).items() if k not in image_fields(record_set)}
+        for split, count in expected_counts[config].items():
+            dataset = mlc.Dataset(jsonld=str(folder / "croissant.json"))
+            records = list(dataset.records(record_set=config, filters={f"{config}/split": split}))
+            assert [plain(r[f"{config}/split"]) for r in records] == [split] * count, (config, split)
+            actual = [{n: plain(r.get(f"{config}/{n}")) for n, subs in readable.items() if not subs} for r in records]
+            expected = [{n: v for n, v in row.items() if not readable[n]} for row in parquet_rows(folder, config, readable, split)]
+
+            def key(row):
+                return json.dumps(row, sort_keys=True, default=str)
+
+            assert sorted(map(key, actual)) == sorted(map(key, expected)), (config, split)

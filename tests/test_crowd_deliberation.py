@@ -1,4 +1,4 @@
-"""crowd_deliberation: every quirk of formats/crowd_deliberation.md, and bad input."""
+"""crowd_deliberation: every quirk of docs/formats/crowd_deliberation.md, and bad input."""
 
 import csv
 import http.server
@@ -14,6 +14,10 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
+from conftest import HTML
+from conftest import LFS
+from conftest import BadInput
+from conftest import build_error as shared_build_error
 from corpora import load
 from corpora import registry
 from corpora.cli import main
@@ -83,7 +87,7 @@ def test_labels_whose_text_is_missing_are_kept_and_counted(dummy_build, tmp_path
     assert [(row["data_id"], row["label_id"]) for row in orphans] == [(19177, 3857)]
     # ...and its evidence is kept unchecked (there is no text to check it against)
     assert orphans[0]["evidence"] == [{"start": 10, "end": 30, "quote": "a plain honest revie", "comment": "Seems honest"}]
-    with caplog.at_level(logging.INFO, logger=NAME):
+    with caplog.at_level(logging.INFO, logger=loader.logger.name):
         load(NAME, "labels", dummy=True, cache_dir=tmp_path)
     assert "labels.csv: 1 labels on 1 DATA_IDs that have no text in data.csv (kept): [19177]" in caplog.text
 
@@ -269,7 +273,7 @@ def test_every_statistics_cell_is_in_the_rows(dummy_build):
                     assert (stats is None and cell == "") or float(cell) == stats[statistic.lower()]
 
 
-def test_source_records_are_counted_independently():
+def test_source_records_are_counted_without_typing():
     for config, splits in loader._FILES.items():
         paths = [str(corpus.dummy_dir / path) for path in splits["train"]]
         assert loader._count_source_records(config, "train", paths) == corpus.expected_dummy_counts()[config]["train"]
@@ -293,13 +297,7 @@ def test_a_quoted_newline_inside_a_cell_is_one_record(dummy_copy, tmp_path):
 
 
 def build_error(data_dir, config):
-    with pytest.raises(Exception) as caught:
-        load(NAME, config, data_dir=data_dir)
-    error = caught.value
-    while not isinstance(error, ValueError) and error.__cause__ is not None:
-        error = error.__cause__
-    assert isinstance(error, ValueError), repr(caught.value)
-    return str(error)
+    return shared_build_error(NAME, config, data_dir)
 
 
 def read_rows(path):
@@ -342,7 +340,8 @@ def test_truncated_after_a_complete_cell(dummy_copy):
 def test_wrong_encoding(dummy_copy):
     data_dir = dummy_copy(NAME)
     (data_dir / DATA).write_bytes((data_dir / DATA).read_text(encoding="utf-8").encode("cp1252"))
-    assert build_error(data_dir, "texts") == f"{DATA}: not UTF-8 (byte 0x92 on line 2: invalid start byte)"
+    assert build_error(data_dir, "texts") == (
+        f"{DATA}, line 2: not UTF-8 (byte 0x92 at offset 148 of the line: invalid start byte)")
 
 
 def test_utf8_bom(dummy_copy):
@@ -505,7 +504,7 @@ def test_missing_file(dummy_copy):
     import datasets
 
     builder = corpus.builder_class(config_name="labels", data_dir=str(data_dir), cache_dir=str(data_dir / "cache"))
-    with pytest.raises(FileNotFoundError, match="missing source files in .*: labels.csv"):
+    with pytest.raises(FileNotFoundError, match=f"^1 source file\\(s\\) missing in {data_dir}: labels.csv$"):
         builder._split_generators(datasets.DownloadManager())
 
 
@@ -517,7 +516,7 @@ def test_missing_file(dummy_copy):
         (LABELS, "labels", 5, loader._WHY_QUESTION, '["MISTAKE", NaN]',
          f"column {loader._WHY_QUESTION}: invalid JSON (NaN is not valid JSON)"),
         (DELIBERATIONS, "deliberations", 2, "MESSAGES", '[{"content": "a", "content": "b"}]',
-         "column MESSAGES: invalid JSON (object with duplicate key 'content')"),
+         "column MESSAGES: field [0]['content']: repeated key in one JSON object (values 'a' and 'b')"),
         (DELIBERATIONS, "deliberations", 2, "MESSAGES_DISCUSS", "",
          "column MESSAGES_DISCUSS: invalid JSON (Expecting value: line 1 column 1 (char 0))"),
     ],
@@ -611,7 +610,7 @@ def test_follow_up_questions_must_match_the_expectation(dummy_copy):
     set_cell(data_dir, LABELS, 5, EXPECTATION.upper(), AGREE)
     assert build_error(data_dir, "labels") == (
         f"{LABELS}, line 5, column {loader._WHY_QUESTION}: invalid value '[\"The text contains some features that "
-        f"indicate target category A and some f... (expected empty: {EXPECTATION.upper()} is '{AGREE}')")
+        f"indicate target category A and some f... (118 characters) (expected empty: {EXPECTATION.upper()} is '{AGREE}')")
 
 
 def test_statistics_partly_empty(dummy_copy):
@@ -686,11 +685,13 @@ def test_full_size_files_build_with_every_record_accounted_for(tmp_path, capsys)
     upstream = write_full_size(tmp_path / "upstream")
     argv = ["build", NAME, "--data-dir", str(upstream), "--out", str(tmp_path / "out"), "--allow-modified-sources"]
     assert main(argv) == 0
-    rows = [line.split() for line in capsys.readouterr().out.splitlines()[3:]]
+    lines = capsys.readouterr().out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("exported to"))
+    rows = [line.split() for line in lines[start + 2:]]  # after the table's header
     assert rows == [
-        [NAME, "deliberations", "train", "418", "418", "ok"],
-        [NAME, "labels", "train", "4,165", "4,165", "ok"],
-        [NAME, "texts", "train", "80", "80", "ok"],
+        [NAME, "deliberations", "train", "418", "418", "418"],
+        [NAME, "labels", "train", "4,165", "4,165", "4,165"],
+        [NAME, "texts", "train", "80", "80", "80"],
     ]
 
 
@@ -871,10 +872,6 @@ def test_without_a_data_dir_the_pinned_urls_are_downloaded(tmp_path):
 
 # --- the bad-input matrix: what `corpora build crowd_deliberation` prints (docs/bad_input.md) ----
 
-HTML = b"<!DOCTYPE html>\n<html><head><title>404 Not Found</title></head><body>Not Found</body></html>\n"
-LFS = b"version https://git-lfs.github.com/spec/v1\noid sha256:" + b"0" * 64 + b"\nsize 1753300\n"
-
-
 def csv_variant(change, delimiter=","):
     def variant(raw):
         rows = list(csv.reader(io.StringIO(raw.decode("utf-8"), newline="")))
@@ -893,83 +890,73 @@ def cell(line, column, value):
     return change
 
 
-# Variants of deliberations.csv, read by the default config: case -> (variant, the line the user sees)
-MATRIX = {
-    "truncated file": (
-        lambda raw: raw[: len(raw) - 400],
-        "deliberations.csv, line 4: 133 cells, expected 386 (the header's columns)",
-    ),
-    "wrong encoding (Latin-1)": (
-        lambda raw: raw.replace(b"Authentic Austin", "Authentic Aust\u00edn".encode("latin-1")),
-        "deliberations.csv: not UTF-8 (byte 0xed on line 2: invalid continuation byte)",
-    ),
-    "UTF-8 BOM": (
-        lambda raw: b"\xef\xbb\xbf" + raw,
-        "deliberations.csv: starts with a UTF-8 byte order mark; the release files have none",
-    ),
-    "wrong delimiter (semicolons)": (
-        csv_variant(lambda rows: None, delimiter=";"),
-        "deliberations.csv: unexpected header (not comma-separated?): 1 columns, expected 386; missing "
-        "['DELIBERATION_ID', 'DATA_ID', 'STUDY_PART', 'WAS_RESOLVED', 'NUM_DISSENTING_OPINIONS_DISCUSSED', ... "
-        "(386 in all)], unexpected ['DELIBERATION_ID;DATA_ID;STUDY_PART;WAS_RESOLVED;NUM_DISSENTING_OPINIONS_DISC...]",
-    ),
-    "missing column": (
-        csv_variant(lambda rows: [row.pop(3) for row in rows]),
-        "deliberations.csv: unexpected header: 385 columns, expected 386; missing ['WAS_RESOLVED'], unexpected []",
-    ),
-    "extra column": (
-        csv_variant(lambda rows: [row.append("DATASET" if i == 0 else "x") for i, row in enumerate(rows)]),
-        "deliberations.csv: unexpected header: 387 columns, expected 386; missing [], unexpected ['DATASET']",
-    ),
-    "empty file": (lambda raw: b"", "deliberations.csv: empty file (expected a CSV header and records)"),
-    "unknown label": (
-        csv_variant(cell(3, "MEMBER_2_ORIGINAL_LABEL", "not_expressed")),
-        "deliberations.csv, line 3, column MEMBER_2_ORIGINAL_LABEL: invalid value 'not_expressed' (expected "
-        "'sarcastic' or 'not_sarcastic' or 'relation_expressed' or 'relation_not_expressed')",
-    ),
-    "out-of-range number": (
-        csv_variant(cell(2, "MEMBER_1_RECONSIDER_ORDER", "4")),
-        "deliberations.csv, line 2, column MEMBER_1_RECONSIDER_ORDER: invalid value '4' (expected one of 1, 2, 3 "
-        "or empty)",
-    ),
-    "Git LFS pointer": (
-        lambda raw: LFS,
-        "deliberations.csv: is a Git LFS pointer, not the data; fetch the real file (git lfs pull)",
-    ),
-    "HTML error page": (
-        lambda raw: HTML,
-        "deliberations.csv: is an HTML page, not the data (an error page saved in its place?)",
-    ),
-    "malformed JSON in a cell": (
-        csv_variant(cell(2, "MESSAGES", '[{"content": "hi", "user_pseudonym": "Marvelous Murdock", "user_id": 389}')),
-        "deliberations.csv, line 2, column MESSAGES: invalid JSON (Expecting ',' delimiter: line 1 column 74 "
-        "(char 73)): '[{\"content\": \"hi\", \"user_pseudonym\": \"Marvelous Murdock\", \"user_id\": 389}'",
-    ),
-    "confidence outside {0, 0.5, 1}": (
-        csv_variant(cell(2, "MEMBER_1_ORIGINAL_CONFIDENCE", "0.75")),
-        "deliberations.csv, line 2, column MEMBER_1_ORIGINAL_CONFIDENCE: invalid value '0.75' (expected '0', "
-        "'0.5' or '1')",
-    ),
-    "member LABEL_ID not in labels.csv": (
-        csv_variant(cell(4, "MEMBER_3_LABEL_ID", "9999")),
-        "deliberations.csv, line 4, column MEMBER_3_LABEL_ID: invalid value '9999' (expected a LABEL_ID of labels.csv)",
-    ),
-}
+CHAT = '[{"content": "hi", "user_pseudonym": "Marvelous Murdock", "user_id": 389}'
+# Variants of deliberations.csv, read by the default config.
+BAD_INPUT = [
+    BadInput(DELIBERATIONS, "truncated file", lambda raw: raw[: len(raw) - 400],
+             "deliberations.csv, line 4: 133 cells, expected 386 (the header's columns)"),
+    BadInput(DELIBERATIONS, "wrong encoding (Latin-1)",
+             lambda raw: raw.replace(b"Authentic Austin", "Authentic Aust\u00edn".encode("latin-1")),
+             "deliberations.csv, line 2: not UTF-8 (byte 0xed at offset 1038 of the line: invalid continuation byte)"),
+    BadInput(DELIBERATIONS, "UTF-8 BOM", lambda raw: b"\xef\xbb\xbf" + raw,
+             "deliberations.csv: starts with a UTF-8 byte order mark; the release files have none"),
+    BadInput(DELIBERATIONS, "wrong delimiter (semicolons)", csv_variant(lambda rows: None, delimiter=";"),
+             "deliberations.csv: unexpected header (not comma-separated?): 1 columns, expected 386; missing "
+             "['DELIBERATION_ID', 'DATA_ID', 'STUDY_PART', 'WAS_RESOLVED', 'NUM_DISSENTING_OPINIONS_DISCUSSED', ... "
+             "(386 in all)], unexpected ['DELIBERATION_ID;DATA_ID;STUDY_PART;WAS_RESOLVED;NUM_DISSENTING_OPINIONS_DISC... (15944 characters)]"),
+    BadInput(DELIBERATIONS, "missing column", csv_variant(lambda rows: [row.pop(3) for row in rows]),
+             "deliberations.csv: unexpected header: 385 columns, expected 386; missing ['WAS_RESOLVED'], unexpected []"),
+    BadInput(DELIBERATIONS, "extra column",
+             csv_variant(lambda rows: [row.append("DATASET" if i == 0 else "x") for i, row in enumerate(rows)]),
+             "deliberations.csv: unexpected header: 387 columns, expected 386; missing [], unexpected ['DATASET']"),
+    BadInput(DELIBERATIONS, "empty file", lambda raw: b"",
+             "deliberations.csv: empty file (expected a CSV header and records)"),
+    BadInput(DELIBERATIONS, "unknown label", csv_variant(cell(3, "MEMBER_2_ORIGINAL_LABEL", "not_expressed")),
+             "deliberations.csv, line 3, column MEMBER_2_ORIGINAL_LABEL: invalid value 'not_expressed' (expected "
+             "'sarcastic' or 'not_sarcastic' or 'relation_expressed' or 'relation_not_expressed')"),
+    BadInput(DELIBERATIONS, "out-of-range number", csv_variant(cell(2, "MEMBER_1_RECONSIDER_ORDER", "4")),
+             "deliberations.csv, line 2, column MEMBER_1_RECONSIDER_ORDER: invalid value '4' (expected one of 1, 2, 3 "
+             "or empty)"),
+    BadInput(DELIBERATIONS, "Git LFS pointer", lambda raw: LFS,
+             "deliberations.csv: is a Git LFS pointer, not the data; fetch the real file (git lfs pull)"),
+    BadInput(DELIBERATIONS, "HTML error page", lambda raw: HTML,
+             "deliberations.csv: is an HTML page, not the data (an error page saved in its place?)"),
+    BadInput(DELIBERATIONS, "malformed JSON in a cell", csv_variant(cell(2, "MESSAGES", CHAT)),
+             "deliberations.csv, line 2, column MESSAGES: invalid JSON (Expecting ',' delimiter: line 1 column 74 "
+             "(char 73)): '[{\"content\": \"hi\", \"user_pseudonym\": \"Marvelous Murdock\", \"user_id\": 389}'"),
+    BadInput(DELIBERATIONS, "confidence outside {0, 0.5, 1}", csv_variant(cell(2, "MEMBER_1_ORIGINAL_CONFIDENCE", "0.75")),
+             "deliberations.csv, line 2, column MEMBER_1_ORIGINAL_CONFIDENCE: invalid value '0.75' (expected '0', "
+             "'0.5' or '1')"),
+    BadInput(DELIBERATIONS, "member LABEL_ID not in labels.csv", csv_variant(cell(4, "MEMBER_3_LABEL_ID", "9999")),
+             "deliberations.csv, line 4, column MEMBER_3_LABEL_ID: invalid value '9999' (expected a LABEL_ID of labels.csv)"),
+    BadInput(DELIBERATIONS, "repeated key in a JSON cell",
+             csv_variant(cell(2, "MESSAGES", CHAT[:-1] + ', "user_id": 390}]')),
+             "deliberations.csv, line 2, column MESSAGES: field [0]['user_id']: repeated key in one JSON object "
+             "(values 389 and 390)"),
+    BadInput(DELIBERATIONS, "lone surrogate escape in a JSON cell",
+             csv_variant(cell(2, "MESSAGES", CHAT.replace('"hi"', '"hi \\ud83d"') + "]")),
+             "deliberations.csv, line 2, column MESSAGES: field [0]['content']: invalid value 'hi \\ud83d' "
+             "(a lone UTF-16 surrogate escape, which is not text)"),
+    BadInput(DELIBERATIONS, "5000-digit integer in a JSON cell",
+             csv_variant(cell(2, "MESSAGES", CHAT.replace("389", "9" * 5000) + "]")),
+             "deliberations.csv, line 2, column MESSAGES: field [0]['user_id']: invalid value " + "9" * 77
+             + "... (an integer of 5000 digits; Python reads at most 4300)"),
+    BadInput(DELIBERATIONS, "JSON cell nested 100,000 deep",
+             csv_variant(cell(2, "MESSAGES", "[" * 100_000 + "]" * 100_000)),
+             "deliberations.csv, line 2, column MESSAGES: invalid JSON (nested too deeply for Python's JSON reader): "
+             "'" + "[" * 76 + "... (200000 characters)"),
+    BadInput(DELIBERATIONS, "invalid UTF-8 in a JSON cell",
+             lambda raw: raw.replace(b'""Marvelous Murdock""', b'""Marvelous Murd\xf6ck""', 1),
+             "deliberations.csv, line 2: not UTF-8 (byte 0xf6 at offset 1228 of the line: invalid start byte)"),
+]
 
 
-@pytest.mark.parametrize("case", list(MATRIX))
-def test_bad_input_stops_with_one_clear_line(case, dummy_copy, tmp_path):
-    from datasets.exceptions import DatasetGenerationError
-
-    from corpora.cli import _one_line
-
-    variant, message = MATRIX[case]
+def test_a_cell_over_the_csv_modules_default_limit_is_read(dummy_copy, tmp_path):
+    # csv refuses cells over 128 KiB unless told otherwise; here a cell is limited only by memory.
     data_dir = dummy_copy(NAME)
-    (data_dir / DELIBERATIONS).write_bytes(variant((data_dir / DELIBERATIONS).read_bytes()))
-    with pytest.raises(DatasetGenerationError) as caught:
-        load(NAME, data_dir=data_dir, cache_dir=tmp_path / "cache")
-    assert isinstance(caught.value.__cause__, ValueError)
-    assert _one_line(caught.value) == message
+    rewrite(data_dir, DATA, lambda rows: rows[1].__setitem__(3, rows[1][3] + " x" * 500_000))
+    texts = load(NAME, "texts", data_dir=data_dir, cache_dir=tmp_path)["train"]
+    assert len(texts[0]["text"]) == len(read_rows(corpus.dummy_dir / DATA)[1][3]) + 1_000_000
 
 
 json_values = st.recursive(

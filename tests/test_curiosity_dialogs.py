@@ -1,4 +1,4 @@
-"""curiosity_dialogs: every quirk of formats/curiosity_dialogs.md, and bad input."""
+"""curiosity_dialogs: every quirk of docs/formats/curiosity_dialogs.md, and bad input."""
 
 import json
 
@@ -9,6 +9,10 @@ from hypothesis import strategies as st
 
 from bench.synthetic import CURIOSITY_SPLITS
 from bench.synthetic import write_curiosity
+from conftest import HTML
+from conftest import LFS
+from conftest import BadInput
+from conftest import build_error as shared_build_error
 from corpora import load
 from corpora import registry
 from corpora.cli import main
@@ -99,13 +103,7 @@ def test_every_value_survives_the_build(dummy_build):
 
 
 def build_error(data_dir):
-    with pytest.raises(Exception) as caught:
-        load(NAME, data_dir=data_dir)
-    error = caught.value
-    while not isinstance(error, ValueError) and error.__cause__ is not None:
-        error = error.__cause__
-    assert isinstance(error, ValueError), repr(caught.value)
-    return str(error)
+    return shared_build_error(NAME, None, data_dir)
 
 
 def rewrite(data_dir, change, path=TRAIN):
@@ -206,12 +204,14 @@ def test_full_size_files_build_with_every_dialog_accounted_for(tmp_path, capsys)
                                 "unfolded_generated_time", "generated_time"]
     argv = ["build", NAME, "--data-dir", str(upstream), "--out", str(tmp_path / "out"), "--allow-modified-sources"]
     assert main(argv) == 0
-    rows = [line.split() for line in capsys.readouterr().out.splitlines()[3:]]
+    lines = capsys.readouterr().out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("exported to"))
+    rows = [line.split() for line in lines[start + 2:]]  # after the table's header
     assert rows == [
-        [NAME, "dialogs", "train", "10,287", "10,287", "ok"],
-        [NAME, "dialogs", "validation", "1,287", "1,287", "ok"],
-        [NAME, "dialogs", "test", "1,287", "1,287", "ok"],
-        [NAME, "dialogs", "test_zero", "1,187", "1,187", "ok"],
+        [NAME, "dialogs", "train", "10,287", "10,287", "10,287"],
+        [NAME, "dialogs", "validation", "1,287", "1,287", "1,287"],
+        [NAME, "dialogs", "test", "1,287", "1,287", "1,287"],
+        [NAME, "dialogs", "test_zero", "1,187", "1,187", "1,187"],
     ]
 
 
@@ -219,7 +219,8 @@ def test_a_repeated_key_is_an_error_not_a_silent_overwrite(dummy_copy):
     data_dir = dummy_copy(NAME)
     text = (data_dir / TRAIN).read_text()
     (data_dir / TRAIN).write_text(text.replace('"tag": "pilot"', '"tag": "pilot", "tag": "round_1"', 1))
-    assert build_error(data_dir) == f"{TRAIN}: invalid JSON (object with duplicate key 'tag')"
+    assert build_error(data_dir) == (
+        f"{TRAIN}, dialog 2: field 'tag': repeated key in one JSON object (values 'pilot' and 'round_1')")
 
 
 def test_an_empty_dialog_list_is_an_error(dummy_copy):
@@ -258,3 +259,102 @@ def test_typed_dialog_keeps_every_value(record):
     typed = loader._typed_dialog(json.loads(json.dumps(record)), "fuzz")
     assert typed == dict(record, user_id=int(record["user_id"]), assistant_id=int(record["assistant_id"]))
     registry.get(NAME).features("dialogs").encode_example(typed)  # fits the declared features
+
+
+# --- bad input: what `corpora build curiosity_dialogs` prints (tests/test_bad_input.py runs them) ----
+
+
+def document(mutate):
+    """The file decoded, changed by `mutate` and encoded again (ASCII, as upstream writes it)."""
+    def variant(raw):
+        parsed = json.loads(raw)
+        mutate(parsed)
+        return json.dumps(parsed).encode()
+
+    return variant
+
+
+def first_dialog(old, new):
+    """The file's bytes with the first `old` replaced by `new` (for what json.dumps cannot write)."""
+    return lambda raw: raw.replace(old, new, 1)
+
+
+MESSAGE_ID = b'"message_id": "2761459254"'
+BAD_INPUT = [
+    BadInput(TRAIN, "truncated file", lambda raw: raw[: len(raw) // 2],
+             f"{TRAIN}: invalid JSON (Unterminated string starting at: line 1 column 8921 (char 8920))"),
+    BadInput(TRAIN, "wrong encoding (Latin-1)", lambda raw: raw[:20] + b"\xe9" + raw[20:],
+             f"{TRAIN}, line 1: not UTF-8 (byte 0xe9 at offset 20 of the line: invalid continuation byte)"),
+    BadInput(TRAIN, "UTF-8 BOM", lambda raw: b"\xef\xbb\xbf" + raw,
+             f"{TRAIN}: starts with a UTF-8 byte order mark; the release files have none"),
+    BadInput(TRAIN, "wrong delimiter (JSON Lines instead of one document)",
+             lambda raw: b"\n".join(json.dumps(d).encode() for d in json.loads(raw)["dialogs"]),
+             f"{TRAIN}: invalid JSON (Extra data: line 2 column 1 (char 5791))"),
+    BadInput(TRAIN, "missing field", document(lambda d: d["dialogs"][0].pop("tag")),
+             f"{TRAIN}, dialog 0: field(s) missing ['tag'], unknown []"),
+    BadInput(TRAIN, "extra field", document(lambda d: d["dialogs"][0].update(comment="x")),
+             f"{TRAIN}, dialog 0: field(s) missing [], unknown ['comment']"),
+    BadInput(TRAIN, "empty file", lambda raw: b"", f"{TRAIN}: empty file, no dialogs"),
+    BadInput(TRAIN, "unknown label", document(lambda d: d["dialogs"][0]["messages"][0].update(sender="bot")),
+             f"{TRAIN}, dialog 0, message 0: field 'sender': invalid value 'bot' (expected 'user' or 'assistant')"),
+    BadInput(TRAIN, "out-of-range number", document(lambda d: d["dialogs"][0].update(user_dialog_rating=7)),
+             f"{TRAIN}, dialog 0: field 'user_dialog_rating': invalid value 7 (expected an integer from 1 to 5)"),
+    BadInput(TRAIN, "Git LFS pointer", lambda raw: LFS,
+             f"{TRAIN}: is a Git LFS pointer, not the data; fetch the real file (git lfs pull)"),
+    BadInput(TRAIN, "HTML error page", lambda raw: HTML,
+             f"{TRAIN}: is an HTML page, not the data (an error page saved in its place?)"),
+    BadInput(TRAIN, "repeated key", first_dialog(MESSAGE_ID, MESSAGE_ID + b', "liked": true'),
+             f"{TRAIN}, dialog 0: field 'messages'[0]['liked']: repeated key in one JSON object (values False and True)"),
+    BadInput(TRAIN, "lone surrogate escape", first_dialog(b'"Hi, can you', b'"\\ud83d Hi, can you'),
+             f"{TRAIN}, dialog 0: field 'messages'[0]['message']: invalid value "
+             "'\\ud83d Hi, can you tell me about Kerala?' (a lone UTF-16 surrogate escape, which is not text)"),
+    BadInput(TRAIN, "5000-digit integer", first_dialog(b'"facts": []', b'"facts": [' + b"1" * 5000 + b"]"),
+             f"{TRAIN}, dialog 0: field 'messages'[0]['facts'][0]: invalid value {'1' * 77}... "
+             "(an integer of 5000 digits; Python reads at most 4300)"),
+    BadInput(TRAIN, "nesting 100,000 deep", first_dialog(b'"facts": []', b'"facts": ' + b"[" * 100_000 + b"]" * 100_000),
+             f"{TRAIN}: invalid JSON (nested too deeply for Python's JSON reader)"),
+]
+
+
+# --- fuzzing the parsers: the typed value or a ValueError, never another exception ------------------
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+def near_valid(valid):
+    """Records like the dummy ones, with one field replaced, removed or added."""
+    return st.builds(
+        lambda record, key, value, action: (
+            {k: v for k, v in record.items() if k != key} if action == "drop"
+            else dict(record, **{key if action == "set" else key + "_extra": value})
+        ),
+        st.sampled_from(valid), st.sampled_from(sorted(valid[0])), json_values, st.sampled_from(["set", "drop", "add"]),
+    )
+
+
+DUMMY_DIALOGS = json.loads((registry.get(NAME).dummy_dir / TRAIN).read_text())["dialogs"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_fuzzed_records(data):
+    record = data.draw(near_valid(DUMMY_DIALOGS) | json_values)
+    try:
+        loader._typed_dialog(record, f"{TRAIN}, dialog 0")
+    except ValueError as error:
+        assert str(error).startswith(f"{TRAIN}, dialog 0")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=200) | json_values.map(lambda v: json.dumps({"dialogs": v}).encode()))
+def test_fuzzed_files(tmp_path_factory, raw):
+    path = tmp_path_factory.mktemp("fuzz") / "train.json"
+    path.write_bytes(raw)
+    try:
+        list(loader._read_dialogs(str(path), TRAIN))
+    except ValueError as error:
+        assert str(error).startswith(TRAIN)

@@ -1,4 +1,5 @@
-"""diplomacy_detection: every quirk of formats/diplomacy_detection.md, and bad input."""
+"""diplomacy_detection: every quirk of docs/formats/diplomacy_detection.md, and bad input (BAD_INPUT, run by
+test_bad_input.py)."""
 
 import http.server
 import json
@@ -11,6 +12,10 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
+from conftest import HTML
+from conftest import LFS
+from conftest import BadInput
+from conftest import build_error as shared_build_error
 from corpora import load
 from corpora import registry
 from corpora.errors import CorporaError
@@ -99,13 +104,7 @@ def rewrite_line(data_dir, split, line_number, change):
 
 
 def build_error(data_dir, config="conversations"):
-    with pytest.raises(Exception) as caught:
-        load(NAME, config, data_dir=data_dir)
-    error = caught.value
-    while not isinstance(error, ValueError) and error.__cause__ is not None:
-        error = error.__cause__  # datasets wraps builder errors
-    assert isinstance(error, ValueError), repr(caught.value)
-    return str(error)
+    return shared_build_error(NAME, config, data_dir)
 
 
 def edit(field, function):
@@ -129,7 +128,7 @@ def test_bytes_that_are_not_utf8(dummy_copy):
     path = data_dir / "data" / "validation.jsonl"
     path.write_bytes(path.read_bytes().replace(b"Bur is yours", b"Bur is \xe9 yours"))
     assert build_error(data_dir) == (
-        "data/validation.jsonl, line 2: not UTF-8 (byte 0xe9 at position 34: invalid continuation byte)"
+        "data/validation.jsonl, line 2: not UTF-8 (byte 0xe9 at offset 34 of the line: invalid continuation byte)"
     )
 
 
@@ -303,3 +302,110 @@ def test_downloaded_files_that_are_not_the_release_are_refused(mirror, tmp_path)
 
     with pytest.raises(CorporaError, match=f"differ from the recorded release: {mirror}data/train.jsonl: no recorded checksum"):
         build.build(NAME, tmp_path / "out")
+
+
+# --- bad input: what `corpora build diplomacy_detection` prints (tests/test_bad_input.py runs them) ---
+
+TRAIN = "data/train.jsonl"
+
+
+def jsonl_record(mutate):
+    """The first line of the file, decoded, changed by `mutate` and encoded again."""
+    def variant(raw):
+        lines = raw.split(b"\n")
+        record = json.loads(lines[0])
+        mutate(record)
+        return b"\n".join([json.dumps(record).encode()] + lines[1:])
+
+    return variant
+
+
+def first_line(change):
+    """The first line's bytes changed by `change` (for what json.dumps cannot write)."""
+    def variant(raw):
+        first, rest = raw.split(b"\n", 1)
+        return change(first) + b"\n" + rest
+
+    return variant
+
+
+BAD_INPUT = [
+    BadInput(TRAIN, "truncated file", lambda raw: raw[: len(raw) // 2],
+             f"{TRAIN}, line 3: invalid JSON (Unterminated string starting at: line 1 column 78 (char 77))"),
+    BadInput(TRAIN, "wrong encoding (Latin-1)", lambda raw: b"\xe9" + raw,
+             f"{TRAIN}, line 1: not UTF-8 (byte 0xe9 at offset 0 of the line: invalid continuation byte)"),
+    BadInput(TRAIN, "UTF-8 BOM", lambda raw: b"\xef\xbb\xbf" + raw,
+             f"{TRAIN}: starts with a UTF-8 byte order mark; the release files have none"),
+    BadInput(TRAIN, "wrong delimiter (CSV instead of JSON Lines)", lambda raw: b"messages,sender_labels\nhello,true\n",
+             f"{TRAIN}, line 1: invalid JSON (Expecting value: line 1 column 1 (char 0))"),
+    BadInput(TRAIN, "missing field", jsonl_record(lambda r: r.pop("game_id")),
+             f"{TRAIN}, line 1: field(s) missing ['game_id'], unknown []"),
+    BadInput(TRAIN, "extra field", jsonl_record(lambda r: r.update(comment="x")),
+             f"{TRAIN}, line 1: field(s) missing [], unknown ['comment']"),
+    BadInput(TRAIN, "empty file", lambda raw: b"", f"{TRAIN}: empty file, no dialogs"),
+    BadInput(TRAIN, "unknown label", jsonl_record(lambda r: r["seasons"].__setitem__(0, "Summer")),
+             f"{TRAIN}, line 1: field 'seasons'[0]: invalid value 'Summer'"),
+    BadInput(TRAIN, "out-of-range number", jsonl_record(lambda r: r["years"].__setitem__(0, "1950")),
+             f"{TRAIN}, line 1: field 'years'[0]: invalid value '1950'"),
+    BadInput(TRAIN, "Git LFS pointer", lambda raw: LFS,
+             f"{TRAIN}: is a Git LFS pointer, not the data; fetch the real file (git lfs pull)"),
+    BadInput(TRAIN, "HTML error page", lambda raw: HTML,
+             f"{TRAIN}: is an HTML page, not the data (an error page saved in its place?)"),
+    BadInput(TRAIN, "repeated key", first_line(lambda line: b'{"game_id": 7, ' + line[1:]),
+             f"{TRAIN}, line 1: field 'game_id': repeated key in one JSON object (values 7 and 5)"),
+    BadInput(TRAIN, "lone surrogate escape", jsonl_record(lambda r: r["messages"].__setitem__(1, "Hi \ud83d")),
+             f"{TRAIN}, line 1: field 'messages'[1]: invalid value 'Hi \\ud83d' "
+             "(a lone UTF-16 surrogate escape, which is not text)"),
+    BadInput(TRAIN, "5000-digit integer", first_line(lambda line: line.replace(b'"game_id": 5', b'"game_id": ' + b"9" * 5000)),
+             f"{TRAIN}, line 1: field 'game_id': invalid value {'9' * 77}... "
+             "(an integer of 5000 digits; Python reads at most 4300)"),
+    BadInput(TRAIN, "nesting 100,000 deep",
+             first_line(lambda line: line.replace(b'"game_id": 5', b'"game_id": ' + b"[" * 100_000 + b"]" * 100_000)),
+             f"{TRAIN}, line 1: invalid JSON (nested too deeply for Python's JSON reader)"),
+    BadInput(TRAIN, "a value too long to show", jsonl_record(lambda r: r["seasons"].__setitem__(0, "Summer" * 1000)),
+             f"{TRAIN}, line 1: field 'seasons'[0]: invalid value '{'Summer' * 12}Summ... (6000 characters)"),
+]
+
+
+# --- fuzzing the record parser: the typed value or a ValueError, never another exception ----------
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+def near_valid(valid):
+    """Records like the dummy ones, with one field replaced, removed or added."""
+    return st.builds(
+        lambda record, key, value, action: (
+            {k: v for k, v in record.items() if k != key} if action == "drop"
+            else dict(record, **{key if action == "set" else key + "_extra": value})
+        ),
+        st.sampled_from(valid), st.sampled_from(sorted(valid[0])), json_values, st.sampled_from(["set", "drop", "add"]),
+    )
+
+
+DUMMY_RECORDS = [json.loads(line) for line in (registry.get(NAME).dummy_dir / TRAIN).read_text().splitlines()]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_fuzzed_records(data):
+    record = data.draw(near_valid(DUMMY_RECORDS) | json_values)
+    try:
+        loader._typed_dialog(record, f"{TRAIN}, line 1")
+    except ValueError as error:
+        assert str(error).startswith(f"{TRAIN}, line 1")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=200))
+def test_fuzzed_lines(tmp_path_factory, raw):
+    path = tmp_path_factory.mktemp("fuzz") / "train.jsonl"
+    path.write_bytes(raw)
+    try:
+        list(loader._read_dialogs(str(path), TRAIN))
+    except ValueError as error:
+        assert str(error).startswith(TRAIN)

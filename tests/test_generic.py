@@ -1,4 +1,5 @@
-"""The same checks for every corpus x config, on its dummy data (DESIGN.md, "Tests")."""
+"""The same checks for every corpus x config, on its dummy data, and the module contract every
+loader keeps (README, "Add a corpus")."""
 
 import json
 

@@ -110,7 +110,7 @@ def test_push_refuses_an_export_whose_card_does_not_validate(tmp_path, monkeypat
 
 @pytest.mark.parametrize("name", ["diplomacy_detection", "curiosity_dialogs"])
 def test_every_dummy_export_card_validates(name, dummy_export):
-    from corpora import cards
     from corpora import registry
+    from corpora import validate
 
-    assert cards.export_problems(registry.get(name), dummy_export(name)) == []
+    assert validate.export_problems(registry.get(name), dummy_export(name)) == []

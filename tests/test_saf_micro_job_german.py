@@ -1,4 +1,4 @@
-"""saf_micro_job_german: every quirk of formats/saf_micro_job_german.md, and bad input, for both
+"""saf_micro_job_german: every quirk of docs/formats/saf_micro_job_german.md, and bad input, for both
 configs (`default`: the Hub's Parquet files, `upstream_xml`: the GitHub XML files)."""
 
 import functools
@@ -18,6 +18,8 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
+from conftest import BadInput
+from conftest import build_error as shared_build_error
 from corpora import load
 from corpora import registry
 from corpora.cli import main
@@ -255,14 +257,7 @@ def test_committed_dummy_parquet_equals_the_script_output(tmp_path):
 
 
 def build_error(data_dir, config, tmp_path=None):
-    """What `corpora.load` raises, unwrapped to the loader's ValueError."""
-    with pytest.raises(Exception) as caught:
-        load(NAME, config, data_dir=data_dir, cache_dir=tmp_path)
-    error = caught.value
-    while not isinstance(error, ValueError) and error.__cause__ is not None:
-        error = error.__cause__
-    assert isinstance(error, ValueError), repr(caught.value)
-    return str(error)
+    return shared_build_error(NAME, config, data_dir, tmp_path)
 
 
 def xml_error(data_dir, path=TRAIN_1):
@@ -430,7 +425,7 @@ def test_xml_not_utf8(dummy_copy):
     file = data_dir / TRAIN_1
     file.write_bytes(file.read_text(encoding="utf-8").encode("latin-1"))
     assert xml_error(data_dir) == (
-        f"{TRAIN_1}: not UTF-8 (byte 0xe4 at position 232: invalid continuation byte)")
+        f"{TRAIN_1}, line 5: not UTF-8 (byte 0xe4 at offset 66 of the line: invalid continuation byte)")
 
 
 def test_xml_declaring_another_encoding(dummy_copy):
@@ -439,12 +434,11 @@ def test_xml_declaring_another_encoding(dummy_copy):
     assert xml_error(data_dir) == f"{TRAIN_1}: declares encoding 'iso-8859-1'; expected 'utf-8'"
 
 
-def test_xml_with_a_utf8_bom_reads_the_same(dummy_copy, tmp_path):
-    # XML allows a byte order mark; the release has none, and the rows are the same with one.
+def test_xml_with_a_utf8_bom_is_refused(dummy_copy, tmp_path):
+    # XML allows a byte order mark, but no release file has one: one rule for every loader.
     data_dir = dummy_copy(NAME)
-    expected = list(loader._read_xml(data_dir / TRAIN_1, TRAIN_1))
     (data_dir / TRAIN_1).write_bytes(b"\xef\xbb\xbf" + (data_dir / TRAIN_1).read_bytes())
-    assert list(loader._read_xml(data_dir / TRAIN_1, TRAIN_1)) == expected
+    assert xml_error(data_dir) == f"{TRAIN_1}: starts with a UTF-8 byte order mark; the release files have none"
 
 
 def test_empty_xml_file(dummy_copy):
@@ -476,7 +470,7 @@ def test_git_lfs_pointer_in_place_of_the_file(dummy_copy, tmp_path, path):
     config = "upstream_xml" if path.endswith(".xml") else "default"
     assert build_error(data_dir, config, tmp_path) == (
         f"{path}: is a Git LFS pointer, not the data; fetch the real file "
-        "(git lfs pull in a clone, or download it from its pinned URL)"
+        "(git lfs pull)"
     )
 
 
@@ -499,8 +493,7 @@ def test_missing_split_files_are_all_listed(dummy_copy, tmp_path, config):
     builder = corpus.builder_class(config_name=config, data_dir=str(data_dir), cache_dir=str(tmp_path), hash="test")
     with pytest.raises(FileNotFoundError) as caught:
         builder.download_and_prepare()
-    listed = str(caught.value).removeprefix("missing source files: ").split(", ")
-    assert sorted(listed) == sorted(str(data_dir / path) for path in gone)
+    assert str(caught.value) == f"2 source file(s) missing in {data_dir}: {gone[1]}, {gone[0]}"
     # The toolkit checks the whole copy first, with the same paths.
     with pytest.raises(FileNotFoundError) as caught:
         load(NAME, config, data_dir=data_dir, cache_dir=tmp_path)
@@ -547,7 +540,7 @@ def test_empty_parquet_file(dummy_copy):
 def test_parquet_file_with_a_bom(dummy_copy):
     data_dir = dummy_copy(NAME)
     (data_dir / TRAIN_PARQUET).write_bytes(b"\xef\xbb\xbf" + (data_dir / TRAIN_PARQUET).read_bytes())
-    assert parquet_error(data_dir) == f"{TRAIN_PARQUET}: not a Parquet file (it starts with b'\\xef\\xbb\\xbfPAR1\\x15', not b'PAR1')"
+    assert parquet_error(data_dir) == f"{TRAIN_PARQUET}: starts with a UTF-8 byte order mark; the release files have none"
 
 
 def test_csv_in_place_of_parquet(dummy_copy):
@@ -662,7 +655,7 @@ def test_large_string_columns_are_accepted(dummy_copy):
 
 # --- full-size copies of both upstream layouts (--data-dir) -----------------------------------
 
-# Answers per XML file in the release (format file, section 1B).
+# Answers per XML file in the release (docs/formats/saf_micro_job_german.md, section 6).
 RELEASE_ANSWERS = {
     "training": {1: 257, 3: 247, 4: 260, 6: 249, 7: 259, 8: 262},
     "unseen_answers": {1: 44, 3: 54, 4: 41, 6: 52, 7: 41, 8: 39},
@@ -702,15 +695,17 @@ def test_full_size_copies_build_export_and_reload_with_every_answer(tmp_path, ca
     record_release(NAME, upstream)  # as if these were the recorded release files
     argv = ["build", NAME, "--data-dir", str(upstream), "--out", str(tmp_path / "out")]
     assert main(argv) == 0
-    rows = [line.split() for line in capsys.readouterr().out.splitlines()[3:]]
+    lines = capsys.readouterr().out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("exported to"))
+    rows = [line.split() for line in lines[start + 2:]]  # after the table's header
     assert rows == [
-        [NAME, "default", "train", "1,226", "1,226", "ok"],
-        [NAME, "default", "validation", "308", "308", "ok"],
-        [NAME, "default", "test_unseen_answers", "271", "271", "ok"],
-        [NAME, "default", "test_unseen_questions", "602", "602", "ok"],
-        [NAME, "upstream_xml", "train", "1,534", "1,534", "ok"],
-        [NAME, "upstream_xml", "test_unseen_answers", "271", "271", "ok"],
-        [NAME, "upstream_xml", "test_unseen_questions", "602", "602", "ok"],
+        [NAME, "default", "train", "1,226", "1,226", "1,226"],
+        [NAME, "default", "validation", "308", "308", "308"],
+        [NAME, "default", "test_unseen_answers", "271", "271", "271"],
+        [NAME, "default", "test_unseen_questions", "602", "602", "602"],
+        [NAME, "upstream_xml", "train", "1,534", "1,534", "1,534"],
+        [NAME, "upstream_xml", "test_unseen_answers", "271", "271", "271"],
+        [NAME, "upstream_xml", "test_unseen_questions", "602", "602", "602"],
     ]
     for config, splits in loader._FILES.items():
         for split, paths in splits.items():
@@ -722,8 +717,8 @@ def test_full_size_copies_build_export_and_reload_with_every_answer(tmp_path, ca
 
 
 def test_parquet_files_have_no_recorded_checksum(dummy_copy, tmp_path, capsys):
-    # The format file gives no exact size or sha256 for the Hub's Parquet files, so checksums.tsv
-    # has no line for them and a real build of `default` stops until they are recorded.
+    # The Hub's Parquet files have no measured size or sha256 (docs/formats/saf_micro_job_german.md), so
+    # checksums.tsv has no line for them and a real build of `default` stops until they are recorded.
     data_dir = dummy_copy(NAME)
     argv = ["build", NAME, "--config", "default", "--data-dir", str(data_dir), "--out", str(tmp_path / "out")]
     assert main(argv) == 1
@@ -920,99 +915,84 @@ EXPECTED_COLUMNS = ("['id', 'question', 'reference_answer', 'provided_answer', '
                     "'verification_feedback', 'score']")
 BINARY_ANSWERS = make_dummy_parquet.SCHEMA.set(3, pyarrow.field("provided_answer", pyarrow.binary()))
 
-# (config, file corrupted, case, variant of the dummy file's bytes, the line the user sees; None: builds)
-MATRIX = [
-    ("upstream_xml", TRAIN_1, "truncated file", lambda raw: raw[:700],
-     f"{TRAIN_1}: malformed XML (no element found: line 16, column 2)"),
-    ("upstream_xml", TRAIN_1, "wrong encoding (Latin-1)", lambda raw: raw.decode().encode("latin-1"),
-     f"{TRAIN_1}: not UTF-8 (byte 0xe4 at position 232: invalid continuation byte)"),
-    ("upstream_xml", TRAIN_1, "UTF-8 BOM (allowed by XML: the same rows)", lambda raw: b"\xef\xbb\xbf" + raw, None),
-    ("upstream_xml", TRAIN_1, "wrong format (CSV instead of XML)", lambda raw: CSV,
-     f"{TRAIN_1}: malformed XML (syntax error: line 1, column 0)"),
-    ("upstream_xml", TRAIN_1, "missing field (no <score>)", xml_answer_1("<score>0.5</score>", ""),
+BAD_INPUT = [
+    BadInput(TRAIN_1, "upstream_xml: truncated file", lambda raw: raw[:700],
+     f"{TRAIN_1}: malformed XML (no element found: line 16, column 2)", config="upstream_xml"),
+    BadInput(TRAIN_1, "upstream_xml: wrong encoding (Latin-1)", lambda raw: raw.decode().encode("latin-1"),
+     f"{TRAIN_1}, line 5: not UTF-8 (byte 0xe4 at offset 66 of the line: invalid continuation byte)",
+     config="upstream_xml"),
+    BadInput(TRAIN_1, "upstream_xml: UTF-8 BOM", lambda raw: b"\xef\xbb\xbf" + raw,
+     f"{TRAIN_1}: starts with a UTF-8 byte order mark; the release files have none", config="upstream_xml"),
+    BadInput(TRAIN_1, "upstream_xml: wrong format (CSV instead of XML)", lambda raw: CSV,
+     f"{TRAIN_1}: malformed XML (syntax error: line 1, column 0)", config="upstream_xml"),
+    BadInput(TRAIN_1, "upstream_xml: missing field (no <score>)", xml_answer_1("<score>0.5</score>", ""),
      f"{W}: <studentAnswer> has children ['response', 'response_feedback', 'verification_feedback']; "
-     "expected ['response', 'response_feedback', 'score', 'verification_feedback']"),
-    ("upstream_xml", TRAIN_1, "extra field", xml_answer_1("<score>0.5</score>", "<score>0.5</score><grader>A</grader>"),
+     "expected ['response', 'response_feedback', 'score', 'verification_feedback']", config="upstream_xml"),
+    BadInput(TRAIN_1, "upstream_xml: extra field", xml_answer_1("<score>0.5</score>", "<score>0.5</score><grader>A</grader>"),
      f"{W}: <studentAnswer> has children ['response', 'response_feedback', 'score', 'grader', "
-     "'verification_feedback']; expected ['response', 'response_feedback', 'score', 'verification_feedback']"),
-    ("upstream_xml", TRAIN_1, "empty file", lambda raw: b"", f"{TRAIN_1}: is empty (0 bytes)"),
-    ("upstream_xml", TRAIN_1, "unknown label",
+     "'verification_feedback']; expected ['response', 'response_feedback', 'score', 'verification_feedback']", config="upstream_xml"),
+    BadInput(TRAIN_1, "upstream_xml: empty file", lambda raw: b"", f"{TRAIN_1}: is empty (0 bytes)", config="upstream_xml"),
+    BadInput(TRAIN_1, "upstream_xml: unknown label",
      xml_answer_1("<verification_feedback>Partially correct<", "<verification_feedback>Teilweise richtig<"),
      f"{W}: field 'verification_feedback': invalid value 'Teilweise richtig' "
-     "(expected 'Correct' or 'Partially correct' or 'Incorrect')"),
-    ("upstream_xml", TRAIN_1, "out-of-range number (score 1.5)", xml_answer_1("<score>0.5<", "<score>1.5<"),
-     f"{W}: field 'score': invalid value '1.5' (expected a decimal number from 0 to 1, such as '0.75')"),
-    ("upstream_xml", TRAIN_1, "score not a number", xml_answer_1("<score>0.5<", "<score>halb<"),
-     f"{W}: field 'score': invalid value 'halb' (expected a decimal number from 0 to 1, such as '0.75')"),
-    ("upstream_xml", TRAIN_1, "score and label disagree", xml_answer_1("<score>0.5<", "<score>0.0<"),
-     f"{W}: field 'verification_feedback': invalid value 'Partially correct' (expected 'Incorrect' for score 0.0)"),
-    ("upstream_xml", TRAIN_1, "answer without a response", xml_answer_1("<response>Jobbeschreibung lesen</response>", ""),
+     "(expected 'Correct' or 'Partially correct' or 'Incorrect')", config="upstream_xml"),
+    BadInput(TRAIN_1, "upstream_xml: out-of-range number (score 1.5)", xml_answer_1("<score>0.5<", "<score>1.5<"),
+     f"{W}: field 'score': invalid value '1.5' (expected a decimal number from 0 to 1, such as '0.75')", config="upstream_xml"),
+    BadInput(TRAIN_1, "upstream_xml: score not a number", xml_answer_1("<score>0.5<", "<score>halb<"),
+     f"{W}: field 'score': invalid value 'halb' (expected a decimal number from 0 to 1, such as '0.75')", config="upstream_xml"),
+    BadInput(TRAIN_1, "upstream_xml: score and label disagree", xml_answer_1("<score>0.5<", "<score>0.0<"),
+     f"{W}: field 'verification_feedback': invalid value 'Partially correct' (expected 'Incorrect' for score 0.0)", config="upstream_xml"),
+    BadInput(TRAIN_1, "upstream_xml: answer without a response", xml_answer_1("<response>Jobbeschreibung lesen</response>", ""),
      f"{W}: <studentAnswer> has children ['response_feedback', 'score', 'verification_feedback']; "
-     "expected ['response', 'response_feedback', 'score', 'verification_feedback']"),
-    ("upstream_xml", TRAIN_1, "malformed XML (mismatched tag)", xml_answer_1("</response>", "</respons>"),
-     f"{TRAIN_1}: malformed XML (mismatched tag: line 9, column 82)"),
-    ("upstream_xml", TRAIN_1, "billion laughs", lambda raw: BILLION_LAUGHS.encode(),
+     "expected ['response', 'response_feedback', 'score', 'verification_feedback']", config="upstream_xml"),
+    BadInput(TRAIN_1, "upstream_xml: malformed XML (mismatched tag)", xml_answer_1("</response>", "</respons>"),
+     f"{TRAIN_1}: malformed XML (mismatched tag: line 9, column 82)", config="upstream_xml"),
+    BadInput(TRAIN_1, "upstream_xml: billion laughs", lambda raw: BILLION_LAUGHS.encode(),
      f"{TRAIN_1}: has a DOCTYPE declaration at byte 22; document types and entity declarations are refused "
-     "(only the predefined XML entities are allowed)"),
-    ("upstream_xml", TRAIN_1, "external entity", lambda raw: EXTERNAL_ENTITY.encode(),
+     "(only the predefined XML entities are allowed)", config="upstream_xml"),
+    BadInput(TRAIN_1, "upstream_xml: external entity", lambda raw: EXTERNAL_ENTITY.encode(),
      f"{TRAIN_1}: has a DOCTYPE declaration at byte 39; document types and entity declarations are refused "
-     "(only the predefined XML entities are allowed)"),
-    ("upstream_xml", TRAIN_1, "Git LFS pointer", lambda raw: LFS,
+     "(only the predefined XML entities are allowed)", config="upstream_xml"),
+    BadInput(TRAIN_1, "upstream_xml: Git LFS pointer", lambda raw: LFS,
      f"{TRAIN_1}: is a Git LFS pointer, not the data; fetch the real file "
-     "(git lfs pull in a clone, or download it from its pinned URL)"),
-    ("upstream_xml", TRAIN_1, "HTML error page", lambda raw: HTML,
-     f"{TRAIN_1}: is an HTML page, not the data (an error page saved in its place?)"),
-    ("default", TRAIN_PARQUET, "truncated file", lambda raw: raw[: len(raw) // 2],
+     "(git lfs pull)", config="upstream_xml"),
+    BadInput(TRAIN_1, "upstream_xml: HTML error page", lambda raw: HTML,
+     f"{TRAIN_1}: is an HTML page, not the data (an error page saved in its place?)", config="upstream_xml"),
+    BadInput(TRAIN_PARQUET, "default: truncated file", lambda raw: raw[: len(raw) // 2],
      f"{TRAIN_PARQUET}: not a readable Parquet file (Parquet magic bytes not found in footer. "
-     "Either the file is corrupted or this is not a parquet file.)"),
-    ("default", TRAIN_PARQUET, "wrong encoding (cp1252 bytes, not UTF-8 strings)", parquet_rows(cp1252_answers, BINARY_ANSWERS),
-     f"{TRAIN_PARQUET}: column 'provided_answer' has type binary; expected string"),
-    ("default", TRAIN_PARQUET, "UTF-8 BOM", lambda raw: b"\xef\xbb\xbf" + raw,
-     f"{TRAIN_PARQUET}: not a Parquet file (it starts with b'\\xef\\xbb\\xbfPAR1\\x15', not b'PAR1')"),
-    ("default", TRAIN_PARQUET, "wrong format (CSV instead of Parquet)", lambda raw: CSV,
-     f"{TRAIN_PARQUET}: not a Parquet file (it starts with b'id,quest', not b'PAR1')"),
-    ("default", TRAIN_PARQUET, "missing column", parquet_rows(lambda rows: [r.pop("score") for r in rows], None),
+     "Either the file is corrupted or this is not a parquet file.)", config="default"),
+    BadInput(TRAIN_PARQUET, "default: wrong encoding (cp1252 bytes, not UTF-8 strings)", parquet_rows(cp1252_answers, BINARY_ANSWERS),
+     f"{TRAIN_PARQUET}: column 'provided_answer' has type binary; expected string", config="default"),
+    BadInput(TRAIN_PARQUET, "default: UTF-8 BOM", lambda raw: b"\xef\xbb\xbf" + raw,
+     f"{TRAIN_PARQUET}: starts with a UTF-8 byte order mark; the release files have none", config="default"),
+    BadInput(TRAIN_PARQUET, "default: wrong format (CSV instead of Parquet)", lambda raw: CSV,
+     f"{TRAIN_PARQUET}: not a Parquet file (it starts with b'id,quest', not b'PAR1')", config="default"),
+    BadInput(TRAIN_PARQUET, "default: missing column", parquet_rows(lambda rows: [r.pop("score") for r in rows], None),
      f"{TRAIN_PARQUET}: columns ['id', 'question', 'reference_answer', 'provided_answer', 'answer_feedback', "
-     f"'verification_feedback']; expected {EXPECTED_COLUMNS} (missing ['score'], unexpected [])"),
-    ("default", TRAIN_PARQUET, "extra column", parquet_rows(lambda rows: [r.update(grader="A") for r in rows], None),
+     f"'verification_feedback']; expected {EXPECTED_COLUMNS} (missing ['score'], unexpected [])", config="default"),
+    BadInput(TRAIN_PARQUET, "default: extra column", parquet_rows(lambda rows: [r.update(grader="A") for r in rows], None),
      f"{TRAIN_PARQUET}: columns {EXPECTED_COLUMNS[:-1]}, 'grader']; expected {EXPECTED_COLUMNS} "
-     "(missing [], unexpected ['grader'])"),
-    ("default", TRAIN_PARQUET, "column of another type (score as text)",
+     "(missing [], unexpected ['grader'])", config="default"),
+    BadInput(TRAIN_PARQUET, "default: column of another type (score as text)",
      parquet_rows(lambda rows: [r.update(score=str(r["score"])) for r in rows], None),
-     f"{TRAIN_PARQUET}: column 'score' has type string; expected double"),
-    ("default", TRAIN_PARQUET, "empty file", lambda raw: b"", f"{TRAIN_PARQUET}: is empty (0 bytes)"),
-    ("default", TRAIN_PARQUET, "no rows", parquet_rows(lambda rows: rows.clear()), f"{TRAIN_PARQUET}: has no rows"),
-    ("default", TRAIN_PARQUET, "unknown label", parquet_rows(lambda rows: rows[2].update(verification_feedback="Falsch")),
-     f"{P}: field 'verification_feedback': invalid value 'Falsch' (expected 'Correct' or 'Partially correct' or 'Incorrect')"),
-    ("default", TRAIN_PARQUET, "out-of-range number (score 1.5)", parquet_rows(lambda rows: rows[2].update(score=1.5)),
-     f"{P}: field 'score': invalid value 1.5 (expected a number from 0 to 1)"),
-    ("default", TRAIN_PARQUET, "score not a number (NaN)", parquet_rows(lambda rows: rows[2].update(score=math.nan)),
-     f"{P}: field 'score': invalid value nan (expected a number from 0 to 1)"),
-    ("default", TRAIN_PARQUET, "score and label disagree", parquet_rows(lambda rows: rows[2].update(score=1.0)),
-     f"{P}: field 'verification_feedback': invalid value 'Incorrect' (expected 'Correct' for score 1.0)"),
-    ("default", TRAIN_PARQUET, "answer missing (null)", parquet_rows(lambda rows: rows[2].update(provided_answer=None)),
-     f"{P}: field 'provided_answer': invalid value None (expected a non-empty string)"),
-    ("default", TRAIN_PARQUET, "id not a UUID4 hex", parquet_rows(lambda rows: rows[2].update(id="1")),
-     f"{TRAIN_PARQUET}, row 2: field 'id': invalid value '1' (expected 32 lower-case hex digits (a UUID4 in hex))"),
-    ("default", TRAIN_PARQUET, "Git LFS pointer", lambda raw: LFS,
+     f"{TRAIN_PARQUET}: column 'score' has type string; expected double", config="default"),
+    BadInput(TRAIN_PARQUET, "default: empty file", lambda raw: b"", f"{TRAIN_PARQUET}: is empty (0 bytes)", config="default"),
+    BadInput(TRAIN_PARQUET, "default: no rows", parquet_rows(lambda rows: rows.clear()), f"{TRAIN_PARQUET}: has no rows", config="default"),
+    BadInput(TRAIN_PARQUET, "default: unknown label", parquet_rows(lambda rows: rows[2].update(verification_feedback="Falsch")),
+     f"{P}: field 'verification_feedback': invalid value 'Falsch' (expected 'Correct' or 'Partially correct' or 'Incorrect')", config="default"),
+    BadInput(TRAIN_PARQUET, "default: out-of-range number (score 1.5)", parquet_rows(lambda rows: rows[2].update(score=1.5)),
+     f"{P}: field 'score': invalid value 1.5 (expected a number from 0 to 1)", config="default"),
+    BadInput(TRAIN_PARQUET, "default: score not a number (NaN)", parquet_rows(lambda rows: rows[2].update(score=math.nan)),
+     f"{P}: field 'score': invalid value nan (expected a number from 0 to 1)", config="default"),
+    BadInput(TRAIN_PARQUET, "default: score and label disagree", parquet_rows(lambda rows: rows[2].update(score=1.0)),
+     f"{P}: field 'verification_feedback': invalid value 'Incorrect' (expected 'Correct' for score 1.0)", config="default"),
+    BadInput(TRAIN_PARQUET, "default: answer missing (null)", parquet_rows(lambda rows: rows[2].update(provided_answer=None)),
+     f"{P}: field 'provided_answer': invalid value None (expected a non-empty string)", config="default"),
+    BadInput(TRAIN_PARQUET, "default: id not a UUID4 hex", parquet_rows(lambda rows: rows[2].update(id="1")),
+     f"{TRAIN_PARQUET}, row 2: field 'id': invalid value '1' (expected 32 lower-case hex digits (a UUID4 in hex))", config="default"),
+    BadInput(TRAIN_PARQUET, "default: Git LFS pointer", lambda raw: LFS,
      f"{TRAIN_PARQUET}: is a Git LFS pointer, not the data; fetch the real file "
-     "(git lfs pull in a clone, or download it from its pinned URL)"),
-    ("default", TRAIN_PARQUET, "HTML error page", lambda raw: HTML,
-     f"{TRAIN_PARQUET}: is an HTML page, not the data (an error page saved in its place?)"),
+     "(git lfs pull)", config="default"),
+    BadInput(TRAIN_PARQUET, "default: HTML error page", lambda raw: HTML,
+     f"{TRAIN_PARQUET}: is an HTML page, not the data (an error page saved in its place?)", config="default"),
 ]
-
-
-@pytest.mark.parametrize("config,path,case,variant,expected", MATRIX, ids=[f"{m[0]}-{m[2]}" for m in MATRIX])
-def test_bad_input_matrix(dummy_copy, tmp_path, dummy_build, config, path, case, variant, expected):
-    from corpora.cli import _one_line
-
-    data_dir = dummy_copy(NAME)
-    (data_dir / path).write_bytes(variant((data_dir / path).read_bytes()))
-    if expected is None:
-        built = load(NAME, config, data_dir=data_dir, cache_dir=tmp_path)
-        for split, rows in dummy_build(NAME, config).items():
-            assert built[split].to_list() == rows.to_list(), split
-        return
-    with pytest.raises(Exception) as caught:
-        load(NAME, config, data_dir=data_dir, cache_dir=tmp_path)
-    assert _one_line(caught.value) == expected

@@ -3,6 +3,7 @@ by datasets 5.x loads here. Skipped in the datasets 5.x leg, which cannot run sc
 
 import os
 import subprocess
+from pathlib import Path
 
 import datasets
 import pytest
@@ -44,6 +45,9 @@ def test_default_config_of_the_script(monkeypatch, tmp_path, dummy_build):
     )
     # no config name: the default, conversations
     assert validate.compare(dummy_build("diplomacy_detection", "conversations"), loaded) is None
+    # the module the loader imports relatively was copied beside the script
+    copied = Path(datasets.config.HF_MODULES_CACHE).glob("datasets_modules/datasets/diplomacy_detection/*/*.py")
+    assert {"diplomacy_detection.py", "_loader_common.py"} <= {path.name for path in copied}
 
 
 @pytest.mark.skipif("CORPORA_DATASETS5_PYTHON" not in os.environ, reason="needs the datasets 5.x venv (make test)")

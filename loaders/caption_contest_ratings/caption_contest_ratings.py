@@ -50,6 +50,11 @@ import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 from datasets.utils.file_utils import xopen
 
+from ._loader_common import local_files
+from ._loader_common import not_the_data
+from ._loader_common import show as _show
+from ._loader_common import utf8
+
 try:  # ISA-L inflates the response archives about twice as fast as zlib, with zlib's interface
     from isal import isal_zlib as _deflate
 except ImportError:  # pragma: no cover - isal is a dependency of corpora; the loader works without
@@ -142,14 +147,22 @@ _FILES = {
 _URLS = {path: _RAW_PREFIX + path for path in _SUMMARIES + _CARTOONS + _METADATA}
 _URLS.update({path: _MEDIA_PREFIX + path for path in _CARDINAL + _DUELING})
 
-# Official sizes, measured on the real files (formats/caption_contest_ratings.md). The response
-# archives could not be fetched: their row counts are unknown (None); the issue's "about 89
-# million" is the upstream README's round figure for both kinds together.
+# Official sizes, measured on the real files (docs/formats/caption_contest_ratings.md). The response
+# archives could not be fetched: their row counts are unknown (None).
 _SPLIT_SIZES = {
     "summaries": {"train": 1081771},
     "cardinal_responses": {"train": None},
     "dueling_responses": {"train": None},
     "cartoons": {"train": 186},
+}
+
+# Natural key of each config's rows (`corpora diff` matches old and new rows by it). Summaries
+# have none (target_id is missing from 89 files, ranks tie, captions repeat within a file):
+# their rows are matched by position.
+_KEYS = {
+    "cardinal_responses": ["source_file", "row_index"],
+    "dueling_responses": ["source_file", "row_index"],
+    "cartoons": ["contest"],
 }
 
 _ALGORITHMS = ["KLUCB", "LilUCB", "Random", "RandomSampling", "RoundRobin"]
@@ -234,14 +247,11 @@ _ARCHIVE_NAME = re.compile(
     r"(?P<contest>[0-9]{3})(?:-(?:round1-cardinal|round2-cardinal|round2-dueling|active|passive|funny|original))?"
     r"-responses\.csv\.zip"
 )
-# The one summary file whose `contest` column is not its file's contest (format file, quirk 4).
+# The one summary file whose `contest` column is not its file's contest (quirk 4 of the format doc).
 _CONTEST_FIELD_EXCEPTIONS = {"688_summary_KLUCB.csv": 689}
 
-_LFS_POINTER_PREFIX = b"version https://git-lfs.github.com/spec/"
 _BLOCK_SIZE = 16 << 20  # bytes of CSV per Arrow batch: bounds memory whatever the file size
 _MIN_ROWS_PER_TABLE = 100_000  # small files are yielded together, up to about this many rows
-# One thread per file reader: measured faster on 2 shared cores, and `num_proc` scales by files.
-_REPR_LIMIT = 80
 _WORD_LIST = re.compile(r"(?P<contest>[0-9]+): \[(?P<items>[^\[\]]*)\]")
 _WORD = re.compile(r"[a-z][a-z0-9' -]*")
 
@@ -405,16 +415,7 @@ class CaptionContestRatings(datasets.ArrowBasedBuilder):
             if not shards:
                 raise ValueError(f"{name}: no source file for contests {contests}")
         needed = shards + metadata
-        if self.config.data_dir:
-            # A local copy laid out like the upstream repository.
-            local = {path: os.path.join(self.config.data_dir, path) for path in needed}
-            missing = [path for path in needed if not os.path.isfile(local[path])]
-            if missing:
-                raise FileNotFoundError(
-                    f"{len(missing)} source file(s) missing in {self.config.data_dir}: " + ", ".join(missing)
-                )
-        else:
-            local = dl_manager.download({path: _URLS[path] for path in needed})
+        local = local_files(self.config.data_dir, dl_manager, needed, _URLS)
         gen_kwargs = {"files": [local[path] for path in shards], "sources": [path for path in shards]}
         if name == "cartoons":
             gen_kwargs["metadata"] = {path: local[path] for path in metadata}
@@ -593,18 +594,10 @@ def _parse_archive_name(source):
 
 
 def _not_data(head, source, what):
-    """The error for bytes that are not the data at all (LFS pointer, HTML page, empty), or None."""
-    if head.startswith(_LFS_POINTER_PREFIX):
-        return ValueError(
-            f"{source}: is a Git LFS pointer, not the {what}; download the real file from "
-            f"{_URLS.get(source, _MEDIA_PREFIX + source)} (or run `git lfs pull` in a clone)"
-        )
-    start = head[:512].lstrip().lower()
-    if start.startswith((b"<!doctype html", b"<html", b"<?xml", b"<head")):
-        return ValueError(f"{source}: is an HTML/XML page, not the {what} (an error page saved instead of the file?)")
+    """The error for bytes that are not the data at all (empty, an LFS pointer, a BOM, an HTML page), or None."""
     if not head:
         return ValueError(f"{source}: is empty, expected the {what}")
-    return None
+    return not_the_data(head, source)
 
 
 def _header(head, source, expected):
@@ -612,19 +605,10 @@ def _header(head, source, expected):
     error = _not_data(head, source, "CSV file")
     if error is not None:
         raise error
-    if head.startswith(b"\xef\xbb\xbf"):
-        raise ValueError(
-            f"{source}: starts with a UTF-8 byte order mark; the release files have none (re-save as UTF-8 without BOM)"
-        )
     line, newline, _ = head.partition(b"\n")
     if not newline and len(head) >= 1 << 16:
         raise ValueError(f"{source}: no line break in the first 64 KiB; not a CSV file")
-    try:
-        text = line.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise ValueError(
-            f"{source}: line 1: not UTF-8 (byte 0x{line[error.start]:02x} at position {error.start})"
-        ) from None
+    text = utf8(line, source, 1)
     found = text.rstrip("\r").split(",")
     if text.endswith("\r"):
         raise ValueError(f"{source}: line 1 ends with CR LF; the release files use LF only")
@@ -755,11 +739,6 @@ def _cast(column, target):
     if len(strings) and pc.any(pc.equal(strings, "")).as_py():
         raise pa.ArrowInvalid("empty value")
     return strings.cast(target)
-
-
-def _show(value):
-    text = repr(value)
-    return text if len(text) <= _REPR_LIMIT else text[: _REPR_LIMIT - 3] + "..."
 
 
 def _check(source, offset, batch, field, bad, expected):
@@ -1089,12 +1068,7 @@ def _read_text(file, source):
     error = _not_data(data[:4096], source, "metadata file")
     if error is not None:
         raise error
-    if data.startswith(b"\xef\xbb\xbf"):
-        raise ValueError(f"{source}: starts with a UTF-8 byte order mark; the release files have none")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise ValueError(f"{source}: not UTF-8 (byte 0x{data[error.start]:02x} at position {error.start})") from None
+    return utf8(data, source)
 
 
 def _read_pairs(file, source, header):

@@ -24,13 +24,18 @@ the value.
 
 import csv
 import io
-import json
 import logging
-import os
 import re
+import sys
 
 import datasets
 from datasets.utils.file_utils import xopen
+
+from ._loader_common import check_start
+from ._loader_common import loads
+from ._loader_common import local_files
+from ._loader_common import show
+from ._loader_common import utf8
 
 logger = logging.getLogger(__name__)
 
@@ -84,6 +89,13 @@ _SPLIT_SIZES = {
     "deliberations": {"train": 418},
     "labels": {"train": 4165},
     "texts": {"train": 80},
+}
+
+# Natural key of each config's rows (`corpora diff` matches old and new rows by it).
+_KEYS = {
+    "deliberations": ["deliberation_id"],
+    "labels": ["label_id"],
+    "texts": ["data_id"],
 }
 
 _DATASETS = ["deliberation-sarcasm", "deliberation-relation-person-place"]
@@ -228,15 +240,11 @@ _HEADERS = {_DATA: _DATA_COLUMNS, _LABELS: _LABEL_COLUMNS, _DELIBERATIONS: _DELI
 _EVIDENCE_KEYS = ["comment", "start", "end", "quote"]
 _MESSAGE_KEYS = ["content", "user_pseudonym", "user_id"]
 
-_LFS_POINTER_PREFIX = b"version https://git-lfs.github.com/spec/"
-_BOM = b"\xef\xbb\xbf"
-_HTML = re.compile(rb"\s*(<!doctype html|<html|<head|<body)", re.IGNORECASE)
 _ID = re.compile(r"0|[1-9][0-9]*")
 _INTEGER = re.compile(r"-?(0|[1-9][0-9]*)")
 _DECIMAL = re.compile(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?")
 _YES_NO = re.compile(r"(Yes|No)(?: (.*))?", re.DOTALL)
 _INT32_MAX = 2**31 - 1
-_REPR_LIMIT = 80
 
 
 # --- features -------------------------------------------------------------------------------
@@ -400,17 +408,8 @@ class CrowdDeliberation(datasets.GeneratorBasedBuilder):
 
     def _split_generators(self, dl_manager):
         splits = _FILES[self.config.name]
-        paths = [path for files in splits.values() for path in files]
-        if self.config.data_dir:
-            # A local copy laid out like the upstream repository.
-            local = {path: os.path.join(self.config.data_dir, path) for path in paths}
-            missing = [path for path in paths if not os.path.isfile(local[path])]
-            if missing:
-                raise FileNotFoundError(
-                    f"missing source files in {self.config.data_dir}: " + ", ".join(missing)
-                )
-        else:
-            local = dl_manager.download({path: _URLS[path] for path in paths})
+        paths = list(dict.fromkeys(path for files in splits.values() for path in files))
+        local = local_files(self.config.data_dir, dl_manager, paths, _URLS)
         return [
             datasets.SplitGenerator(
                 name=split,
@@ -449,17 +448,15 @@ class CrowdDeliberation(datasets.GeneratorBasedBuilder):
 
 
 def _count_source_records(config_name, split_name, local_paths):
-    """CSV records of the config's own file (the first path), header excluded."""
+    """CSV records of the config's own file (the first path), header excluded. Counted by the same
+    CSV reader as the examples (`_records`: the checks of the file's start, its header and each
+    record's number of cells) but without typing a single cell: a record that the typing lost
+    or doubled would show."""
     source = _FILES[config_name][split_name][0]
     return sum(1 for _ in _records(local_paths[0], source))
 
 
 # --- reading --------------------------------------------------------------------------------
-
-
-def _show(value):
-    text = repr(value)
-    return text if len(text) <= _REPR_LIMIT else text[: _REPR_LIMIT - 3] + "..."
 
 
 def _read_text(filepath, source):
@@ -468,19 +465,8 @@ def _read_text(filepath, source):
         data = f.read()
     if not data:
         raise ValueError(f"{source}: empty file (expected a CSV header and records)")
-    if data.startswith(_LFS_POINTER_PREFIX):
-        raise ValueError(f"{source}: is a Git LFS pointer, not the data; fetch the real file (git lfs pull)")
-    if _HTML.match(data):
-        raise ValueError(f"{source}: is an HTML page, not the data (an error page saved in its place?)")
-    if data.startswith(_BOM):
-        raise ValueError(f"{source}: starts with a UTF-8 byte order mark; the release files have none")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        line = data.count(b"\n", 0, error.start) + 1
-        raise ValueError(
-            f"{source}: not UTF-8 (byte 0x{data[error.start]:02x} on line {line}: {error.reason})"
-        ) from None
+    check_start(data, source)
+    return utf8(data, source)
 
 
 def _records(filepath, source):
@@ -490,6 +476,7 @@ def _records(filepath, source):
     quotes and newlines; strict mode makes malformed quoting an error.
     """
     expected = _HEADERS[source]
+    csv.field_size_limit(_FIELD_SIZE_LIMIT)
     reader = csv.reader(io.StringIO(_read_text(filepath, source), newline=""), strict=True)
     line = 1
     try:
@@ -504,6 +491,21 @@ def _records(filepath, source):
             yield start, dict(zip(expected, row, strict=True))
     except csv.Error as error:
         raise ValueError(f"{source}, line {reader.line_num}: malformed CSV ({error})") from None
+
+
+def _largest_field_size_limit():
+    """The csv module refuses cells over 128 KiB by default; here a cell is limited only by memory
+    (the largest limit the platform's C long takes: sys.maxsize, or less where a long is 32 bits)."""
+    limit = sys.maxsize
+    while True:
+        try:
+            csv.field_size_limit(limit)
+            return limit
+        except OverflowError:
+            limit //= 2
+
+
+_FIELD_SIZE_LIMIT = _largest_field_size_limit()
 
 
 def _check_header(header, expected, source):
@@ -533,7 +535,7 @@ def _check_header(header, expected, source):
 
 def _show_columns(columns):
     """At most 5 column names, each cut to a readable length."""
-    shown = ", ".join(_show(column) for column in columns[:5])
+    shown = ", ".join(show(column) for column in columns[:5])
     return "[" + shown + (f", ... ({len(columns)} in all)]" if len(columns) > 5 else "]")
 
 
@@ -545,7 +547,7 @@ class _Row:
         self.cells = cells
 
     def invalid(self, column, value, expected):
-        return ValueError(f"{self.where}, column {column}: invalid value {_show(value)} (expected {expected})")
+        return ValueError(f"{self.where}, column {column}: invalid value {show(value)} (expected {expected})")
 
     def empty(self, column):
         return self.cells[column] == ""
@@ -598,9 +600,11 @@ class _Row:
     def json(self, column):
         value = self.cells[column]
         try:
-            return json.loads(value, parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
-        except ValueError as error:  # JSONDecodeError, NaN/Infinity, repeated keys
-            raise ValueError(f"{self.where}, column {column}: invalid JSON ({error}): {_show(value)}") from None
+            return loads(value, f"{self.where}, column {column}")
+        except ValueError as error:  # the cell's value follows a JSON syntax error
+            if str(error).startswith(f"{self.where}, column {column}: invalid JSON ("):
+                raise ValueError(f"{error}: {show(value)}") from None
+            raise
 
     def strings(self, column, nullable=False):
         """A JSON list of strings (the "why" answers); None for an empty cell."""
@@ -638,20 +642,6 @@ class _Row:
             first = next(column for (column, _), is_empty in zip(columns.values(), empty, strict=True) if is_empty)
             raise self.invalid(first, "", "a number: the other statistics of this group are filled")
         return {name: self.number(column, integer) for name, (column, integer) in columns.items()}
-
-
-def _reject_constant(name):
-    raise ValueError(f"{name} is not valid JSON")
-
-
-def _unique_keys(pairs):
-    """Objects as dicts, but a repeated key (json's default keeps the last value) is an error."""
-    record = dict(pairs)
-    if len(record) != len(pairs):
-        seen = set()
-        duplicate = next(key for key, _ in pairs if key in seen or seen.add(key))
-        raise ValueError(f"object with duplicate key {duplicate!r}")
-    return record
 
 
 def _unique(seen, value, row, column):
@@ -721,7 +711,7 @@ def _read_labels(filepath, source, texts):
             if row.empty(column) == asked:
                 state = "filled" if asked else "empty"
                 raise row.invalid(
-                    column, cells[column], f"{state}: {_EXPECTATION_QUESTION} is {_show(cells[_EXPECTATION_QUESTION])}"
+                    column, cells[column], f"{state}: {_EXPECTATION_QUESTION} is {show(cells[_EXPECTATION_QUESTION])}"
                 )
         _unique(seen, label["label_id"], row, "LABEL_ID")
         count += 1
@@ -747,22 +737,22 @@ def _evidence(row, text):
     for index, item in enumerate(items):
         where = f"{row.where}, column EVIDENCE, item {index}"
         if not isinstance(item, dict) or sorted(item) != sorted(_EVIDENCE_KEYS):
-            raise ValueError(f"{where}: expected an object with the keys {_EVIDENCE_KEYS}, got {_show(item)}")
+            raise ValueError(f"{where}: expected an object with the keys {_EVIDENCE_KEYS}, got {show(item)}")
         start, end, quote, comment = item["start"], item["end"], item["quote"], item["comment"]
         for key, value in (("start", start), ("end", end)):
             if type(value) is not int or not 0 <= value <= _INT32_MAX:
                 raise ValueError(
-                    f"{where}: key {key!r}: invalid value {_show(value)} (expected a non-negative integer)"
+                    f"{where}: key {key!r}: invalid value {show(value)} (expected a non-negative integer)"
                 )
         if end < start:
             raise ValueError(f"{where}: end {end} is before start {start}")
         for key, value in (("quote", quote), ("comment", comment)):
             if not isinstance(value, str):
-                raise ValueError(f"{where}: key {key!r}: invalid value {_show(value)} (expected a string)")
+                raise ValueError(f"{where}: key {key!r}: invalid value {show(value)} (expected a string)")
         if text is not None and text["text"][start:end] != quote:
             raise ValueError(
-                f"{where}: quote {_show(quote)} is not the text of DATA_ID {text['data_id']} from {start} to {end} "
-                f"({_show(text['text'][start:end])})"
+                f"{where}: quote {show(quote)} is not the text of DATA_ID {text['data_id']} from {start} to {end} "
+                f"({show(text['text'][start:end])})"
             )
         evidence.append({"start": start, "end": end, "quote": quote, "comment": comment or None})
     return evidence
@@ -881,20 +871,20 @@ def _messages(row, phase, names):
     for index, item in enumerate(items):
         where = f"{row.where}, column {phase}, message {index}"
         if not isinstance(item, dict) or sorted(item) != sorted(_MESSAGE_KEYS):
-            raise ValueError(f"{where}: expected an object with the keys {_MESSAGE_KEYS}, got {_show(item)}")
+            raise ValueError(f"{where}: expected an object with the keys {_MESSAGE_KEYS}, got {show(item)}")
         user_id, pseudonym, content = item["user_id"], item["user_pseudonym"], item["content"]
         if type(user_id) is not int or user_id not in names:
             raise ValueError(
-                f"{where}: key 'user_id': invalid value {_show(user_id)} (expected the USER_ID of a member: "
+                f"{where}: key 'user_id': invalid value {show(user_id)} (expected the USER_ID of a member: "
                 f"{sorted(names)})"
             )
         if pseudonym != names[user_id]:
             raise ValueError(
-                f"{where}: key 'user_pseudonym': invalid value {_show(pseudonym)} (expected {names[user_id]!r}, "
+                f"{where}: key 'user_pseudonym': invalid value {show(pseudonym)} (expected {names[user_id]!r}, "
                 f"the NAME of member {user_id})"
             )
         if not isinstance(content, str):
-            raise ValueError(f"{where}: key 'content': invalid value {_show(content)} (expected a string)")
+            raise ValueError(f"{where}: key 'content': invalid value {show(content)} (expected a string)")
         messages.append({"user_id": user_id, "user_pseudonym": pseudonym, "content": content})
     return messages
 

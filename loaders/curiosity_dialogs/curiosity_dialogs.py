@@ -23,11 +23,16 @@ domain stops the build with a ValueError naming the file, the dialog, the field 
 """
 
 import json
-import os
 import re
 
 import datasets
 from datasets.utils.file_utils import xopen
+
+from ._loader_common import check_start
+from ._loader_common import loads
+from ._loader_common import local_files
+from ._loader_common import show
+from ._loader_common import utf8
 
 _CITATION = """\
 @inproceedings{rodriguez2020curiosity,
@@ -73,6 +78,11 @@ _SPLIT_SIZES = {
     "dialogs": {"train": 10287, "validation": 1287, "test": 1287, "test_zero": 1187},
 }
 
+# Natural key of each config's rows (`corpora diff` matches old and new rows by it).
+_KEYS = {
+    "dialogs": ["dialog_id"],
+}
+
 _SENDERS = ["user", "assistant"]
 _FACT_SOURCES = ["section", "known", "random"]
 _RATINGS = range(1, 6)
@@ -92,7 +102,6 @@ _HEADER_KEYS = [
 ]
 
 _DIGITS = re.compile(r"[0-9]+")
-_REPR_LIMIT = 80
 
 
 def _features():
@@ -162,16 +171,9 @@ class CuriosityDialogs(datasets.GeneratorBasedBuilder):
 
     def _split_generators(self, dl_manager):
         paths = {split: files[0] for split, files in _FILES[self.config.name].items()}
-        if self.config.data_dir:
-            # A local copy laid out like the upstream repository.
-            local = {split: os.path.join(self.config.data_dir, path) for split, path in paths.items()}
-            missing = [path for path in local.values() if not os.path.isfile(path)]
-            if missing:
-                raise FileNotFoundError("missing source files: " + ", ".join(missing))
-        else:
-            local = dl_manager.download({split: _URLS[path] for split, path in paths.items()})
+        local = local_files(self.config.data_dir, dl_manager, list(paths.values()), _URLS)
         return [
-            datasets.SplitGenerator(name=split, gen_kwargs={"filepath": local[split], "source": path})
+            datasets.SplitGenerator(name=split, gen_kwargs={"filepath": local[path], "source": path})
             for split, path in paths.items()
         ]
 
@@ -181,7 +183,8 @@ class CuriosityDialogs(datasets.GeneratorBasedBuilder):
 
 
 def _count_source_records(config, split, local_paths):
-    """Source records of a split, counted without the parser above: the `dialogs` list."""
+    """Source records of a split, counted without the typing above: the length of the `dialogs`
+    list, read with json.loads alone."""
     with xopen(local_paths[0], "rb") as f:
         return len(json.load(f)["dialogs"])
 
@@ -196,18 +199,11 @@ def _read_dialogs(filepath, source):
         data = f.read()
     if not data:  # datasets cannot load an empty split, and every release file has dialogs
         raise ValueError(f"{source}: empty file, no dialogs")
-    _check_start(data[:64], source)
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise ValueError(
-            f"{source}: not UTF-8 (byte 0x{data[error.start]:02x} at position {error.start}: {error.reason})"
-        ) from None
+    check_start(data[:512], source)
+    text = utf8(data, source)
     del data
-    try:
-        document = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
-    except ValueError as error:  # JSONDecodeError, NaN/Infinity, duplicate keys
-        raise ValueError(f"{source}: invalid JSON ({error})") from None
+    # Errors inside a dialog name it: `<file>, dialog 3: field 'messages'[0]['message']: ...`.
+    document = loads(text, source, records=("dialogs", "dialog"))
     del text
     dialogs = _dialog_list(document, source)
     del document
@@ -215,31 +211,6 @@ def _read_dialogs(filepath, source):
         record = dialogs[index]
         dialogs[index] = None
         yield index, _typed_dialog(record, f"{source}, dialog {index}")
-
-
-def _check_start(head, source):
-    """Name the usual wrong files by what they are, before any parsing: a Git LFS pointer (a clone
-    without `git lfs pull`), a byte order mark, an HTML page saved in place of the data."""
-    if head.startswith(b"version https://git-lfs.github.com/spec/"):
-        raise ValueError(f"{source}: is a Git LFS pointer, not the data; fetch the real file (git lfs pull)")
-    if head.startswith(b"\xef\xbb\xbf"):
-        raise ValueError(f"{source}: starts with a UTF-8 byte order mark; the release files have none")
-    if head.lstrip()[:15].lower().startswith((b"<!doctype html", b"<html")):
-        raise ValueError(f"{source}: is an HTML page, not the data (an error page saved in its place?)")
-
-
-def _reject_constant(name):
-    raise ValueError(f"{name} is not valid JSON")
-
-
-def _unique_keys(pairs):
-    """Objects as dicts, but a repeated key (json's default keeps the last value) is an error."""
-    record = dict(pairs)
-    if len(record) != len(pairs):
-        seen = set()
-        duplicate = next(key for key, _ in pairs if key in seen or seen.add(key))
-        raise ValueError(f"object with duplicate key {duplicate!r}")
-    return record
 
 
 def _dialog_list(document, source):
@@ -252,7 +223,7 @@ def _dialog_list(document, source):
         raise ValueError(f"{source}: top-level field 'dialogs' is missing")
     dialogs = document["dialogs"]
     if not isinstance(dialogs, list):
-        raise ValueError(f"{source}: top-level field 'dialogs': expected a list, got {_show(dialogs)}")
+        raise ValueError(f"{source}: top-level field 'dialogs': expected a list, got {show(dialogs)}")
     if not dialogs:  # every release file has dialogs, and datasets cannot load an empty split
         raise ValueError(f"{source}: top-level field 'dialogs' is an empty list")
     return dialogs
@@ -287,7 +258,7 @@ _FACT_KEYS = ["fid", "used", "source"]
 
 def _check_keys(record, keys, where):
     if not isinstance(record, dict):
-        raise ValueError(f"{where}: expected a JSON object, got {_show(record)}")
+        raise ValueError(f"{where}: expected a JSON object, got {show(record)}")
     if len(record) != len(keys) or any(key not in record for key in keys):
         missing = [key for key in keys if key not in record]
         unknown = [key for key in record if key not in keys]
@@ -296,12 +267,7 @@ def _check_keys(record, keys, where):
 
 def _invalid(where, field, value, expected, index=None):
     name = repr(field) if index is None else f"{field!r}[{index}]"
-    return ValueError(f"{where}: field {name}: invalid value {_show(value)} (expected {expected})")
-
-
-def _show(value):
-    text = repr(value)
-    return text if len(text) <= _REPR_LIMIT else text[: _REPR_LIMIT - 3] + "..."
+    return ValueError(f"{where}: field {name}: invalid value {show(value)} (expected {expected})")
 
 
 def _string(record, field, where, nullable=False):

@@ -8,10 +8,15 @@ builder types them and stops on any value outside the documented domain.
 """
 
 import json
-import os
 
 import datasets
 from datasets.utils.file_utils import xopen
+
+from ._loader_common import check_start
+from ._loader_common import loads
+from ._loader_common import local_files
+from ._loader_common import show
+from ._loader_common import utf8
 
 _CITATION = """\
 @inproceedings{Peskov:Cheng:Elgohary:Barrow:Danescu-Niculescu-Mizil:Boyd-Graber-2020,
@@ -55,6 +60,13 @@ _FILES = {
 _SPLIT_SIZES = {
     "conversations": {"train": 189, "validation": 21, "test": 42},
     "messages": {"train": 13132, "validation": 1416, "test": 2741},
+}
+
+# Natural key of each config's rows (`corpora diff` matches old and new rows by it): a dialog is
+# one pair of players in one game, a message has its index in the whole game.
+_KEYS = {
+    "conversations": ["game_id", "players"],
+    "messages": ["game_id", "absolute_message_index"],
 }
 
 _COUNTRIES = ["austria", "england", "france", "germany", "italy", "russia", "turkey"]
@@ -139,16 +151,9 @@ class DiplomacyDetection(datasets.GeneratorBasedBuilder):
 
     def _split_generators(self, dl_manager):
         paths = {split: files[0] for split, files in _FILES[self.config.name].items()}
-        if self.config.data_dir:
-            # A local copy laid out like the upstream repository.
-            local = {split: os.path.join(self.config.data_dir, path) for split, path in paths.items()}
-            missing = [path for path in local.values() if not os.path.isfile(path)]
-            if missing:
-                raise FileNotFoundError("missing source files: " + ", ".join(missing))
-        else:
-            local = dl_manager.download({split: _URLS[path] for split, path in paths.items()})
+        local = local_files(self.config.data_dir, dl_manager, list(paths.values()), _URLS)
         return [
-            datasets.SplitGenerator(name=split, gen_kwargs={"filepath": local[split], "source": path})
+            datasets.SplitGenerator(name=split, gen_kwargs={"filepath": local[path], "source": path})
             for split, path in paths.items()
         ]
 
@@ -165,8 +170,8 @@ class DiplomacyDetection(datasets.GeneratorBasedBuilder):
 
 
 def _count_source_records(config, split, local_paths):
-    """Source records of a split, counted without the parser above: one dialog per non-empty
-    line, and for `messages` the length of each dialog's `messages` list."""
+    """Source records of a split, counted without the typing above: one dialog per non-empty
+    line, and for `messages` the length of each dialog's `messages` list (json.loads alone)."""
     count = 0
     with xopen(local_paths[0], "rb") as f:
         for line in f:
@@ -183,29 +188,11 @@ def _read_dialogs(filepath, source):
         for line_number, raw in enumerate(f, start=1):
             where = f"{source}, line {line_number}"
             if line_number == 1:
-                _check_start(raw, source)
-            try:
-                record = json.loads(raw.decode("utf-8"))
-            except UnicodeDecodeError as error:
-                raise ValueError(
-                    f"{where}: not UTF-8 (byte 0x{raw[error.start]:02x} at position {error.start}: {error.reason})"
-                ) from None
-            except json.JSONDecodeError as error:
-                raise ValueError(f"{where}: invalid JSON ({error})") from None
+                check_start(raw, source)
+            record = loads(utf8(raw, source, line_number), where)
             yield line_number, _typed_dialog(record, where)
     if line_number == 0:  # every release file has dialogs, and datasets cannot load an empty split
         raise ValueError(f"{source}: empty file, no dialogs")
-
-
-def _check_start(head, source):
-    """Name the usual wrong files by what they are, before any parsing: a Git LFS pointer (a clone
-    without `git lfs pull`), a byte order mark, an HTML page saved in place of the data."""
-    if head.startswith(b"version https://git-lfs.github.com/spec/"):
-        raise ValueError(f"{source}: is a Git LFS pointer, not the data; fetch the real file (git lfs pull)")
-    if head.startswith(b"\xef\xbb\xbf"):
-        raise ValueError(f"{source}: starts with a UTF-8 byte order mark; the release files have none")
-    if head.lstrip()[:15].lower().startswith((b"<!doctype html", b"<html")):
-        raise ValueError(f"{source}: is an HTML page, not the data (an error page saved in its place?)")
 
 
 def _typed_dialog(record, where):
@@ -218,7 +205,7 @@ def _typed_dialog(record, where):
     length = None
     for key in _MESSAGE_FIELDS:
         if not isinstance(record[key], list):
-            raise ValueError(f"{where}: field {key!r}: expected a list, got {record[key]!r}")
+            raise ValueError(f"{where}: field {key!r}: expected a list, got {show(record[key])}")
         if length is None:
             length = len(record[key])
         elif len(record[key]) != length:
@@ -231,17 +218,19 @@ def _typed_dialog(record, where):
         for position, value in enumerate(record[key]):
             typed = convert(value)
             if typed is _INVALID:
-                raise ValueError(f"{where}: field {key!r}[{position}]: invalid value {value!r}")
+                raise ValueError(f"{where}: field {key!r}[{position}]: invalid value {show(value)}")
             values.append(typed)
         return values
 
     players = record["players"]
     valid = isinstance(players, list) and len(players) == 2 and players[0] != players[1]
     if not valid or any(p not in _COUNTRIES for p in players):
-        raise ValueError(f"{where}: field 'players': expected two different countries of {_COUNTRIES}, got {players!r}")
+        raise ValueError(
+            f"{where}: field 'players': expected two different countries of {_COUNTRIES}, got {show(players)}"
+        )
     game_id = record["game_id"]
     if type(game_id) is not int or not 1 <= game_id <= 12:
-        raise ValueError(f"{where}: field 'game_id': invalid value {game_id!r}")
+        raise ValueError(f"{where}: field 'game_id': invalid value {show(game_id)}")
     return {
         "messages": check("messages", lambda v: v if isinstance(v, str) else _INVALID),
         "sender_labels": check("sender_labels", lambda v: v if isinstance(v, bool) else _INVALID),

@@ -40,6 +40,11 @@ import pyarrow
 import pyarrow.parquet
 from datasets.utils.file_utils import xopen
 
+from ._loader_common import check_start
+from ._loader_common import local_files
+from ._loader_common import show
+from ._loader_common import utf8
+
 _CITATION = """\
 @inproceedings{filighera-etal-2022-answer,
     title = "Your Answer is Incorrect... Would you like to know why?
@@ -114,6 +119,12 @@ _SPLIT_SIZES = {
     "upstream_xml": {"train": 1534, "test_unseen_answers": 271, "test_unseen_questions": 602},
 }
 
+# Natural key of each config's rows (`corpora diff` matches old and new rows by it).
+_KEYS = {
+    "default": ["id"],
+    "upstream_xml": ["id"],
+}
+
 _LABELS = ["Correct", "Partially correct", "Incorrect"]
 # Columns of the published Parquet files and their Arrow types (the published card's schema).
 _COLUMNS = {
@@ -128,15 +139,12 @@ _COLUMNS = {
 _TEXT_COLUMNS = ["question", "reference_answer", "provided_answer", "answer_feedback"]
 _BATCH_ROWS = 1024
 
-_LFS_POINTER_PREFIX = b"version https://git-lfs.github.com/spec/"
-_BOM = b"\xef\xbb\xbf"
 _PARQUET_MAGIC = b"PAR1"
 _HUB_ID = re.compile(r"[0-9a-f]{32}")
 _DECIMAL = re.compile(r"[0-9]+(\.[0-9]+)?")
 _QUESTION_ID = re.compile(r"[1-9][0-9]*")
 _XML_DECLARATION = re.compile(rb"<\?xml[^>]*?encoding\s*=\s*[\"']([A-Za-z0-9._-]+)[\"']")
 _FORBIDDEN_DECLARATIONS = (b"<!DOCTYPE", b"<!ENTITY")
-_REPR_LIMIT = 80
 
 
 def _features(config_name):
@@ -186,14 +194,7 @@ class SafMicroJobGerman(datasets.GeneratorBasedBuilder):
     def _split_generators(self, dl_manager):
         splits = _FILES[self.config.name]
         paths = [path for split_paths in splits.values() for path in split_paths]
-        if self.config.data_dir:
-            # A local copy laid out like the upstream repository.
-            local = {path: os.path.join(self.config.data_dir, path) for path in paths}
-            missing = [local[path] for path in paths if not os.path.isfile(local[path])]
-            if missing:
-                raise FileNotFoundError("missing source files: " + ", ".join(missing))
-        else:
-            local = dl_manager.download({path: _URLS[path] for path in paths})
+        local = local_files(self.config.data_dir, dl_manager, paths, _URLS)
         return [
             datasets.SplitGenerator(
                 name=split,
@@ -210,8 +211,11 @@ class SafMicroJobGerman(datasets.GeneratorBasedBuilder):
 
 
 def _count_source_records(config_name, split_name, local_paths):
-    """Answers in the source files of one split, counted without the example generator: the
-    row counts in the Parquet footers, or the `studentAnswer` elements of the XML files."""
+    """Answers in the source files of one split, counted without the example generator, but not
+    without the loader's file readers: for `default`, the row counts that the Parquet footers
+    declare (read by the same `_parquet_file` as the examples, not the rows themselves); for
+    `upstream_xml`, the `studentAnswer` elements anywhere in each file, parsed by the same
+    `_parse_xml` as the examples (a count of elements, not of the answers the generator types)."""
     total = 0
     for path, source in zip(local_paths, _FILES[config_name][split_name], strict=True):
         if config_name == "default":
@@ -227,28 +231,16 @@ def _count_source_records(config_name, split_name, local_paths):
 # --- shared checks -----------------------------------------------------------------------------
 
 
-def _show(value):
-    text = repr(value)
-    return text if len(text) <= _REPR_LIMIT else text[: _REPR_LIMIT - 3] + "..."
-
-
 def _invalid(where, field, value, expected):
-    return ValueError(f"{where}: field {field!r}: invalid value {_show(value)} (expected {expected})")
+    return ValueError(f"{where}: field {field!r}: invalid value {show(value)} (expected {expected})")
 
 
 def _check_not_a_placeholder(head, source):
-    """An empty file, a Git LFS pointer or an HTML page (a failed download, a login page) where
-    data should be."""
+    """An empty file, a Git LFS pointer, a byte order mark or an HTML page (a failed download, a
+    login page) where data should be."""
     if not head:
         raise ValueError(f"{source}: is empty (0 bytes)")
-    if head.startswith(_LFS_POINTER_PREFIX):
-        raise ValueError(
-            f"{source}: is a Git LFS pointer, not the data; fetch the real file "
-            "(git lfs pull in a clone, or download it from its pinned URL)"
-        )
-    start = head.lstrip(_BOM).lstrip()[:15].lower()
-    if start.startswith(b"<!doctype html") or start.startswith(b"<html"):
-        raise ValueError(f"{source}: is an HTML page, not the data (an error page saved in its place?)")
+    check_start(head, source)
 
 
 def _text(value, where, field):
@@ -377,14 +369,7 @@ def _parse_xml(data, source):
     """The root element of one XML file. Refuses what the release never has and a safe parser
     must not expand: document type and entity declarations (internal or external entities)."""
     _check_not_a_placeholder(data[:512], source)
-    if data.startswith(_BOM):
-        data = data[len(_BOM) :]  # allowed by XML; the parser would skip it too
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise ValueError(
-            f"{source}: not UTF-8 (byte 0x{data[error.start]:02x} at position {error.start}: {error.reason})"
-        ) from None
+    utf8(data, source)
     declared = _XML_DECLARATION.match(data)
     if declared and declared.group(1).lower() not in (b"utf-8", b"utf8"):
         raise ValueError(f"{source}: declares encoding {declared.group(1).decode()!r}; expected 'utf-8'")

@@ -6,6 +6,7 @@ import errno
 import math
 import os
 import shutil
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,6 +16,7 @@ import pyarrow.parquet
 from corpora import cards
 from corpora import croissant
 from corpora import datasets_adapter
+from corpora import diff
 from corpora import export
 from corpora import registry
 from corpora import sources
@@ -54,6 +56,19 @@ def load(
     return builder.as_dataset()
 
 
+def dummy_examples(name: str) -> dict[str, dict]:
+    """The first example of each config (default first) of its dummy build, as stored (class
+    labels as their index): what the committed card shows (cards.render)."""
+    corpus = registry.get(name)
+    examples = {}
+    with tempfile.TemporaryDirectory(prefix="corpora-card-") as cache_dir:
+        for config in [corpus.default_config] + [c for c in corpus.configs if c != corpus.default_config]:
+            dataset = load(name, config, dummy=True, cache_dir=cache_dir)
+            split = "train" if "train" in dataset else list(dataset)[0]
+            examples[config] = dataset[split].data.slice(0, 1).to_pylist()[0]
+    return examples
+
+
 @dataclass(frozen=True)
 class SplitRows:
     corpus: str
@@ -74,15 +89,19 @@ def build(
     allow_modified_sources: bool = False,
     repo_id: str | None = None,
     lock_timeout: float | None = None,
+    compare_to=None,
 ) -> list[SplitRows]:
     """Write OUT/NAME/README.md and OUT/NAME/<config>/<split>-0000i-of-0000n.parquet.
 
     Builds from real sources must read the recorded release (checksums.tsv) and give the official
     split sizes; `allow_modified_sources` lifts only the first check. Every split must hold as
-    many examples as the loader's independent count of source records (rows in = rows out).
+    many examples as the loader's own count of source records, made apart from the code that
+    types the records (rows in = rows out).
     `repo_id` is the Hub repository the export is for, if any (its card says how to load it from
     there). The rows reported are those of the files `load_dataset` resolves from the exported
-    card (`reload_counts`).
+    card (`reload_counts`). With `compare_to` (an export folder: COMPARE_TO/NAME is the old export,
+    so OUT itself means the export being replaced), what the build changes in the rows is
+    printed before the swap (`corpora diff`).
 
     Safety (corpora.export): one build at a time per OUT/NAME (another one waits, at most
     `lock_timeout` seconds if given); the export and its datasets cache are made in a partial
@@ -112,6 +131,8 @@ def build(
             report, read = export_into(corpus, partial, workspace / "cache", configs, local, files, num_proc,
                                        dummy, data_dir, allow_modified_sources, repo_id)
             counts = reload_counts(partial, configs, workspace / "cache")
+            if compare_to is not None:  # every check passed: what the swap is about to change
+                print(diff.summary(Path(compare_to) / name, partial, name, configs, target))
             export.swap_in(partial, target)
         except Exception as error:
             located = _located(error, target)
@@ -180,7 +201,9 @@ def _located(error: BaseException, target: Path) -> OSError | None:
 
 
 def count_source_records(corpus: registry.Corpus, config: str, files) -> dict[str, int]:
-    """Source records per split, counted by the loader independently of its parser."""
+    """Source records per split, as the loader's `_count_source_records` counts them: apart from
+    the code that types the records, though some loaders share their file reader with it (each
+    one's docstring says how it counts)."""
     return {
         split: corpus.module._count_source_records(config, split, [str(files[path]) for path in paths])
         for split, paths in corpus.module._FILES[config].items()

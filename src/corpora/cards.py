@@ -5,16 +5,16 @@ template. The same rendering, with a build's real split infos, is the README of 
 
 from __future__ import annotations
 
+import copy
+import datetime
 import difflib
 import functools
 import json
 import re
-import tempfile
 from importlib import resources
 from pathlib import Path
 
 import datasets
-import pyarrow.parquet
 import yaml
 from datasets.info import DatasetInfosDict
 from datasets.utils.metadata import MetadataConfigs
@@ -30,14 +30,16 @@ TEMPLATE = resources.files("corpora") / "templates" / "dataset_card.md.j2"
 
 # Keys of dataset_cards/<name>.yaml; each one is required.
 METADATA_KEYS = [
-    "pretty_name", "license", "language", "language_creators", "annotations_creators",
+    "pretty_name", "language", "language_creators", "annotations_creators",
     "multilinguality", "source_datasets", "task_categories", "task_ids", "tags",
 ]
 PROSE_KEYS = [
-    "title", "summary", "supported_tasks", "languages", "configs", "fields", "curation_rationale",
+    "released", "supported_tasks", "languages", "config_notes", "fields", "curation_rationale",
     "source_data", "annotations", "personal_information", "social_impact", "biases", "limitations",
     "curators", "errata",
 ]
+# Keys a card source may leave out.
+OPTIONAL_KEYS = ["migration"]
 PLACEHOLDER = "[More Information Needed]"
 
 SIZE_CATEGORIES = [
@@ -61,10 +63,20 @@ def card_source(corpus: registry.Corpus) -> dict:
         raise CardError(f"{corpus.name}: no card source {path.relative_to(registry.repo_root())}")
     source = yaml.safe_load(path.read_text(encoding="utf-8"))
     missing = [key for key in METADATA_KEYS + PROSE_KEYS if key not in source]
-    unknown = [key for key in source if key not in METADATA_KEYS + PROSE_KEYS]
+    unknown = [key for key in source if key not in METADATA_KEYS + PROSE_KEYS + OPTIONAL_KEYS]
     if missing or unknown:
         raise CardError(f"{path.name}: keys missing {missing}, unknown {unknown}")
     return source
+
+
+def loader_facts(corpus: registry.Corpus) -> dict:
+    """What the card takes from the loader rather than repeating it: the license, the summary
+    (`_DESCRIPTION`) and each config's description, as one line each."""
+    return {
+        "license": corpus.module._LICENSE,
+        "summary": " ".join(corpus.module._DESCRIPTION.split()),
+        "configs": {c.name: " ".join((c.description or "").split()) for c in corpus.builder_class.BUILDER_CONFIGS},
+    }
 
 
 def problems(corpus: registry.Corpus, source: dict) -> list[str]:
@@ -72,7 +84,7 @@ def problems(corpus: registry.Corpus, source: dict) -> list[str]:
     found = []
     vocab = vocabularies()
     checks = {
-        "license": ("licenses", [source["license"]]),
+        "license": ("licenses", [corpus.module._LICENSE]),
         "language": ("languages", source["language"]),
         "language_creators": ("language_creators", source["language_creators"]),
         "annotations_creators": ("annotations_creators", source["annotations_creators"]),
@@ -85,16 +97,22 @@ def problems(corpus: registry.Corpus, source: dict) -> list[str]:
         for value in values:
             if value not in vocab[vocabulary]:
                 found.append(f"{key}: {value!r} is not in the Hub's {vocabulary} vocabulary")
-    if source["license"] != corpus.module._LICENSE:
-        found.append(f"license: card says {source['license']!r}, loader says {corpus.module._LICENSE!r}")
     fields = set()
     for config in corpus.configs:
         fields |= {name for name, _ in field_rows(corpus.features(config))}
     described = set(source["fields"])
     found += [f"field {name!r} has no description in fields:" for name in sorted(fields - described)]
     found += [f"fields: {name!r} is not a field of any config" for name in sorted(described - fields)]
-    found += [f"configs: no text for config {c!r}" for c in corpus.configs if c not in source["configs"]]
-    errata = enumerate(source["errata"])
+    facts = loader_facts(corpus)
+    found += [f"config {c!r} has no description in the loader" for c, text in facts["configs"].items() if not text]
+    notes = source["config_notes"] or {}
+    found += [f"config_notes: {c!r} is not a config" for c in notes if c not in corpus.configs]
+    released = source["released"]
+    if not isinstance(released, dict) or sorted(released) != ["date", "what"]:
+        found.append("released: expected {date: YYYY-MM-DD or null, what: text}")
+    elif released["date"] is not None and not isinstance(released["date"], datetime.date):
+        found.append(f"released: date {released['date']!r} is not a YYYY-MM-DD date")
+    errata = enumerate(source["errata"] + source.get("migration", []))
     found += [f"errata: item {i} is not plain text: {e!r}" for i, e in errata if not isinstance(e, str)]
     return found
 
@@ -114,17 +132,45 @@ def describe_type(feature) -> str:
 
 
 
-def field_rows(feature_dict, prefix: str = "") -> list[tuple[str, str]]:
-    """(dotted name, type) for every field, nested struct fields included."""
-    rows = []
+FOLDED_FIELDS = 5  # a struct nested in a struct with more fields is one row of the card's table
+
+
+def field_rows(feature_dict, prefix: str = "", collapse: bool = False) -> list[tuple[str, str]]:
+    """(dotted name, type) for every field, nested struct fields included. With `collapse`, a
+    struct with the same fields as an earlier sibling is one row that says so (the card's table
+    stays readable where a struct repeats per phase or per measure)."""
+    rows, seen = [], []
     for name, feature in feature_dict.items():
-        rows.append((prefix + name, describe_type(feature)))
         inner = feature
         while list_item(inner) is not None:
             inner = list_item(inner)
+        same = next((other for other, shape in seen if shape == inner), None) if collapse else None
+        if same is not None:
+            rows.append((prefix + name, describe_type(feature) + f", the same fields as `{prefix + same}`"))
+            continue
+        if collapse and prefix and isinstance(inner, dict) and len(inner) > FOLDED_FIELDS:
+            # A wide struct inside a struct is one row naming its fields (croissant.json has them all).
+            names = ", ".join(f"`{key}`" for key in list(inner)[:SHOWN_ITEMS])
+            rows.append((prefix + name, describe_type(feature) + f" of {len(inner)} fields ({names}, …)"))
+            seen.append((name, inner))
+            continue
+        rows.append((prefix + name, describe_type(feature)))
         if isinstance(inner, dict):
-            rows += field_rows(inner, prefix + name + ".")
+            seen.append((name, inner))
+            rows += field_rows(inner, prefix + name + ".", collapse)
     return rows
+
+
+def field_tables(corpus: registry.Corpus) -> dict[str, list[tuple[str, str, str | None]]]:
+    """The card's field table of each config: (name, type, config) where `config` is the earlier
+    config whose table already has this field with the same type (its description is there)."""
+    tables, seen = {}, {}
+    for config in corpus.configs:
+        tables[config] = []
+        for name, type_ in field_rows(corpus.features(config), collapse=True):
+            tables[config].append((name, type_, seen.get((name, type_))))
+            seen.setdefault((name, type_), config)
+    return tables
 
 
 def size_category(corpus: registry.Corpus) -> str:
@@ -133,64 +179,123 @@ def size_category(corpus: registry.Corpus) -> str:
     return next(label for bound, label in SIZE_CATEGORIES if largest < bound)
 
 
+# Example values are shown cut, so that one long text or list does not make the card unreadable.
+SHOWN_CHARACTERS = 120  # longer strings: the first SHOWN_CHARACTERS, an ellipsis and the length
+SHOWN_ITEMS = 3  # longer lists (over SHOWN_ITEMS + 2 items): the first SHOWN_ITEMS and the count
+LINE_WIDTH = 160  # a JSON value wider than this is spread over one line per item
+
+
+def cut(value, depth: int = 0):
+    """An example value as the card shows it: long strings and lists cut, and said so, as are
+    structs with many fields nested inside another struct; binary values (images) by their size."""
+    if isinstance(value, bytes):
+        return f"<{len(value):,} bytes>"
+    if isinstance(value, str) and len(value) > SHOWN_CHARACTERS + 20:
+        return f"{value[:SHOWN_CHARACTERS]}… ({len(value):,} characters)"
+    if isinstance(value, dict):
+        items = list(value.items())
+        if depth >= 2 and len(items) > SHOWN_ITEMS + 2:
+            more = {"…": f"{len(items) - SHOWN_ITEMS} more fields ({len(items)} in all)"}
+            return {key: cut(item, depth + 1) for key, item in items[:SHOWN_ITEMS]} | more
+        return {key: cut(item, depth + 1) for key, item in items}
+    if isinstance(value, list):
+        # Structs take many lines each: the first one stands for the rest.
+        keep = 1 if value and isinstance(value[0], dict) else SHOWN_ITEMS
+        shown = [cut(item, depth) for item in value[: keep if len(value) > keep + (keep > 1) * 2 else None]]
+        more = [f"… {len(value) - len(shown):,} more ({len(value):,} items)"] if len(shown) < len(value) else []
+        return shown + more
+    return value
+
+
 def example_text(example: dict) -> str:
-    """An example as JSON, one line per field: long parallel lists stay readable, and lists of
-    structs get a line per item. Binary values (images) are shown by their size."""
+    """An example as JSON, its values cut (see `cut`): a field per line where it fits, and one
+    line per item of a list or struct that does not."""
 
-    def plain(value):
-        if isinstance(value, bytes):
-            return f"<{len(value):,} bytes>"
+    def dump(value, indent: int) -> str:
+        compact = json.dumps(value, ensure_ascii=False, default=str)
+        if indent + len(compact) <= LINE_WIDTH or not value or not isinstance(value, (list, dict)):
+            return compact
+        pad = " " * (indent + 2)
         if isinstance(value, dict):
-            return {key: plain(item) for key, item in value.items()}
-        if isinstance(value, list):
-            return [plain(item) for item in value]
-        return value
+            items = [f"{pad}{json.dumps(k, ensure_ascii=False)}: {dump(item, indent + 2)}" for k, item in value.items()]
+            return "{\n" + ",\n".join(items) + "\n" + " " * indent + "}"
+        items = [pad + dump(item, indent + 2) for item in value]
+        return "[\n" + ",\n".join(items) + "\n" + " " * indent + "]"
 
-    def dump(value):
-        value = plain(value)
-        if isinstance(value, list) and value and isinstance(value[0], dict):
-            items = ("    " + json.dumps(item, ensure_ascii=False, default=str) for item in value)
-            return "[\n" + ",\n".join(items) + "\n  ]"
-        return json.dumps(value, ensure_ascii=False, default=str)
-
-    lines = [f"  {json.dumps(key)}: {dump(value)}" for key, value in example.items()]
+    lines = [f"  {json.dumps(key, ensure_ascii=False)}: {dump(value, 2)}" for key, value in cut(example).items()]
     return "{\n" + ",\n".join(lines) + "\n}"
 
 
-def dummy_examples(corpus: registry.Corpus) -> dict[str, dict]:
-    """The first example of each config, from its dummy build (training split if there is one)."""
-    from corpora import build
+# Risky at the start of a wrapped line: Markdown would read a list item, heading, quote or table.
+_BLOCK_START = re.compile(r"([-+*|]|>.*|#{1,6}|\d{1,9}[.)]|```.*|~~~.*|=+|-+)$")
 
-    examples = {}
-    default_first = [corpus.default_config] + [c for c in corpus.configs if c != corpus.default_config]
-    with tempfile.TemporaryDirectory(prefix="corpora-card-") as cache_dir:
-        for config in default_first:
-            dataset = build.load(corpus.name, config, dummy=True, cache_dir=cache_dir)
-            split = "train" if "train" in dataset else list(dataset)[0]
-            examples[config] = dataset[split].data.slice(0, 1).to_pylist()[0]  # as stored
-    return examples
+
+def wrap(text, indent: str = "", width: int = 100) -> str:
+    """Prose as Markdown lines of at most `width` characters (a longer word stays whole), never
+    starting a line with what Markdown would read as a new block; its own line breaks are kept;
+    continuation lines get `indent` (e.g. inside a list item)."""
+    lines = []
+    for paragraph in str(text).strip().split("\n"):
+        line = ""
+        for word in paragraph.split(" "):
+            if line and len(line) + 1 + len(word) > width and not _BLOCK_START.match(word):
+                lines.append(line)
+                line = word
+            else:
+                line = f"{line} {word}" if line else word
+        lines.append(line)
+    return ("\n" + indent).join(lines)
+
+
+def source_files(corpus: registry.Corpus) -> list[dict]:
+    """The source files by pattern (a folder and an extension, numbered folders merged), with
+    their count and total size from checksums.tsv; the full list is that file."""
+    records = sources.read_records(corpus)
+    groups: dict[str, list[tuple[str, str]]] = {}
+    for path, url in sources.urls(corpus).items():
+        folder, _, name = path.rpartition("/")
+        compressed = Path(name).suffix in (".zip", ".gz", ".bz2", ".xz")
+        suffixes = Path(name).suffixes[-2:] if compressed else [Path(name).suffix]
+        pattern = "/".join(["*" if part.isdigit() else part for part in folder.split("/")] + ["*" + "".join(suffixes)])
+        groups.setdefault(pattern.lstrip("/"), []).append((path, url))
+    rows = []
+    for pattern, files in groups.items():
+        sizes = [records.get(url) for _, url in files]
+        single = len(files) == 1
+        path, url = files[0]
+        rows.append({
+            "pattern": path if single else pattern,
+            "files": len(files),
+            "bytes": None if None in sizes else sum(record.size for record in sizes),
+            "url": url if single else url[: len(url) - len(path)] + pattern,
+        })
+    return rows
 
 
 def render(
     corpus: registry.Corpus,
+    examples: dict[str, dict] | None = None,
     infos: dict[str, datasets.DatasetInfo] | None = None,
     repo_id: str | None = None,
     report: dict | None = None,
     built_from: str | None = None,
 ) -> str:
-    """The card. Without `infos` (the loader's card) `dataset_info` holds features only: datasets
-    3.6 checks a script's README split sizes against every build, dummy builds included; its
-    examples come from the dummy data. An export passes its build's infos, with the real split
-    sizes, the Hub repository it is pushed to, if any (the card then shows how to load it from
-    there), and the build's `report` ({config: stats.ConfigReport}: the source records read,
-    the statistics of each split, the first example) and what it was `built_from`."""
+    """The card. The loader's card (no `infos`) shows `examples`, the first example of each config
+    of the dummy data (`build.dummy_examples`; this module does not build), and its
+    `dataset_info` holds features only: datasets 3.6 checks a script's README split sizes
+    against every build, dummy builds included. An export passes its build's infos, with the
+    real split sizes and byte sizes, the Hub repository it is pushed to, if any (the card then
+    shows how to load it from there), and the build's `report` ({config: stats.ConfigReport}:
+    the source records read, the statistics of each split, the first example) and what it was
+    `built_from`."""
     source = card_source(corpus)
     found = problems(corpus, source)
     if found:
         raise CardError(f"{corpus.name}: " + "; ".join(found))
+    facts = loader_facts(corpus)
     card_data = DatasetCardData(
         pretty_name=source["pretty_name"],
-        license=source["license"],
+        license=facts["license"],
         language=source["language"],
         language_creators=source["language_creators"],
         annotations_creators=source["annotations_creators"],
@@ -217,21 +322,25 @@ def render(
             for config in exported
         }
     ).to_dataset_card_data(card_data)
+    if report:
+        examples = {config: r.example for config, r in report.items()}
+    if examples is None:
+        raise CardError(f"{corpus.name}: a card needs the first example of each config")
     module = corpus.module
     card = DatasetCard.from_template(
         card_data,
         template_path=str(TEMPLATE),
         corpus=corpus,
         source=source,
-        fields={config: field_rows(corpus.features(config)) for config in corpus.configs},
-        examples={c: example_text(r.example) for c, r in report.items()} if report else {
-            config: example_text(example) for config, example in dummy_examples(corpus).items()
-        },
+        facts=facts,
+        fields=field_tables(corpus),
+        examples={config: example_text(example) for config, example in examples.items()},
         report=report,
         built_from=built_from,
         homepage=module._HOMEPAGE,
         citation=module._CITATION.strip(),
-        urls=sources.urls(corpus),
+        source_files=source_files(corpus),
+        wrap=wrap,
         export_path=repo_id or f"build/{corpus.name}",
     )
     text = str(card).rstrip("\n") + "\n"
@@ -240,18 +349,25 @@ def render(
     return text
 
 
-def write(corpus: registry.Corpus) -> Path:
-    corpus.card_path.write_text(render(corpus), encoding="utf-8")
+def write(corpus: registry.Corpus, examples: dict[str, dict]) -> Path:
+    corpus.card_path.write_text(render(corpus, examples), encoding="utf-8")
     return corpus.card_path
 
 
 def write_export_card(corpus: registry.Corpus, infos, path: Path, repo_id=None, report=None, built_from=None) -> None:
-    path.write_text(render(corpus, infos, repo_id, report, built_from), encoding="utf-8")
+    """The README.md of an export folder (`path`), beside its <config>/ folders of Parquet files.
+    Sizes as the Hub means them: `download_size` the bytes of a config's Parquet files,
+    `dataset_size` the bytes of its Arrow data (datasets' own figure)."""
+    sized = {}
+    for config, info in infos.items():
+        sized[config] = copy.deepcopy(info)
+        sized[config].download_size = sum(p.stat().st_size for p in (path.parent / config).glob("*.parquet"))
+    path.write_text(render(corpus, None, sized, repo_id, report, built_from), encoding="utf-8")
 
 
-def check(corpus: registry.Corpus) -> str | None:
+def check(corpus: registry.Corpus, examples: dict[str, dict]) -> str | None:
     """None if the committed card is what the sources render, else a unified diff."""
-    expected = render(corpus)
+    expected = render(corpus, examples)
     actual = corpus.card_path.read_text(encoding="utf-8") if corpus.card_path.is_file() else ""
     if actual == expected:
         return None
@@ -264,41 +380,3 @@ def read_metadata(path: Path) -> dict:
     """The YAML header of a README.md, as the Hub parses it."""
     match = re.match(r"^---\n(.*?)\n---\n", path.read_text(encoding="utf-8"), re.DOTALL)
     return yaml.safe_load(match.group(1)) if match else {}
-
-
-def export_problems(corpus: registry.Corpus, folder: Path) -> list[str]:
-    """What is wrong with the card of an export folder, as the Hub and `load_dataset` read it:
-    its metadata against the vocabularies, its `configs:` against the Parquet files there, and
-    its `dataset_info` split sizes against the rows in those files."""
-    card = folder / "README.md"
-    if not card.is_file():
-        return ["README.md is missing"]
-    text = card.read_text(encoding="utf-8")
-    metadata = read_metadata(card)
-    found = [f"the card still says {PLACEHOLDER!r}"] if PLACEHOLDER in text else []
-    if not metadata:
-        return found + ["README.md has no YAML header"]
-    vocab = vocabularies()
-    if metadata.get("license") not in vocab["licenses"]:
-        found.append(f"license {metadata.get('license')!r} is not in the Hub's licenses vocabulary")
-    if metadata.get("license") != corpus.module._LICENSE:
-        found.append(f"license {metadata.get('license')!r}, the loader says {corpus.module._LICENSE!r}")
-    dataset_info = metadata.get("dataset_info") or []
-    if isinstance(dataset_info, dict):  # one config: a mapping, not a list
-        dataset_info = [dataset_info]
-    infos = {info.get("config_name"): info for info in dataset_info}
-    for config in metadata.get("configs") or []:
-        name = config.get("config_name")
-        declared = {s["name"]: s["num_examples"] for s in (infos.get(name) or {}).get("splits") or []}
-        for data_files in config.get("data_files") or []:
-            split, pattern = data_files["split"], data_files["path"]
-            files = sorted(folder.glob(pattern))
-            if not files:
-                found.append(f"{name}/{split}: no file matches {pattern!r}")
-                continue
-            rows = sum(pyarrow.parquet.ParquetFile(f).metadata.num_rows for f in files)
-            if declared.get(split) != rows:
-                found.append(f"{name}/{split}: dataset_info says {declared.get(split)} rows, the files hold {rows}")
-    if not metadata.get("configs"):
-        found.append("no configs: in the YAML header")
-    return found

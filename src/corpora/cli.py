@@ -1,4 +1,4 @@
-"""The `corpora` command: list, build, checksums, card, validate, push."""
+"""The `corpora` command: list, build, checksums, card, validate, push, diff."""
 
 from __future__ import annotations
 
@@ -36,6 +36,9 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     build.add_argument("--lock-timeout", type=float, metavar="SECONDS",
                        help="while another build writes the same OUT/NAME, wait at most this long (default: until "
                             "it ends)")
+    build.add_argument("--compare-to", metavar="OLD",
+                       help="before the swap, print what the build changes in the rows of OLD/NAME (OLD: an export "
+                            "folder, e.g. the --out folder itself for the export being replaced)")
 
     checksums = commands.add_parser(
         "checksums", help="measure the source files against loaders/NAME/checksums.tsv; --update records them"
@@ -62,6 +65,17 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     push.add_argument("--out", default="build", metavar="DIR")
     push.add_argument("--allow-modified-sources", action="store_true",
                       help="publish a build of files that differ from the recorded release")
+
+    diff = commands.add_parser(
+        "diff", help="what changed in the rows between two exports (exit 0 identical, 1 different, 2 error)"
+    )
+    diff.add_argument("old", metavar="OLD", help="an export folder, OUT/NAME")
+    diff.add_argument("new", metavar="NEW", help="an export folder, OUT/NAME")
+    diff.add_argument("--format", choices=["text", "markdown", "json"], default="text", dest="style")
+    diff.add_argument("--config", action="append", dest="configs", metavar="C", help="only this config (repeatable)")
+    diff.add_argument("--key", action="append", dest="keys", metavar="CONFIG=COL[,COL]", default=[],
+                      help="match CONFIG's rows by these columns instead of the loader's key "
+                           "(CONFIG= alone: by position; repeatable)")
 
     return parser.parse_args(argv)
 
@@ -131,12 +145,24 @@ def _names(args) -> list[str]:
 
 
 def print_table(header: list[str], rows: list[list]) -> None:
-    cells = [header] + [[f"{v:,}" if isinstance(v, int) else str(v) for v in row] for row in rows]
+    """Columns of numbers (ints, None shown as "unknown") right-aligned, header included; the
+    others left-aligned."""
+    numeric = [all(isinstance(row[i], int | None) for row in rows) for i in range(len(header))]
+    shown = [[f"{v:,}" if isinstance(v, int) else "unknown" if v is None else str(v) for v in row] for row in rows]
+    cells = [header] + shown
     widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
-    for index, row in enumerate(cells):
-        # numbers right-aligned, everything else (and the header) left-aligned
-        padded = (v.rjust(w) if index and v[:1].isdigit() else v.ljust(w) for v, w in zip(row, widths, strict=True))
+    for row in cells:
+        padded = (v.rjust(w) if number else v.ljust(w) for v, w, number in zip(row, widths, numeric, strict=True))
         print("  ".join(padded).rstrip())
+
+
+def quiet_progress(always: bool = False) -> None:
+    """datasets' progress bars only on a terminal (none in logs), one per split; `always` for
+    commands whose builds are internal checks (card --check, validate)."""
+    import datasets
+
+    if always or not sys.stderr.isatty():
+        datasets.disable_progress_bars()
 
 
 def cmd_list(args) -> int:
@@ -147,25 +173,31 @@ def cmd_list(args) -> int:
         for config, splits in corpus.split_sizes.items():
             default = " (default)" if config == corpus.default_config else ""
             for split, size in splits.items():
-                rows.append([corpus.name, config + default, split, "unknown" if size is None else size])
+                rows.append([corpus.name, config + default, split, size])
     print_table(["corpus", "config", "split", "official rows"], rows)
     return 0
 
 
 def cmd_build(args) -> int:
     from corpora import build
+    from corpora import registry
 
+    quiet_progress()
     rows = []
     for name in _names(args):
         rows_built = build.build(
             name, args.out, args.configs, args.data_dir, args.dummy, args.num_proc, args.allow_modified_sources,
             lock_timeout=args.lock_timeout,
+            compare_to=args.compare_to,
         )
+        expected = registry.get(name).expected_dummy_counts() if args.dummy else None
         for r in rows_built:
-            official = "" if r.official is None else ("ok" if r.official == r.rows else f"official {r.official:,}")
+            official = expected[r.config][r.split] if args.dummy else r.official
             rows.append([r.corpus, r.config, r.split, r.read, r.rows, official])
-    print(f"\nexported to {args.out}/ (rows: the files load_dataset resolves from each exported card):")
-    print_table(["corpus", "config", "split", "source records", "rows", "official size"], rows)
+    # The rows written are those load_dataset reads back through each exported card.
+    print(f"exported to {args.out}/:")
+    last = "dummy data expects" if args.dummy else "official"
+    print_table(["corpus", "config", "split", "source records", "rows written", last], rows)
     return 0
 
 
@@ -196,14 +228,17 @@ def cmd_checksums(args) -> int:
 
 
 def cmd_card(args) -> int:
+    from corpora import build
     from corpora import cards
     from corpora import registry
 
+    quiet_progress(always=True)
     stale = 0
     for name in _names(args):
         corpus = registry.get(name)
+        examples = build.dummy_examples(name)  # the card shows the first example of each config
         if args.check:
-            diff = cards.check(corpus)
+            diff = cards.check(corpus, examples)
             if diff:
                 stale += 1
                 print(diff)
@@ -211,7 +246,7 @@ def cmd_card(args) -> int:
             else:
                 print(f"{name}: card up to date")
         else:
-            path = cards.write(corpus)
+            path = cards.write(corpus, examples)
             print(f"wrote {path.relative_to(registry.repo_root())}")
     return 1 if stale else 0
 
@@ -220,6 +255,7 @@ def cmd_validate(args) -> int:
     from corpora import registry
     from corpora import validate
 
+    quiet_progress(always=True)
     failures = 0
     for name in args.names or registry.names():
         for check, problem in validate.validate(name):
@@ -238,6 +274,29 @@ def cmd_push(args) -> int:
     return 0
 
 
+def cmd_diff(args) -> int:
+    """Exit status like diff(1): 0 identical, 1 different, 2 trouble."""
+    import duckdb
+
+    from corpora import diff
+
+    try:
+        keys = {}
+        for option in args.keys:
+            config, equals, columns = option.partition("=")
+            if not equals or not config:
+                raise CorporaError(f"--key {option}: expected CONFIG=COL[,COL] (or CONFIG= for position)")
+            keys[config] = [c for c in columns.split(",") if c]
+        report = diff.compare(args.old, args.new, configs=args.configs, keys=keys)
+    except (CorporaError, duckdb.Error, OSError, ValueError) as error:
+        if args.debug:
+            raise
+        print(f"corpora diff: error: {_one_line(error)}", file=sys.stderr)
+        return 2
+    print(diff.render(report, args.style))
+    return 0 if report.identical else 1
+
+
 COMMANDS = {
     "list": cmd_list,
     "build": cmd_build,
@@ -245,6 +304,7 @@ COMMANDS = {
     "card": cmd_card,
     "validate": cmd_validate,
     "push": cmd_push,
+    "diff": cmd_diff,
 }
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ it, see tests/test_croissant.py.)
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import datasets
@@ -135,10 +136,64 @@ def fields(features, descriptions: dict, file_set: str, record_set: str, prefix:
     return result
 
 
+# The meaning of a split name, as the Hub's own croissant.json says it (its own names stay).
+SPLIT_KINDS = (("train", "cr:TrainingSplit"), ("validation", "cr:ValidationSplit"), ("val", "cr:ValidationSplit"),
+               ("test", "cr:TestSplit"))
+
+
+def split_kind(split: str) -> str:
+    """cr:TrainingSplit, cr:ValidationSplit or cr:TestSplit by the name's start (test_zero is a
+    test split), else the name itself."""
+    return next((kind for prefix, kind in SPLIT_KINDS if split.startswith(prefix)), split)
+
+
+def split_names(folder: Path, config: str) -> list[str]:
+    """The splits of a config in an export, from its file names (<split>-0000i-of-0000n.parquet)."""
+    names = (re.fullmatch(r"(.+)-\d{5}-of-\d{5}\.parquet", p.name) for p in sorted((folder / config).glob("*.parquet")))
+    return list(dict.fromkeys(match.group(1) for match in names if match))
+
+
+def split_record_set(splits: list[str]) -> dict:
+    """The record set of every split name, with its meaning (dataType cr:Split)."""
+    return {
+        "@type": "cr:RecordSet",
+        "dataType": "cr:Split",
+        "@id": "splits",
+        "name": "splits",
+        "description": "The splits of the export: their names and what each is for.",
+        "key": {"@id": "splits/name"},
+        "field": [
+            {"@type": "cr:Field", "@id": "splits/name", "name": "name", "dataType": "sc:Text"},
+            {"@type": "cr:Field", "@id": "splits/url", "name": "url", "dataType": "sc:URL"},
+        ],
+        "data": [{"splits/name": split, "splits/url": split_kind(split)} for split in splits],
+    }
+
+
+def split_field(config: str, file_set: str, splits: list[str]) -> dict:
+    """A record set's `split` field: the split name, read from the path of its Parquet file."""
+    names = "|".join(re.escape(split) for split in sorted(splits, key=len, reverse=True))
+    return {
+        "@type": "cr:Field",
+        "@id": f"{config}/split",
+        "name": "split",
+        "description": "The split of the record (see the splits record set).",
+        "dataType": "sc:Text",
+        "source": {
+            "fileSet": {"@id": file_set},
+            "extract": {"fileProperty": "fullpath"},
+            # As the Hub writes it: mlcroissant turns it into a glob to read one split alone.
+            "transform": {"regex": f"{re.escape(config)}/({names})-.+\\.parquet$"},
+        },
+        "references": {"field": {"@id": "splits/name"}},
+    }
+
+
 def describe(corpus: registry.Corpus, folder: Path, source: dict, configs: list[str], repo_id: str | None = None):
     """The Croissant JSON-LD of the export in `folder` (a dict, ready for json.dump)."""
     module = corpus.module
-    distribution, record_sets = [], []
+    descriptions = {c.name: " ".join((c.description or "").split()) for c in corpus.builder_class.BUILDER_CONFIGS}
+    distribution, record_sets, all_splits = [], [], []
     for config in configs:
         file_set = f"parquet-{config}"
         for path in sorted((folder / config).glob("*.parquet")):
@@ -162,30 +217,35 @@ def describe(corpus: registry.Corpus, folder: Path, source: dict, configs: list[
             "encodingFormat": PARQUET,
             "includes": f"{config}/*.parquet",
         })
+        splits = [split for split in corpus.split_sizes[config] if split in split_names(folder, config)]
+        all_splits += [split for split in splits if split not in all_splits]
         record_sets.append({
             "@type": "cr:RecordSet",
             "@id": config,
             "name": config,
-            "description": " ".join(source["configs"][config].split()),
-            "field": fields(corpus.features(config), source["fields"], file_set, config),
+            "description": descriptions[config],
+            "field": [split_field(config, file_set, splits)]
+            + fields(corpus.features(config), source["fields"], file_set, config),
         })
+    released = source["released"]["date"]
     description = {
         "@context": CONTEXT,
         "@type": "sc:Dataset",
         "conformsTo": CONFORMS_TO,
         "name": corpus.name,
         "alternateName": source["pretty_name"],
-        "description": " ".join(source["summary"].split()),
+        "description": " ".join(module._DESCRIPTION.split()),
         "url": f"https://huggingface.co/datasets/{repo_id}" if repo_id else module._HOMEPAGE,
         "sameAs": module._HOMEPAGE,
         "license": LICENSE_URLS.get(module._LICENSE, module._LICENSE),
         "citeAs": module._CITATION.strip(),
         "inLanguage": source["language"],
         "keywords": source["tags"],
+        **({"datePublished": released.isoformat()} if released else {}),
         "version": str(corpus.builder_class.VERSION or "1.0.0"),
         "isLiveDataset": False,
         "distribution": distribution,
-        "recordSet": record_sets,
+        "recordSet": [split_record_set(all_splits)] + record_sets,
     }
     for prop, key in RAI_FROM_CARD.items():
         description[prop] = " ".join(str(source[key]).split())

@@ -7,8 +7,8 @@ from pathlib import Path
 from huggingface_hub import HfApi
 
 from corpora import build
-from corpora import cards
 from corpora import registry
+from corpora import validate
 from corpora.errors import CorporaError
 
 
@@ -26,7 +26,7 @@ def push(
     it; it is never printed. Returns the uploaded paths."""
     build.build(name, out, data_dir=data_dir, allow_modified_sources=allow_modified_sources, repo_id=repo_id)
     folder = Path(out) / name
-    problems = cards.export_problems(registry.get(name), folder)
+    problems = validate.export_problems(registry.get(name), folder)
     if problems:  # the Hub would show a wrong or broken page
         raise CorporaError(f"{name}: not uploading {folder}: its card does not validate: {'; '.join(problems)}")
     paths = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())

@@ -100,8 +100,11 @@ class Corpus:
         )
 
     def _cache_hash(self, config: str, data_dir) -> str:
-        # The cache is valid while the loader and the local source files are unchanged.
-        digest = hashlib.sha256(self.script.read_bytes())
+        # The cache is valid while the loader (its script and the modules beside it) and the local
+        # source files are unchanged.
+        digest = hashlib.sha256()
+        for module in sorted(self.loader_dir.glob("*.py")):
+            digest.update(module.name.encode() + b"\0" + module.read_bytes())
         if data_dir is not None:
             for path in self.source_files([config]):
                 local = Path(data_dir) / path
@@ -137,13 +140,16 @@ def get(name: str) -> Corpus:
     if name not in names():
         raise CorporaError(f"unknown corpus {name!r}; known: {', '.join(names())}")
     script = repo_root() / "loaders" / name / f"{name}.py"
-    _package(LOADERS_PACKAGE, None)
-    _package(f"{LOADERS_PACKAGE}.{name}", script.parent)
+    # Bound as attributes too, as a real import does: pickling (dill, for num_proc > 1) finds a
+    # class by getattr along its module path.
+    folder = _package(f"{LOADERS_PACKAGE}.{name}", script.parent)
+    setattr(_package(LOADERS_PACKAGE, None), name, folder)
     # The module's last name is the corpus name: datasets derives the builder name from it.
     module_name = f"{LOADERS_PACKAGE}.{name}.{name}"
     spec = importlib.util.spec_from_file_location(module_name, script)
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module
+    setattr(folder, name, module)
     spec.loader.exec_module(module)
     builders = [
         value

@@ -1,4 +1,5 @@
-"""`corpora validate`: what CI checks for each corpus folder."""
+"""`corpora validate`: what CI checks for each corpus folder, and what an export folder's card
+must satisfy before it is published (`export_problems`)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import datasets
+import pyarrow.parquet
 
 from corpora import build
 from corpora import cards
@@ -17,7 +19,6 @@ from corpora.errors import CorporaError
 def validate(name: str) -> Iterator[tuple[str, str | None]]:
     """Yield (check, None if it passed else what is wrong) for one corpus."""
     corpus = registry.get(name)
-    yield "card", _card_problem(corpus)
     with tempfile.TemporaryDirectory(prefix="corpora-validate-") as tmp:
         prepared = {}
         for config in corpus.configs:
@@ -28,12 +29,18 @@ def validate(name: str) -> Iterator[tuple[str, str | None]]:
                 continue
             yield f"dummy build {config}", _count_problem(corpus, config, prepared[config])
         if len(prepared) == len(corpus.configs):
+            yield "card", _card_problem(corpus, prepared)
             yield "export round trip", _round_trip_problem(corpus, prepared, tmp)
 
 
-def _card_problem(corpus) -> str | None:
+def _card_problem(corpus, prepared: dict[str, datasets.DatasetDict]) -> str | None:
+    # The card shows the first example of each config's dummy build (training split if any).
+    examples = {}
+    for config, dataset_dict in prepared.items():
+        split = "train" if "train" in dataset_dict else list(dataset_dict)[0]
+        examples[config] = dataset_dict[split].data.slice(0, 1).to_pylist()[0]
     try:
-        diff = cards.check(corpus)
+        diff = cards.check(corpus, examples)
     except CorporaError as error:
         return str(error)
     return None if diff is None else f"loaders/{corpus.name}/README.md is out of date: run `corpora card {corpus.name}`"
@@ -52,7 +59,7 @@ def _round_trip_problem(corpus, prepared: dict[str, datasets.DatasetDict], tmp: 
         problem = compare(dataset_dict, reloaded)
         if problem:
             return f"{config}: {problem}"
-    problems = cards.export_problems(corpus, Path(tmp) / "export" / corpus.name)
+    problems = export_problems(corpus, Path(tmp) / "export" / corpus.name)
     return "export card: " + "; ".join(problems) if problems else None
 
 
@@ -66,3 +73,48 @@ def compare(expected: datasets.DatasetDict, actual: datasets.DatasetDict) -> str
         if actual[split].to_list() != expected[split].to_list():
             return f"{split}: rows differ"
     return None
+
+
+def export_problems(corpus: registry.Corpus, folder: Path) -> list[str]:
+    """What is wrong with the card of an export folder, as the Hub and `load_dataset` read it:
+    its metadata against the vocabularies, its `configs:` against the Parquet files there, and
+    its `dataset_info` split sizes and download sizes against those files."""
+    card = folder / "README.md"
+    if not card.is_file():
+        return ["README.md is missing"]
+    text = card.read_text(encoding="utf-8")
+    metadata = cards.read_metadata(card)
+    found = [f"the card still says {cards.PLACEHOLDER!r}"] if cards.PLACEHOLDER in text else []
+    if not metadata:
+        return found + ["README.md has no YAML header"]
+    vocab = cards.vocabularies()
+    if metadata.get("license") not in vocab["licenses"]:
+        found.append(f"license {metadata.get('license')!r} is not in the Hub's licenses vocabulary")
+    if metadata.get("license") != corpus.module._LICENSE:
+        found.append(f"license {metadata.get('license')!r}, the loader says {corpus.module._LICENSE!r}")
+    dataset_info = metadata.get("dataset_info") or []
+    if isinstance(dataset_info, dict):  # one config: a mapping, not a list
+        dataset_info = [dataset_info]
+    infos = {info.get("config_name"): info for info in dataset_info}
+    for config in metadata.get("configs") or []:
+        name = config.get("config_name")
+        info = infos.get(name) or {}
+        declared = {s["name"]: s["num_examples"] for s in info.get("splits") or []}
+        all_files = set()
+        for data_files in config.get("data_files") or []:
+            split, pattern = data_files["split"], data_files["path"]
+            files = sorted(folder.glob(pattern))
+            all_files.update(files)
+            if not files:
+                found.append(f"{name}/{split}: no file matches {pattern!r}")
+                continue
+            rows = sum(pyarrow.parquet.ParquetFile(f).metadata.num_rows for f in files)
+            if declared.get(split) != rows:
+                found.append(f"{name}/{split}: dataset_info says {declared.get(split)} rows, the files hold {rows}")
+        size = sum(f.stat().st_size for f in all_files)
+        if all_files and info.get("download_size") != size:
+            declared_size = info.get("download_size")
+            found.append(f"{name}: dataset_info says download_size {declared_size}, its files hold {size} bytes")
+    if not metadata.get("configs"):
+        found.append("no configs: in the YAML header")
+    return found

@@ -1,0 +1,227 @@
+"""The repository stands alone: every file that the code, the tests, the docs and the cards name
+is in it, and every "quirk N" names a numbered quirk of its corpus's format doc.
+
+What is checked, in loaders/, src/, tests/, bench/, docs/, dataset_cards/ and README.md:
+- a repository path in the text (`docs/bad_input.md`, `tests/test_cli.py`, `loaders/<name>/`)
+  exists; `<...>`, `{...}` and a CLI metavar in capitals (`NAME`) are wildcards that must match
+  at least one file; a path after another GitHub repository's name on the same line
+  ("huggingface/datasets src/...") is that repository's and is not checked;
+- a relative Markdown link resolves from the folder of the file it is in;
+- "quirk N" (or "quirks N, M") is a numbered row of the quirks table of
+  docs/formats/<name>.md, where <name> is the corpus of the file: the loader folder it is in,
+  else the corpus named in its path (tests/test_<name>.py, dataset_cards/<name>.yaml), else the
+  one corpus whose docs/formats/<name>.md the file cites;
+- nothing cites files outside the repository: a sibling `../shared` folder, a DESIGN.md, or an
+  absolute home or work directory.
+Corpora are found by convention (the folders of loaders/), so a new corpus needs no edit here;
+a corpus without a format doc passes as long as nothing cites its quirks. This file is not
+scanned: its own tests write broken references on purpose.
+"""
+
+import re
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SCANNED = ["loaders", "src", "tests", "bench", "docs", "dataset_cards", "README.md"]
+TEXT_SUFFIXES = {".py", ".md", ".yaml", ".yml", ".toml", ".txt", ".j2", ".cfg", ".tsv"}
+# `formats/` too: the format docs are in docs/formats/, so a bare `formats/<name>.md` is a stale name.
+TOP_FOLDERS = "loaders|src|tests|bench|docs|dataset_cards|dummy_data|formats"
+# A repository path: one of the top folders, then path characters, not inside a URL or a longer path.
+PATH = re.compile(rf"(?<![\w./-])(?:{TOP_FOLDERS})/[\w./<>{{}}*-]*")
+# A GitHub repository ("huggingface/datasets") named earlier on the line: the paths after it are its own.
+FOREIGN = re.compile(rf"(?<![\w./-])(?!(?:{TOP_FOLDERS})/)[A-Za-z][\w-]*/[\w.-]+(?=\s)")
+LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
+QUIRK = re.compile(r"\bquirks?\s+(\d+(?:(?:\s*,\s*|\s+and\s+)\d+)*)", re.IGNORECASE)
+FORMAT_DOC = re.compile(r"docs/formats/(\w+)\.md")
+QUIRK_ROW = re.compile(r"^\|\s*(\d+)\s*\|")
+OUTSIDE = ["../shared", "DESIGN.md", "/work/", "/home/", "/Users/"]
+
+
+def corpus_names(root: Path) -> list[str]:
+    return sorted(p.name for p in (root / "loaders").iterdir() if (p / f"{p.name}.py").is_file())
+
+
+def scanned_files(root: Path) -> list[Path]:
+    files = []
+    for entry in SCANNED:
+        path = root / entry
+        candidates = [path] if path.is_file() else sorted(path.rglob("*"))
+        for file in candidates:
+            parts = file.relative_to(root).parts
+            if any(part == "__pycache__" or part.endswith(".egg-info") for part in parts):
+                continue
+            if file.is_file() and file.suffix in TEXT_SUFFIXES and parts != ("tests", "test_repository.py"):
+                files.append(file)
+    return files
+
+
+def lines_of(root: Path):
+    """(file, line number, line) of every scanned text file."""
+    for file in scanned_files(root):
+        text = file.read_text(encoding="utf-8")
+        for number, line in enumerate(text.splitlines(), start=1):
+            yield file, number, line
+
+
+def path_exists(root: Path, reference: str) -> bool:
+    reference = reference.rstrip(".")
+    if "..." in reference:  # an elision in prose ("loaders/.../x"), not a path
+        return True
+    if (root / reference).exists():
+        return True
+    # Placeholders: <name>, {name} and a CLI metavar in capitals (loaders/NAME/checksums.tsv).
+    pattern = re.sub(r"<[^<>/]*>|\{[^{}/]*\}|\b[A-Z][A-Z_]*[A-Z]\b", "*", reference).rstrip("/")
+    if "<" in pattern or "{" in pattern:  # a placeholder cut by the pattern: glob what precedes it
+        pattern = re.split(r"[<{]", pattern)[0] + "*"
+    if "*" in pattern:
+        return any(root.glob(pattern))
+    return (root / pattern).exists()
+
+
+def unresolved_paths(root: Path) -> list[str]:
+    problems = []
+    for file, number, line in lines_of(root):
+        for match in PATH.finditer(line):
+            if FOREIGN.search(line[: match.start()]):
+                continue
+            if not path_exists(root, match.group()):
+                problems.append(f"{file.relative_to(root)}:{number}: {match.group()}")
+    return problems
+
+
+def unresolved_links(root: Path) -> list[str]:
+    problems = []
+    for file, number, line in lines_of(root):
+        if file.suffix != ".md":
+            continue
+        for match in LINK.finditer(line):
+            target = match.group(1).split("#")[0]
+            if not target or re.match(r"[a-z][a-z0-9+.-]*:", target) or "{{" in target:
+                continue  # an anchor in the same page, a URL, a template
+            if not (file.parent / target).exists():
+                problems.append(f"{file.relative_to(root)}:{number}: {match.group(1)}")
+    return problems
+
+
+def numbered_quirks(doc: Path) -> set[int]:
+    """The numbers of the rows of the quirks table: the table after a heading that says Quirks."""
+    numbers = set()
+    in_quirks = False
+    for line in doc.read_text(encoding="utf-8").splitlines():
+        if line.startswith("#"):
+            in_quirks = "quirk" in line.lower()
+        elif in_quirks and QUIRK_ROW.match(line):
+            numbers.add(int(QUIRK_ROW.match(line).group(1)))
+    return numbers
+
+
+def corpus_of(root: Path, file: Path, names: list[str]) -> str | None:
+    parts = file.relative_to(root).parts
+    if parts[0] == "loaders" and len(parts) > 2 and parts[1] in names:
+        return parts[1]
+    named = [name for name in names if name in "/".join(parts)]
+    if len(named) == 1:
+        return named[0]
+    cited = set(FORMAT_DOC.findall(file.read_text(encoding="utf-8"))) & set(names)
+    return cited.pop() if len(cited) == 1 else None
+
+
+def unresolved_quirks(root: Path) -> list[str]:
+    names = corpus_names(root)
+    problems = []
+    for file, number, line in lines_of(root):
+        for match in QUIRK.finditer(line):
+            where = f"{file.relative_to(root)}:{number}: {match.group()}"
+            name = corpus_of(root, file, names)
+            if name is None:
+                problems.append(f"{where}: of which corpus? (no corpus in the path, no single docs/formats doc cited)")
+                continue
+            doc = root / "docs" / "formats" / f"{name}.md"
+            if not doc.is_file():
+                problems.append(f"{where}: docs/formats/{name}.md does not exist")
+                continue
+            missing = [int(n) for n in re.findall(r"\d+", match.group(1)) if int(n) not in numbered_quirks(doc)]
+            if missing:
+                problems.append(f"{where}: docs/formats/{name}.md has no quirk {', '.join(map(str, missing))}")
+    return problems
+
+
+def outside_references(root: Path) -> list[str]:
+    return [
+        f"{file.relative_to(root)}:{number}: {outside}"
+        for file, number, line in lines_of(root)
+        for outside in OUTSIDE
+        if outside in line
+    ]
+
+
+CHECKS = [unresolved_paths, unresolved_links, unresolved_quirks, outside_references]
+
+
+@pytest.mark.parametrize("check", CHECKS, ids=[check.__name__ for check in CHECKS])
+def test_the_repository_resolves_its_own_references(check):
+    assert check(REPO) == []
+
+
+def test_each_format_doc_numbers_its_quirks():
+    docs = sorted((REPO / "docs" / "formats").glob("*.md"))
+    assert docs, "docs/formats/ has no format doc"
+    for doc in docs:
+        numbers = numbered_quirks(doc)
+        assert numbers == set(range(1, len(numbers) + 1)), f"{doc.name}: quirks {sorted(numbers)}"
+
+
+# --- the checks find what they are meant to find -----------------------------------------------
+
+
+@pytest.fixture
+def tiny_repo(tmp_path):
+    """A repository with one corpus, `toy`, its format doc with quirks 1 and 2, and files that
+    cite them rightly and wrongly."""
+    (tmp_path / "loaders" / "toy").mkdir(parents=True)
+    (tmp_path / "docs" / "formats").mkdir(parents=True)
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "bench").mkdir()
+    (tmp_path / "dummy_data" / "toy").mkdir(parents=True)
+    (tmp_path / "README.md").write_text(
+        "See [the doc](docs/formats/toy.md), [gone](docs/gone.md) and [web](https://example.org/x.md).\n"
+        "Layout: `loaders/<name>/<name>.py`, `tests/test_<name>.py`, docs/formats/, dummy_data/NAME/.\n"
+        "Vendored from huggingface/hub-docs at docs/hub/licenses.md.\n"
+        "Tests of the reader: tests/test_<name>_io.py\n"
+        "The old name of the doc: formats/toy.md\n"
+    )
+    (tmp_path / "docs" / "formats" / "toy.md").write_text(
+        "# toy\n\n## 5. Quirks\n\n| # | quirk |\n|---|---|\n| 1 | one |\n| 2 | two |\n\n## 6. Sizes\n\n| 3 | no quirk |\n"
+    )
+    (tmp_path / "loaders" / "toy" / "toy.py").write_text(
+        "# quirk 2 is fine, quirks 1, 3 are not; see loaders/toy/_gone.py\n"
+    )
+    (tmp_path / "tests" / "test_toy.py").write_text('"""Every quirk of docs/formats/toy.md."""\n# quirk 1 and 4\n')
+    (tmp_path / "bench" / "make_data.py").write_text(
+        "# no corpus here: quirk 1\n# from the notes in ../shared/formats and /home/me/x\n"
+    )
+    (tmp_path / "bench" / "toy_data.py").write_text("# the same by name: quirk 2 and 9\n")
+    return tmp_path
+
+
+def test_the_checks_find_each_broken_reference(tiny_repo):
+    assert unresolved_paths(tiny_repo) == [
+        "loaders/toy/toy.py:1: loaders/toy/_gone.py",
+        "README.md:1: docs/gone.md",
+        "README.md:4: tests/test_<name>_io.py",
+        "README.md:5: formats/toy.md",
+    ]
+    assert unresolved_links(tiny_repo) == ["README.md:1: docs/gone.md"]
+    assert unresolved_quirks(tiny_repo) == [
+        "loaders/toy/toy.py:1: quirks 1, 3: docs/formats/toy.md has no quirk 3",
+        "tests/test_toy.py:2: quirk 1 and 4: docs/formats/toy.md has no quirk 4",
+        "bench/make_data.py:1: quirk 1: of which corpus? (no corpus in the path, no single docs/formats doc cited)",
+        "bench/toy_data.py:1: quirk 2 and 9: docs/formats/toy.md has no quirk 9",
+    ]
+    assert outside_references(tiny_repo) == [
+        "bench/make_data.py:2: ../shared",
+        "bench/make_data.py:2: /home/",
+    ]
+    assert numbered_quirks(tiny_repo / "docs" / "formats" / "toy.md") == {1, 2}
