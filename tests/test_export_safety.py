@@ -330,3 +330,11 @@ def test_the_adapter_names_the_private_part_that_changed():
         f"datasets {datasets.__version__} changed DatasetBuilder._output_dir: None is not the prepared folder; "
         "update corpora/datasets_adapter.py"
     )
+
+
+def test_load_dataset_reads_the_export_through_its_symlink(tmp_path):
+    build.build(NAME, tmp_path / "out", dummy=True)
+    assert (tmp_path / "out" / NAME).is_symlink()
+    for config, counts in DUMMY_COUNTS.items():
+        loaded = datasets.load_dataset(str(tmp_path / "out" / NAME), config, cache_dir=str(tmp_path / "cache"))
+        assert {split: loaded[split].num_rows for split in loaded} == counts

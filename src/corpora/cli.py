@@ -115,7 +115,14 @@ def main(argv: list[str] | None = None) -> int:
         signal.signal(signal.SIGTERM, previous)
 
 
+_MAIN_PID = os.getpid()
+
+
 def _terminate(signum, frame):
+    if os.getpid() != _MAIN_PID:  # a forked worker (num_proc) that its pool ends: die as usual, silently
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+        return
     raise Terminated()
 
 
