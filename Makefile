@@ -6,7 +6,7 @@ VENV3 := .venv-datasets3
 # Tests never touch the network and never read the user's Hugging Face cache.
 OFFLINE := HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 HF_HOME=$(CURDIR)/.cache/hf-test
 
-.PHONY: demo test test-main test-datasets3 cards cards-check validate bench lint clean
+.PHONY: demo test test-main test-datasets3 cards cards-check validate bench bench-quick lint clean
 
 # Leg 1: the current datasets (5.x).
 $(VENV)/.installed: pyproject.toml
@@ -45,8 +45,13 @@ cards-check: $(VENV)/.installed
 validate: $(VENV)/.installed
 	$(OFFLINE) $(VENV)/bin/corpora validate
 
+# Every benchmark in bench/run.py's BENCHMARKS at full size (tens of minutes); bench-quick runs
+# each at a small scale in a few minutes and prints the same ratios.
 bench: $(VENV)/.installed
 	$(VENV)/bin/python bench/run.py
+
+bench-quick: $(VENV)/.installed
+	$(VENV)/bin/python bench/run.py --quick
 
 lint: $(VENV)/.installed
 	$(VENV)/bin/pip install --quiet ruff==0.17.6

@@ -1,5 +1,5 @@
 """caption_contest_ratings at full size, on synthetic files in the real formats
-(bench/caption_contest_synthetic.py), against raw pyarrow and the packaged csv builder measured in
+(tests/synthetic_caption_contest.py), against raw pyarrow and the packaged csv builder measured in
 the same run. Every measurement runs in its own subprocess; its peak memory is that process's
 maximum resident set size (os.wait4), worker processes of num_proc included as the largest one.
 
@@ -9,14 +9,16 @@ maximum resident set size (os.wait4), worker processes of num_proc included as t
    - the builder alone (download_and_prepare), the builder + the Parquet export (what raw pyarrow
      does), `corpora build --config summaries` (the builder writing Parquet, the rows-in =
      rows-out count in a thread alongside, per-split statistics, card, croissant.json, the
-     export's rows counted as load_dataset resolves its files), and the count alone.
+     export's rows counted as load_dataset resolves its files), and the count alone; the builder
+     without its read-ahead thread (what `read_ahead` in the loader's _fast_io.py buys).
 2. cardinal responses, 20 million rows in 8 zipped CSVs shaped like the real ones (about 48 bytes
    per row zipped, 200 unzipped): rows per second of the builder with num_proc 1 and 2, and with
    num_proc 1 held to one core; raw pyarrow (unzip + typed CSV read, nothing written) in one and in
    two processes and on one core, which shows what two processes can get out of the machine; the
-   record count; peak memory.
+   builder without its read-ahead thread; the record count; peak memory.
 
-Usage: python bench/caption_contest_build.py [--scale 0.05] [--only summaries|cardinal]
+Usage: python bench/caption_contest_build.py [--quick] [--scale 0.05] [--runs N] [--only summaries|cardinal]
+(--quick: summaries at full size and 400,000 cardinal rows, one run each.)
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -31,7 +34,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))  # the synthetic data generators
 sys.path.insert(0, str(ROOT / "src"))
 
 NAME = "caption_contest_ratings"
@@ -98,6 +101,15 @@ def task_prepare_parquet_summaries(root, work):
     return builder.info.splits["train"].num_examples
 
 
+def _without_read_ahead():
+    loader().read_ahead = lambda items: items
+
+
+def task_prepare_summaries_sequential(root, work):
+    _without_read_ahead()
+    return task_prepare_summaries(root, work)
+
+
 def task_build_summaries(root, work):
     from corpora import build
 
@@ -133,6 +145,11 @@ def task_cardinal_1(root, work):
     builder = _cardinal_builder(root, work)
     builder.download_and_prepare(num_proc=1)
     return builder.info.splits["train"].num_examples
+
+
+def task_cardinal_1_sequential(root, work):
+    _without_read_ahead()
+    return task_cardinal_1(root, work)
 
 
 def task_cardinal_2(root, work):
@@ -230,7 +247,7 @@ def run(task, root):
         if process.returncode != 0:
             raise TaskFailed(f"task {task} failed ({process.returncode})")
         result = json.loads(output.decode().strip().splitlines()[-1])
-        return result["seconds"], result["rows"], usage.ru_maxrss / 1024
+        return result["seconds"], result["rows"], usage.ru_maxrss / 1024, result["cpu"]
 
 
 class TaskFailed(Exception):
@@ -247,7 +264,13 @@ def best(task, root, runs):
             # CSV reader on a Python file object aborts the process at exit; said, and run again.
             print(f"  {failure}; running it again", flush=True)
             results.append(run(task, root))
-    return min(results, key=lambda r: r[0])
+    seconds, rows, rss, _ = min(results, key=lambda r: r[0])
+    return seconds, rows, rss, min(r[3] for r in results)
+
+
+def ratio(results, a, b):
+    """a / b in wall time, and in CPU time (steadier when other work shares the machine)."""
+    return f"{results[a][0] / results[b][0]:.2f}x (CPU {results[a][3] / results[b][3]:.2f}x)"
 
 
 def bench_summaries(scale, runs):
@@ -255,49 +278,37 @@ def bench_summaries(scale, runs):
         root = Path(root)
         total = round(SUMMARY_ROWS * scale)
         start = time.perf_counter()
-        module = loader()
-        names = module._FILES["summaries"]["train"]
-        per_file, extra = divmod(total, len(names))
-        from bench.caption_contest_synthetic import _write_summary_file
+        from synthetic_caption_contest import write_summary_release
 
-        for index, path in enumerate(names):
-            _write_summary_file(root, path, per_file + (1 if index < extra else 0), seed=index)
-        size = sum(p.stat().st_size for p in (root / "contests" / "summaries").glob("*.csv"))
+        size = write_summary_release(root, total)
         print(
             f"summaries: 199 files, {total:,} rows, {size / 1e6:.1f} MB of CSV "
             f"(generated in {time.perf_counter() - start:.0f} s); best of {runs}",
             flush=True,
         )
         results = {}
-        tasks = ["raw_summaries", "csv_builder", "prepare_summaries", "prepare_parquet_summaries", "count_summaries"]
+        tasks = ["raw_summaries", "csv_builder", "prepare_summaries", "prepare_summaries_sequential"]
+        tasks += ["prepare_parquet_summaries", "count_summaries"]
         if scale == 1:  # corpora build checks the official size, so only at full size
             tasks += ["build_summaries", "build_summaries_without_count"]
         for task in tasks:
             results[task] = best(task, root, runs)
-            seconds, rows, rss = results[task]
-            print(f"  {task:32s} {seconds:7.2f} s  {rows:>11,} rows  peak {rss:6.0f} MiB", flush=True)
-        raw = results["raw_summaries"][0]
-        csv_builder = results["csv_builder"][0]
-        prepare = results["prepare_summaries"][0]
-        print(
-            f"  builder (prepare) / raw pyarrow: {prepare / raw:.2f}x;"
-            f"  / load_dataset('csv'): {prepare / csv_builder:.2f}x"
-        )
-        with_parquet = results["prepare_parquet_summaries"][0]
-        print(f"  builder + Parquet export / raw pyarrow (read + Parquet): {with_parquet / raw:.2f}x")
-        print(f"  source-record count / raw pyarrow: {results['count_summaries'][0] / raw:.2f}x")
+            seconds, rows, rss, cpu = results[task]
+            print(f"  {task:32s} {seconds:7.2f} s  CPU {cpu:6.2f} s  {rows:>11,} rows  peak {rss:6.0f} MiB", flush=True)
+        r = results
+        print(f"  builder (prepare) / raw pyarrow: {ratio(r, 'prepare_summaries', 'raw_summaries')}")
+        print(f"  builder (prepare) / load_dataset('csv'): {ratio(r, 'prepare_summaries', 'csv_builder')}")
+        print(f"  without / with read-ahead: {ratio(r, 'prepare_summaries_sequential', 'prepare_summaries')}")
+        print(f"  builder + Parquet export / raw pyarrow: {ratio(r, 'prepare_parquet_summaries', 'raw_summaries')}")
+        print(f"  source-record count / raw pyarrow: {ratio(r, 'count_summaries', 'raw_summaries')}")
         if "build_summaries" in results:
-            build_seconds = results["build_summaries"][0]
-            without = results["build_summaries_without_count"][0]
-            print(
-                f"  corpora build / raw pyarrow: {build_seconds / raw:.2f}x (without the count: {without / raw:.2f}x);"
-                f"  / load_dataset('csv'): {build_seconds / csv_builder:.2f}x"
-                f" (without the count: {without / csv_builder:.2f}x)"
-            )
+            print(f"  corpora build / raw pyarrow: {ratio(r, 'build_summaries', 'raw_summaries')}")
+            print(f"  corpora build / load_dataset('csv'): {ratio(r, 'build_summaries', 'csv_builder')}")
+            print(f"  without the count / raw: {ratio(r, 'build_summaries_without_count', 'raw_summaries')}")
 
 
 def _write_archive(job):
-    from bench.caption_contest_synthetic import write_big_cardinal
+    from synthetic_caption_contest import write_big_cardinal
 
     path, rows, seed = job
     write_big_cardinal(Path(path), rows, seed=seed)
@@ -331,34 +342,29 @@ def bench_cardinal(scale, runs):
         )
         results = {}
         tasks = ["raw_cardinal", "raw_cardinal_2", "raw_cardinal_one_core", "count_cardinal"]
-        tasks += ["cardinal_1", "cardinal_2", "cardinal_1_one_core"]
+        tasks += ["cardinal_1", "cardinal_1_sequential", "cardinal_2", "cardinal_1_one_core"]
         for task in tasks:
             results[task] = best(task, root, runs)
-            seconds, rows, rss = results[task]
+            seconds, rows, rss, cpu = results[task]
             print(
-                f"  {task:32s} {seconds:7.2f} s  {rows:>11,} rows  {rows / seconds / 1e6:5.2f} M rows/s"
-                f"  peak {rss:6.0f} MiB",
+                f"  {task:32s} {seconds:7.2f} s  CPU {cpu:6.2f} s  {rows:>11,} rows"
+                f"  {rows / seconds / 1e6:5.2f} M rows/s  peak {rss:6.0f} MiB",
                 flush=True,
             )
-        seconds = {task: result[0] for task, result in results.items()}
-        print(
-            f"  num_proc 2 vs 1: {seconds['cardinal_1'] / seconds['cardinal_2']:.2f}x"
-            f" (raw pyarrow, 2 processes vs 1: {seconds['raw_cardinal'] / seconds['raw_cardinal_2']:.2f}x)"
-        )
-        one_core = seconds["cardinal_1_one_core"] / seconds["cardinal_2"]
-        print(
-            f"  num_proc 2 on 2 cores vs num_proc 1 on 1 core: {one_core:.2f}x"
-            f" (raw pyarrow: {seconds['raw_cardinal_one_core'] / seconds['raw_cardinal_2']:.2f}x)"
-        )
-        print(
-            f"  builder (num_proc 1) / raw pyarrow read: {seconds['cardinal_1'] / seconds['raw_cardinal']:.2f}x;"
-            f" on one core: {seconds['cardinal_1_one_core'] / seconds['raw_cardinal_one_core']:.2f}x"
-        )
+        r = results
+        print(f"  builder (num_proc 1) / raw pyarrow read: {ratio(r, 'cardinal_1', 'raw_cardinal')}")
+        print(f"  without / with read-ahead: {ratio(r, 'cardinal_1_sequential', 'cardinal_1')}")
+        print(f"  on one core, builder / raw pyarrow: {ratio(r, 'cardinal_1_one_core', 'raw_cardinal_one_core')}")
+        print(f"  num_proc 1 / num_proc 2 (rate of 2 vs 1): {ratio(r, 'cardinal_1', 'cardinal_2')}")
+        print(f"  raw pyarrow, 1 / 2 processes: {ratio(r, 'raw_cardinal', 'raw_cardinal_2')}")
+        print(f"  num_proc 1 on 1 core / num_proc 2 on 2 cores: {ratio(r, 'cardinal_1_one_core', 'cardinal_2')}")
+        print(f"  raw pyarrow, 1 on 1 core / 2 processes: {ratio(r, 'raw_cardinal_one_core', 'raw_cardinal_2')}")
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--scale", type=float, default=1.0)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="full-size summaries, 400,000 cardinal rows, one run")
+    parser.add_argument("--scale", type=float, help="of both corpora's sizes (default 1)")
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--only", choices=["summaries", "cardinal"])
     parser.add_argument("--task", nargs=3)
@@ -380,13 +386,20 @@ def main():
             import scipy.io  # noqa: F401
         loader()
         start = time.perf_counter()
+        # CPU of every thread of this process and of its worker processes (num_proc, raw pyarrow's 2).
+        cpu_start = time.process_time()
+        children = resource.getrusage(resource.RUSAGE_CHILDREN)
+        children_start = children.ru_utime + children.ru_stime
         rows = TASKS[task](root, work)
-        print(json.dumps({"seconds": time.perf_counter() - start, "rows": rows}))
+        seconds = time.perf_counter() - start
+        children = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = time.process_time() - cpu_start + children.ru_utime + children.ru_stime - children_start
+        print(json.dumps({"seconds": seconds, "rows": rows, "cpu": cpu}))
         return
     if args.only in (None, "summaries"):
-        bench_summaries(args.scale, args.runs)
+        bench_summaries(args.scale or 1.0, args.runs)
     if args.only in (None, "cardinal"):
-        bench_cardinal(args.scale, args.runs)
+        bench_cardinal(args.scale or (0.02 if args.quick else 1.0), args.runs)
 
 
 if __name__ == "__main__":

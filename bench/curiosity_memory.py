@@ -1,8 +1,8 @@
 """Peak memory and time of building curiosity_dialogs' full-size train split.
 
 Writes a synthetic train file at the real size (10,287 dialogs, about 67 MB on one line, see
-bench/synthetic.py) and small validation/test/test_zero files, then measures, each in its own
-subprocess:
+tests/synthetic.py; a tenth of it with --quick) and small validation/test/test_zero files, then
+measures, each in its own subprocess:
 
 - builder:  `corpora.load("curiosity_dialogs", data_dir=..., cache_dir=...)` (prepares all four
   splits; the three small ones cost little);
@@ -14,7 +14,7 @@ child is the only one waited for; read per child with `os.wait4`). The synthetic
 written by a subprocess: Linux charges an exec'ed child with the parent's peak RSS, so the parent
 must stay small for the figures to be the children's own.
 
-    python bench/curiosity_memory.py [--python PATH] [--keep DIR]
+    python bench/curiosity_memory.py [--quick] [--python PATH] [--keep DIR]
 """
 
 from __future__ import annotations
@@ -35,9 +35,9 @@ GENERATE = """
 import sys
 from pathlib import Path
 sys.path.insert(0, sys.argv[2])
-from bench.synthetic import write_curiosity
+from synthetic import write_curiosity
 root = Path(sys.argv[1])
-path = write_curiosity(root, dialogs=10287, split="train")
+path = write_curiosity(root, dialogs=int(sys.argv[3]), split="train")
 for split in ("validation", "test", "test_zero"):
     write_curiosity(root, dialogs=20, split=split)
 print(path.stat().st_size)
@@ -48,7 +48,7 @@ import sys
 import time
 import corpora
 start = time.perf_counter()
-dataset = corpora.load("curiosity_dialogs", data_dir=sys.argv[1], cache_dir=sys.argv[2])
+dataset = corpora.load("curiosity_dialogs", data_dir=sys.argv[1], cache_dir=sys.argv[2], allow_modified_sources=True)
 print(dataset["train"].num_rows, time.perf_counter() - start)
 """
 
@@ -82,8 +82,9 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--python", default=sys.executable, help="interpreter for the children (default: this one)")
     parser.add_argument("--keep", metavar="DIR", help="write the synthetic files here and keep them")
-    # Known arguments only: bench/run.py runs this file with its own argv (the benchmark names).
-    args, _ = parser.parse_known_args(argv)
+    parser.add_argument("--quick", action="store_true", help="a tenth of the train split")
+    args = parser.parse_args(argv)
+    dialogs = 1029 if args.quick else 10287
 
     with tempfile.TemporaryDirectory(prefix="curiosity-bench-") as tmp:
         env = dict(os.environ)
@@ -93,8 +94,10 @@ def main(argv=None) -> None:
         data_dir = Path(args.keep) if args.keep else Path(tmp) / "data"
         train = data_dir / "dialog_data" / "curiosity_dialogs.train.json"
 
-        size, _, generate_seconds = run(args.python, GENERATE, str(data_dir), str(REPO), env=env)
-        print(f"synthetic train file: {int(size) / 1e6:.1f} MB, 10,287 dialogs (written in {generate_seconds:.1f} s)")
+        tests = str(REPO / "tests")
+        size, _, generate_seconds = run(args.python, GENERATE, str(data_dir), tests, str(dialogs), env=env)
+        print(f"synthetic train file: {int(size) / 1e6:.1f} MB, {dialogs:,} dialogs", end=" ")
+        print(f"(written in {generate_seconds:.1f} s)")
 
         out, base_mb, base_wall = run(args.python, BASELINE, str(train), env=env)
         base_rows, base_work = out.split()[-2:]

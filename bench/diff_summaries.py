@@ -2,7 +2,7 @@
 raw scan of the same two Parquet files by DuckDB and by pyarrow.
 
 The old export is the loader's own output on synthetic summary files in the real format
-(bench/caption_contest_synthetic.py): `corpora.load(..., "summaries", data_dir=...)` written as
+(tests/synthetic_caption_contest.py): `corpora.load(..., "summaries", data_dir=...)` written as
 Parquet in row groups of 100,000 rows, as `corpora build` writes them. The new export is the old
 one with a caption edited in every 100th row, `funny` raised by one in every 1,000th row and
 1,000 rows appended (a new contest file), written one row group at a time.
@@ -46,15 +46,12 @@ import numpy
 import pyarrow
 import pyarrow.compute
 import pyarrow.parquet
-from bench import caption_contest_synthetic as synthetic
+import synthetic_caption_contest as synthetic
 from corpora import build
 
 rows, work = int(sys.argv[2]), Path(sys.argv[3])
-module = synthetic.loader_module()
-paths = module._FILES["summaries"]["train"]
 data = work / "data"
-for index, path in enumerate(paths):  # exactly `rows` rows over the 199 files
-    synthetic._write_summary_file(data, path, rows // len(paths) + (index < rows % len(paths)), seed=index)
+synthetic.write_summary_release(data, rows)  # exactly `rows` rows over the 199 files
 dataset = build.load("caption_contest_ratings", "summaries", data_dir=data, cache_dir=work / "cache")["train"]
 old = work / "old" / "caption_contest_ratings" / "summaries" / "train-00000-of-00001.parquet"
 old.parent.mkdir(parents=True)
@@ -144,7 +141,7 @@ def main(argv=None) -> None:
     os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
     with tempfile.TemporaryDirectory(prefix="diff-bench-") as tmp:
         work = Path(args.keep) if args.keep else Path(tmp)
-        out, _, _, seconds = run(GENERATE, str(ROOT), str(rows), str(work))
+        out, _, _, seconds = run(GENERATE, str(ROOT / "tests"), str(rows), str(work))
         count, old_bytes, new_bytes = map(int, out.split())
         print(f"summaries: {count:,} rows, old {old_bytes / 1e6:.0f} MB, new {new_bytes / 1e6:.0f} MB of Parquet "
               f"(written in {seconds:.0f} s)")

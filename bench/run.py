@@ -1,14 +1,44 @@
-"""Run every benchmark in bench/ (each a script with a main()), one after the other."""
+"""Run the benchmarks, one process each, one after the other: every one listed in BENCHMARKS, or
+those named. `--quick` runs each at a small scale (`make bench-quick`, a few minutes)."""
 
-import runpy
+import argparse
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-SKIP = {"run.py", "synthetic.py", "__init__.py"}
+
+# Each is bench/<name>.py, a script that accepts --quick and prints its figures and ratios.
+BENCHMARKS = [
+    "caption_contest_build",
+    "toolkit_overhead",
+    "diplomacy_build",
+    "curiosity_memory",
+    "diff_summaries",
+]
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("names", nargs="*", metavar="NAME", help=f"benchmarks to run (default: all of {BENCHMARKS})")
+    parser.add_argument("--quick", action="store_true", help="each at a small scale")
+    args = parser.parse_args(argv)
+    unknown = [name for name in args.names if name not in BENCHMARKS]
+    if unknown:
+        parser.error(f"unknown benchmark(s) {', '.join(unknown)}; known: {', '.join(BENCHMARKS)}")
+    failed = []
+    for name in args.names or BENCHMARKS:
+        print(f"== {name}{' --quick' if args.quick else ''}", flush=True)
+        start = time.perf_counter()
+        command = [sys.executable, str(HERE / f"{name}.py")] + (["--quick"] if args.quick else [])
+        if subprocess.run(command).returncode != 0:
+            failed.append(name)
+        print(f"== {name}: {time.perf_counter() - start:.0f} s", flush=True)
+    if failed:
+        print(f"failed: {', '.join(failed)}", file=sys.stderr)
+    return 1 if failed else 0
+
 
 if __name__ == "__main__":
-    for script in sorted(HERE.glob("*.py")):
-        if script.name not in SKIP and (len(sys.argv) < 2 or script.stem in sys.argv[1:]):
-            print(f"== {script.name}", flush=True)
-            runpy.run_path(str(script), run_name="__main__")
+    sys.exit(main())

@@ -8,11 +8,11 @@ from pathlib import Path
 import datasets
 import pytest
 
-from bench.synthetic import write_diplomacy
 from corpora import cards
 from corpora import registry
 from corpora import sources
 from corpora.cli import main
+from synthetic import write_diplomacy
 
 NAME = "diplomacy_detection"
 
@@ -158,17 +158,42 @@ def test_checksums_measures_a_copy_and_update_records_it(capsys, tmp_path, recor
     assert [line.split()[-1] for line in out.splitlines()[1:]] == ["ok", "ok", "ok"]
 
 
-def test_build_from_a_copy_that_is_not_the_release_is_refused(capsys, tmp_path):
+def test_a_copy_with_other_split_sizes_is_refused_without_the_flag(capsys, tmp_path, record_release):
+    dummy = registry.get(NAME).dummy_dir
+    record_release(NAME, dummy)  # the release checksums pass: only the sizes differ
+    code, out, err = run(capsys, "build", NAME, "--data-dir", str(dummy), "--out", str(tmp_path / "out"))
+    assert code == 1
+    assert err == (
+        "corpora build: error: diplomacy_detection: split sizes differ from the official ones: "
+        "conversations/train: 4 rows (official 189); conversations/validation: 2 rows (official 21); "
+        "conversations/test: 2 rows (official 42); messages/train: 10 rows (official 13,132); "
+        "messages/validation: 3 rows (official 1,416); messages/test: 5 rows (official 2,741). To build a fixed, extended or cut copy anyway, "
+        "use --allow-modified-sources (allow_modified_sources=True in Python)\n"
+    )
+    assert sorted((tmp_path / "out").iterdir()) == []  # nothing half-written is left behind
+
+
+def test_allow_modified_sources_builds_a_cut_copy_and_shows_the_official_sizes(capsys, tmp_path):
     dummy = registry.get(NAME).dummy_dir
     code, out, err = run(capsys, "build", NAME, "--data-dir", str(dummy), "--out", str(tmp_path),
                          "--allow-modified-sources")
-    assert code == 1
-    assert err.startswith(
-        "corpora build: error: diplomacy_detection: split sizes differ from the official ones: "
-        "conversations/train: 4 rows, official 189; "
-    )
-    # nothing half-written is left behind; the lock file stays (removing it would race a waiting build)
-    assert [p.name for p in tmp_path.iterdir()] == [".diplomacy_detection.lock"]
+    assert code == 0, err
+    assert table_lines(out) == [
+        [NAME, "conversations", "train", "4", "4", "189", "(differs)"],
+        [NAME, "conversations", "validation", "2", "2", "21", "(differs)"],
+        [NAME, "conversations", "test", "2", "2", "42", "(differs)"],
+        [NAME, "messages", "train", "10", "10", "13,132", "(differs)"],
+        [NAME, "messages", "validation", "3", "3", "1,416", "(differs)"],
+        [NAME, "messages", "test", "5", "5", "2,741", "(differs)"],
+    ]
+    card = (tmp_path / NAME / "README.md").read_text()
+    assert (
+        "Built from files that may differ from the release, read from a local copy (built with "
+        "--allow-modified-sources; see Source files); split sizes that differ from the official ones: "
+        "conversations/train: 4 rows (official 189), conversations/validation: 2 rows (official 21), "
+        "conversations/test: 2 rows (official 42), messages/train: 10 rows (official 13,132), "
+        "messages/validation: 3 rows (official 1,416), messages/test: 5 rows (official 2,741)."
+    ) in " ".join(card.split())
 
 
 def test_errors_are_one_line_without_traceback(capsys, tmp_path):

@@ -288,7 +288,7 @@ def test_a_quoted_newline_inside_a_cell_is_one_record(dummy_copy, tmp_path):
     # None in the release, but the CSV dialect allows it: records, not lines, are counted.
     data_dir = dummy_copy(NAME)
     rewrite(data_dir, DATA, lambda rows: rows[1].__setitem__(3, rows[1][3] + "\nSecond paragraph."))
-    texts = load(NAME, "texts", data_dir=data_dir, cache_dir=tmp_path)["train"]
+    texts = load(NAME, "texts", data_dir=data_dir, cache_dir=tmp_path, allow_modified_sources=True)["train"]
     assert texts[0]["text"].endswith("KS\nSecond paragraph.")
     assert loader._count_source_records("texts", "train", [str(data_dir / DATA)]) == 5
 
@@ -500,7 +500,7 @@ def test_missing_file(dummy_copy):
     data_dir = dummy_copy(NAME)
     (data_dir / LABELS).unlink()
     with pytest.raises(MissingSourceFiles, match=f"1 source file\\(s\\) missing: {data_dir / LABELS}"):
-        load(NAME, "labels", data_dir=data_dir)  # every file the config reads is checked first
+        load(NAME, "labels", data_dir=data_dir, allow_modified_sources=True)  # every file the config reads is checked first
     import datasets
 
     builder = corpus.builder_class(config_name="labels", data_dir=str(data_dir), cache_dir=str(data_dir / "cache"))
@@ -846,7 +846,7 @@ def test_pinned_urls_and_checksums():
 
 def test_download_from_urls_prepared_and_streaming(mirror, tmp_path, dummy_build):
     for config in ("deliberations", "labels"):  # each reads two files
-        prepared = load(NAME, config, cache_dir=tmp_path / config)
+        prepared = load(NAME, config, cache_dir=tmp_path / config, allow_modified_sources=True)
         assert prepared["train"].to_list() == dummy_build(NAME, config)["train"].to_list()
         streamed = load(NAME, config, streaming=True)
         assert list(streamed["train"]) == dummy_build(NAME, config)["train"].to_list()
@@ -955,7 +955,7 @@ def test_a_cell_over_the_csv_modules_default_limit_is_read(dummy_copy, tmp_path)
     # csv refuses cells over 128 KiB unless told otherwise; here a cell is limited only by memory.
     data_dir = dummy_copy(NAME)
     rewrite(data_dir, DATA, lambda rows: rows[1].__setitem__(3, rows[1][3] + " x" * 500_000))
-    texts = load(NAME, "texts", data_dir=data_dir, cache_dir=tmp_path)["train"]
+    texts = load(NAME, "texts", data_dir=data_dir, cache_dir=tmp_path, allow_modified_sources=True)["train"]
     assert len(texts[0]["text"]) == len(read_rows(corpus.dummy_dir / DATA)[1][3]) + 1_000_000
 
 

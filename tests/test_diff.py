@@ -76,7 +76,8 @@ def exports(tmp_path_factory):
     new = root / "build-new" / NAME
     shutil.copytree(root / "build-old" / NAME, new)
     for config in ("conversations", "messages"):
-        dataset = build.load(NAME, config, data_dir=data_dir, cache_dir=root / f"cache-{config}")["train"]
+        dataset = build.load(NAME, config, data_dir=data_dir, cache_dir=root / f"cache-{config}",
+                             allow_modified_sources=True)["train"]
         dataset.to_parquet(str(new / config / "train-00000-of-00001.parquet"))
     return root / "build-old" / NAME, new
 

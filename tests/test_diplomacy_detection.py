@@ -195,7 +195,7 @@ def test_every_missing_split_file_is_listed(dummy_copy):
     (data_dir / "data" / "train.jsonl").unlink()
     (data_dir / "data" / "test.jsonl").unlink()
     with pytest.raises(MissingSourceFiles) as caught:
-        load(NAME, data_dir=data_dir)
+        load(NAME, data_dir=data_dir, allow_modified_sources=True)
     assert str(caught.value) == (
         f"diplomacy_detection: 2 source file(s) missing: {data_dir}/data/train.jsonl, {data_dir}/data/test.jsonl"
     )
@@ -261,7 +261,7 @@ def mirror(monkeypatch):
 
 
 def test_download_from_urls_prepared_and_streaming(mirror, tmp_path, dummy_build):
-    prepared = load(NAME, "messages", cache_dir=tmp_path)
+    prepared = load(NAME, "messages", cache_dir=tmp_path, allow_modified_sources=True)
     assert {split: prepared[split].num_rows for split in prepared} == {"train": 10, "validation": 3, "test": 5}
     assert prepared["test"].to_list() == dummy_build(NAME, "messages")["test"].to_list()
     streamed = load(NAME, "messages", streaming=True)

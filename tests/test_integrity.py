@@ -11,11 +11,11 @@ from pathlib import Path
 import datasets
 import pytest
 
-from bench.synthetic import write_diplomacy
 from conftest import CASES
 from corpora import build
 from corpora import registry
 from corpora import sources
+from synthetic import write_diplomacy
 
 ROOT = Path(__file__).resolve().parents[1]
 

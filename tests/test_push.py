@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from bench.synthetic import write_diplomacy
 from fake_hub import FakeHub
+from synthetic import write_diplomacy
 
 NAME = "diplomacy_detection"
 TOKEN = "hf_fakeTokenThatMustNeverBePrinted"
@@ -98,6 +98,7 @@ def test_push_refuses_an_export_whose_card_does_not_validate(tmp_path, monkeypat
 
     monkeypatch.setattr(build, "build", build_then_break_the_card)
     monkeypatch.setattr(push, "HfApi", None)  # nothing may reach the Hub
+    monkeypatch.setenv("HF_TOKEN", TOKEN)  # a token is checked before anything is built
     with pytest.raises(CorporaError) as caught:
         push.push(NAME, "my-org/diplomacy", data_dir=upstream_copy, out=tmp_path / "out", allow_modified_sources=True)
     assert str(caught.value) == (

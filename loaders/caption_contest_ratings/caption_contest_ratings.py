@@ -17,8 +17,7 @@ of those contests; datasets gives such a config its own cache id.
 
 Tables are read with pyarrow.csv incrementally (values may contain newlines), typed and checked
 with Arrow compute; no per-row Python. Archives are never extracted: their CSV is inflated as it is
-read, with ISA-L where the `isal` package is installed (about twice as fast as zlib, the fallback),
-and its CRC-32 checked. A second thread reads ahead while datasets writes what was read.
+read and its CRC-32 checked. How that is fast (ISA-L, a read-ahead thread) is `_fast_io.py`.
 Deviations from the upstream schema, documented in the card:
 - summaries: `contest`, `round`, `algorithm` and `variant` come from the file name (the typo
   `RandomSamping` becomes `RandomSampling`; the file name is kept in `source_file`); the file's own
@@ -33,16 +32,11 @@ and the found columns. Every value outside its documented domain stops the build
 ValueError naming the file, the record, the field and the value.
 """
 
-import atexit
 import csv
 import io
 import os
-import queue
 import re
-import struct
-import threading
 import zipfile
-import zlib
 
 import datasets
 import pyarrow as pa
@@ -50,15 +44,15 @@ import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 from datasets.utils.file_utils import xopen
 
+from ._fast_io import ZIP_ERRORS
+from ._fast_io import Tail
+from ._fast_io import gathered
+from ._fast_io import open_member
+from ._fast_io import read_ahead
 from ._loader_common import local_files
 from ._loader_common import not_the_data
 from ._loader_common import show as _show
 from ._loader_common import utf8
-
-try:  # ISA-L inflates the response archives about twice as fast as zlib, with zlib's interface
-    from isal import isal_zlib as _deflate
-except ImportError:  # pragma: no cover - isal is a dependency of corpora; the loader works without
-    _deflate = zlib
 
 _CITATION = """\
 @inproceedings{jamieson2015next,
@@ -431,92 +425,13 @@ class CaptionContestRatings(datasets.ArrowBasedBuilder):
             "cardinal_responses": _cardinal_tables,
             "dueling_responses": _dueling_tables,
         }[name]
-        # A second thread reads ahead while datasets writes what was read: both spend their
-        # time in Arrow, zlib and file writes, which release the GIL.
-        yield from _read_ahead(_batched_tables(read, files, sources))
-
-
-def _batched_tables(read, files, sources):
-    """(key, table) over the files. The tables of small files (a summary holds 5,400 rows on
-    average) are yielded together: each table becomes record batches or row groups, and thousands
-    of tiny ones write and read slowly. A block of a big file is yielded as it is (joining blocks
-    would only copy them)."""
-    pending, pending_rows, key = [], 0, None
-    for file, source in zip(files, sources, strict=True):
-        for index, table in enumerate(read(file, source)):
-            if table.num_rows >= _MIN_ROWS_PER_TABLE // 4:
-                if pending:
-                    yield key, pa.concat_tables(pending)
-                    pending, pending_rows, key = [], 0, None
-                yield f"{os.path.basename(source)}:{index}", table
-                continue
-            key = key or f"{os.path.basename(source)}:{index}"
-            pending.append(table)
-            pending_rows += table.num_rows
-            if pending_rows >= _MIN_ROWS_PER_TABLE:
-                yield key, pa.concat_tables(pending)
-                pending, pending_rows, key = [], 0, None
-    if pending:
-        yield key, pa.concat_tables(pending)
-
-
-def _read_ahead(items, depth=2):
-    """The items of a generator, produced by a background thread up to `depth` ahead.
-
-    Errors are raised here as they were raised there; when the consumer stops early, the thread
-    stops too and closes the generator (which closes its open files and CSV readers)."""
-    slots = queue.Queue(maxsize=depth)
-    stop = threading.Event()
-
-    def put(entry):
-        while not stop.is_set():
-            try:
-                slots.put(entry, timeout=0.1)
-                return True
-            except queue.Full:
-                pass
-        return False
-
-    def produce():
-        try:
-            for item in items:
-                if not put((True, item)):
-                    return
-            put((False, None))
-        except BaseException as error:  # handed to the consumer, which raises it
-            put((False, error))
-        finally:
-            items.close()
-
-    thread = threading.Thread(target=produce, name="caption-contest-read-ahead", daemon=True)
-    thread.start()
-    live = _LIVE_READ_AHEADS  # the module's globals may be gone when a generator is closed at exit
-    live[thread] = stop
-    try:
-        while True:
-            more, value = slots.get()
-            if not more:
-                if value is not None:
-                    raise value
-                return
-            yield value
-    finally:
-        stop.set()
-        thread.join()
-        live.pop(thread, None)
-
-
-# Read-aheads whose consumer was never closed (a streaming iterator left alive) are stopped before
-# the interpreter goes down, so that their CSV readers are closed: an Arrow reader on a Python
-# file object still open at exit can abort the process.
-_LIVE_READ_AHEADS = {}
-
-
-@atexit.register
-def _stop_read_aheads():
-    for thread, stop in list(_LIVE_READ_AHEADS.items()):
-        stop.set()
-        thread.join(timeout=10)
+        tables = (
+            (f"{os.path.basename(source)}:{index}", table)
+            for file, source in zip(files, sources, strict=True)
+            for index, table in enumerate(read(file, source))
+        )
+        # The next tables are read in a worker thread while datasets writes this one.
+        yield from read_ahead(gathered(tables, _MIN_ROWS_PER_TABLE))
 
 
 def _count_source_records(config_name, split_name, local_paths):
@@ -534,7 +449,7 @@ def _count_source_records(config_name, split_name, local_paths):
             with xopen(path, "rb") as raw:
                 with zipfile.ZipFile(raw) as archive:
                     member = _archive_member(archive, os.path.basename(path))
-                    with _open_member(raw, archive, member) as f:
+                    with open_member(raw, archive, member) as f:
                         total += _count_records(f)
     return total
 
@@ -553,8 +468,6 @@ def _count_records(f):
         parse_options=pa_csv.ParseOptions(newlines_in_values=True),
         convert_options=pa_csv.ConvertOptions(include_columns=[first], column_types={first: pa.binary()}),
     )
-    # Closed explicitly: a reader on a Python file object left to the interpreter's exit can
-    # abort the process ("terminate called without an active exception").
     with reader:
         return sum(batch.num_rows for batch in reader)
 
@@ -618,35 +531,6 @@ def _header(head, source, expected):
     return found
 
 
-class _Reader(io.RawIOBase):
-    """A readable raw stream whose subclasses define `read`."""
-
-    def readable(self):
-        return True
-
-    def readinto(self, buffer):
-        data = self.read(len(buffer))
-        buffer[: len(data)] = data
-        return len(data)
-
-
-class _Tail(_Reader):
-    """A pass-through reader that remembers the last byte read (a truncated file ends without LF).
-
-    `read` hands on the underlying object's bytes as they are: RawIOBase's default would copy
-    every 16 MiB block twice, through a fresh buffer."""
-
-    def __init__(self, raw):
-        self.raw = raw
-        self.last = b""
-
-    def read(self, size=-1):
-        data = self.raw.read(size)
-        if data:
-            self.last = data[-1:]
-        return data
-
-
 def _csv_batches(f, source, expected_headers, types, strings_can_be_null, what):
     """(header, record offset, batch) for every batch of a CSV file object, typed by `types`.
 
@@ -655,7 +539,7 @@ def _csv_batches(f, source, expected_headers, types, strings_can_be_null, what):
     head = f.read(1 << 16)
     f.seek(0)
     header = _header(head, source, expected_headers)
-    tail = _Tail(f)
+    tail = Tail(f)
     offset = 0
     try:
         reader = pa_csv.open_csv(
@@ -669,7 +553,7 @@ def _csv_batches(f, source, expected_headers, types, strings_can_be_null, what):
                 quoted_strings_can_be_null=False,
             ),
         )
-        with reader:  # closed explicitly, see _count_records
+        with reader:
             for batch in reader:
                 yield header, offset, batch
                 offset += batch.num_rows
@@ -861,100 +745,11 @@ def _archive_batches(file, source, expected_header, what):
             member = _archive_member(archive, source)
             where = f"{source}!{member}"
             try:
-                with _open_member(raw, archive, member) as f:
+                with open_member(raw, archive, member) as f:
                     for _, offset, batch in _csv_batches(f, where, [expected_header], _RESPONSE_TYPES, True, what):
                         yield where, offset, batch
-            except (zipfile.BadZipFile, EOFError, zlib.error, _deflate.error) as error:
+            except ZIP_ERRORS as error:
                 raise ValueError(f"{source}: corrupt zip archive ({error})") from None
-
-
-def _open_member(raw, archive, member):
-    """A file object for an archive member: deflated and stored members are read by `_Member`,
-    anything else (encrypted, other methods) by zipfile, which inflates with zlib or refuses."""
-    info = archive.getinfo(member)
-    if info.flag_bits & 0x1 or info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
-        return archive.open(member)
-    return _Member(raw, info)
-
-
-class _Member(_Reader):
-    """The bytes of one deflated or stored zip member, read straight from the archive file.
-
-    Like zipfile's reader, it checks the size and CRC-32 recorded in the central directory at the
-    end of the member; unlike it, it inflates with ISA-L when installed (`_deflate`)."""
-
-    _CHUNK = 4 << 20  # compressed bytes per read: about the CSV reader's block size once inflated
-
-    def __init__(self, f, info):
-        header = b""
-        if info.header_offset >= 0:  # negative where data is missing before the central directory
-            f.seek(info.header_offset)
-            header = f.read(30)
-        if len(header) < 30 or header[:4] != b"PK\x03\x04":
-            raise zipfile.BadZipFile(f"Bad magic number for file header of {info.filename!r}")
-        name_length, extra_length = struct.unpack("<HH", header[26:30])
-        self._file = f
-        self._info = info
-        self._start = info.header_offset + 30 + name_length + extra_length
-        self.seek(0)
-
-    def seek(self, offset, whence=io.SEEK_SET):
-        """Only back to the start (the CSV reader reads the header first, then starts again)."""
-        if (offset, whence) != (0, io.SEEK_SET):
-            raise io.UnsupportedOperation("a zip member can only be read again from its start")
-        self._file.seek(self._start)
-        self._compressed_left = self._info.compress_size
-        self._inflater = _deflate.decompressobj(-15) if self._info.compress_type == zipfile.ZIP_DEFLATED else None
-        self._crc = 0
-        self._size = 0
-        self._done = False
-        return 0
-
-    def tell(self):
-        return self._size
-
-    def read(self, size=-1):
-        """Up to `size` bytes (all that is left for -1): as many as one compressed chunk gives, so
-        that blocks are not joined (a short read is not the end; b"" is)."""
-        if size is None or size < 0:
-            return b"".join(iter(lambda: self.read(1 << 24), b""))
-        data = b""
-        while size > 0 and not data and not self._done:
-            data = self._next(size)
-        self._crc = _deflate.crc32(data, self._crc)
-        self._size += len(data)
-        if self._done:
-            self._check()
-        return data
-
-    def _next(self, wanted):
-        """Up to `wanted` more bytes of the member (none while the inflater takes in a header)."""
-        inflater = self._inflater
-        pending = inflater.unconsumed_tail if inflater is not None else b""
-        if not pending:
-            if self._compressed_left == 0:
-                if inflater is not None and not inflater.eof:
-                    raise EOFError("Compressed file ended before the end-of-stream marker was reached")
-                self._done = True
-                return b""
-            pending = self._file.read(min(self._compressed_left, self._CHUNK if inflater else wanted))
-            if not pending:
-                raise EOFError(f"the archive ends inside {self._info.filename!r}")
-            self._compressed_left -= len(pending)
-        if inflater is None:
-            return pending
-        data = inflater.decompress(pending, wanted)
-        if inflater.eof:
-            self._done = True
-        return data
-
-    def _check(self):
-        if self._size != self._info.file_size:
-            raise zipfile.BadZipFile(
-                f"{self._info.filename!r} holds {self._size:,} bytes, the archive records {self._info.file_size:,}"
-            )
-        if self._crc != self._info.CRC:
-            raise zipfile.BadZipFile(f"Bad CRC-32 for file {self._info.filename!r}")
 
 
 def _response_columns(batch, source, offset, contest, name):

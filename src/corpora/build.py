@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import math
 import os
+import re
 import shutil
 import tempfile
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ from corpora import registry
 from corpora import sources
 from corpora import stats
 from corpora.errors import CorporaError
+from corpora.errors import shorten
 from corpora.feature_types import list_item
 
 # Shards stay well under the Hub's recommended file size.
@@ -31,29 +33,64 @@ MAX_SHARD_BYTES = 500 * 1024 * 1024
 def load(
     name: str,
     config: str | None = None,
+    *,
+    split: str | None = None,
     data_dir=None,
     dummy: bool = False,
     streaming: bool = False,
     num_proc: int | None = None,
     cache_dir=None,
+    allow_modified_sources: bool = False,
     **config_kwargs,
 ):
-    """A DatasetDict (or IterableDatasetDict when streaming) built by the corpus's builder.
+    """`load_dataset` for a corpus, with the checks of `corpora build`: a DatasetDict, or the
+    Dataset of `split` (a name, or datasets' split syntax: "train[:10%]", "train+validation");
+    an IterableDatasetDict (IterableDataset) when streaming.
 
-    Works on datasets 3.6 and 5.x: the builder class is used directly, no script loading.
-    `config_kwargs` set parameters of the config (e.g. `contests=[508]`); the loader itself then
-    checks that the files it needs are there.
+    Sources are the pinned URLs, a local copy (`data_dir`) or the dummy data (`dummy=True`).
+    From real sources the files must be the recorded release (no Git LFS pointers; size and
+    sha256 as in checksums.tsv) and the splits the official sizes; `allow_modified_sources=True`
+    lifts both (a fixed, extended or cut copy). Streaming from the pinned URLs downloads nothing
+    ahead, so only a local copy's checksums are checked, and sizes are not known before reading.
+    `config_kwargs` set parameters of the config (e.g. `contests=[508]`): the loader then reads
+    a part of the files and checks itself that they are there; the official sizes do not apply.
+    Works on datasets 3.6 and 5.x alike: the builder class is used directly, no script loading.
     """
     corpus = registry.get(name)
     _check_config(corpus, config)
+    config = config or corpus.default_config
+    _check_split(corpus, config, split, streaming)
     # With config parameters the loader may need only some files; it checks them itself.
-    needed = [] if config_kwargs else [config or corpus.default_config]
-    local = sources.resolve_data_dir(corpus, data_dir, dummy, needed)
+    local = sources.resolve_data_dir(corpus, data_dir, dummy, [] if config_kwargs else [config])
+    release = not dummy
+    if release and (local is not None or not streaming):
+        files = sources.local_files(corpus, local, [config], sources.download_config())
+        if config_kwargs:  # only the files this part of the config reads are there to check
+            files = {path: file for path, file in files.items() if file.is_file()}
+        sources.check(corpus, files, local, allow_modified_sources)
     builder = corpus.builder(config, local, cache_dir, **config_kwargs)
     if streaming:
-        return builder.as_streaming_dataset()
-    builder.download_and_prepare(num_proc=num_proc, download_config=_download_config())
-    return builder.as_dataset()
+        return builder.as_streaming_dataset(split=split)
+    builder.download_and_prepare(num_proc=num_proc, download_config=sources.download_config())
+    if release and not allow_modified_sources and not config_kwargs:
+        check_official_sizes(corpus, {config: builder.info})
+    return builder.as_dataset(split=split)
+
+
+def _check_split(corpus: registry.Corpus, config: str, split: str | None, streaming: bool) -> None:
+    """Name an unknown split before any work; datasets' own error comes after the build."""
+    if split is None:
+        return
+    names = list(corpus.split_sizes[config])
+    if streaming and split not in names:
+        raise CorporaError(
+            f"{corpus.name}/{config}: streaming takes one split name ({', '.join(names)}), not {split!r}; "
+            "take a part of a stream with .take(n) and .skip(n)"
+        )
+    for part in re.split(r"\+", split):
+        base = re.match(r"\s*([^\[\s]+)", part)
+        if base is None or base.group(1) not in names:
+            raise CorporaError(f"{corpus.name}/{config} has no split {part.strip()!r}; splits: {', '.join(names)}")
 
 
 def dummy_examples(name: str) -> dict[str, dict]:
@@ -76,7 +113,8 @@ class SplitRows:
     split: str
     rows: int
     read: int
-    official: int | None
+    official: int | None  # the official size (None: a dummy build, or unknown)
+    differs: bool = False  # rows differ from the official size (a build with --allow-modified-sources)
 
 
 def build(
@@ -93,10 +131,11 @@ def build(
 ) -> list[SplitRows]:
     """Write OUT/NAME/README.md and OUT/NAME/<config>/<split>-0000i-of-0000n.parquet.
 
-    Builds from real sources must read the recorded release (checksums.tsv) and give the official
-    split sizes; `allow_modified_sources` lifts only the first check. Every split must hold as
-    many examples as the loader's own count of source records, made apart from the code that
-    types the records (rows in = rows out).
+    Builds from real sources must read the recorded release (no Git LFS pointers; checksums.tsv)
+    and give the official split sizes; `allow_modified_sources` lifts both (a fixed, extended or
+    cut copy: the sizes are reported beside the official ones, in the rows returned and the
+    card). Every split must hold as many examples as the loader's own count of source records,
+    made apart from the code that types the records (rows in = rows out).
     `repo_id` is the Hub repository the export is for, if any (its card says how to load it from
     there). The rows reported are those of the files `load_dataset` resolves from the exported
     card (`reload_counts`). With `compare_to` (an export folder: COMPARE_TO/NAME is the old export,
@@ -121,10 +160,10 @@ def build(
     with export.exclusive(target, lock_timeout):
         export.repair_and_clean(target)
         local = sources.resolve_data_dir(corpus, data_dir, dummy, configs)
-        files = sources.local_files(corpus, local, configs, _download_config())
+        files = sources.local_files(corpus, local, configs, sources.download_config())
         export.check_no_overlap(target, list(files.values()))
-        if not dummy and not allow_modified_sources:
-            sources.verify(corpus, files)
+        if not dummy:
+            sources.check(corpus, files, local, allow_modified_sources)
         workspace = export.new_workspace(target)
         try:
             partial = workspace / name
@@ -141,12 +180,13 @@ def build(
             raise located from error
         finally:
             shutil.rmtree(workspace, ignore_errors=True)  # the cache, or half an export
-    return [
-        SplitRows(name, config, split, rows, read[config][split],
-                  None if dummy else corpus.split_sizes[config].get(split))
-        for config, splits in counts.items()
-        for split, rows in splits.items()
-    ]
+    rows = []
+    for config, splits in counts.items():
+        for split, count in splits.items():
+            official = None if dummy else corpus.split_sizes[config].get(split)
+            differs = official is not None and official != count
+            rows.append(SplitRows(name, config, split, count, read[config][split], official, differs))
+    return rows
 
 
 def export_into(corpus, partial: Path, cache_dir: Path, configs, local, files, num_proc, dummy, data_dir,
@@ -163,7 +203,7 @@ def export_into(corpus, partial: Path, cache_dir: Path, configs, local, files, n
         export.pause_at("generating")
         builder.download_and_prepare(
             num_proc=num_proc,
-            download_config=_download_config(),
+            download_config=sources.download_config(),
             file_format=file_format,
             max_shard_size=MAX_SHARD_BYTES,
         )
@@ -183,9 +223,9 @@ def export_into(corpus, partial: Path, cache_dir: Path, configs, local, files, n
             example=first_example(next(iter(written.values()))),
         )
     export.pause_at("writing")
-    if not dummy:
+    if not dummy and not allow_modified_sources:
         check_official_sizes(corpus, infos)
-    built_from = describe_sources(corpus, data_dir, dummy, allow_modified_sources)
+    built_from = describe_sources(corpus, data_dir, dummy, allow_modified_sources, infos)
     croissant.write(corpus, partial, cards.card_source(corpus), configs, repo_id)
     cards.write_export_card(corpus, infos, partial / "README.md", repo_id, report, built_from)
     return report, {config: report[config].read for config in configs}
@@ -272,14 +312,31 @@ def first_example(paths: list[Path]) -> dict:
     return next(parquet.iter_batches(batch_size=1)).to_pylist()[0]
 
 
-def describe_sources(corpus: registry.Corpus, data_dir, dummy: bool, allow_modified_sources: bool) -> str:
-    """What a build read, in words for its card (never a local path)."""
+def describe_sources(corpus: registry.Corpus, data_dir, dummy: bool, allow_modified_sources: bool, infos=None) -> str:
+    """What a build read, in words for its card (never a local path), with the split sizes that
+    differ from the official ones."""
     if dummy:
         return f"the dummy data of `dummy_data/{corpus.name}/` (not the real corpus)"
     release = "the pinned release files" if not allow_modified_sources else "files that may differ from the release"
     where = "a local copy" if data_dir is not None else "the pinned URLs"
     checked = "size and sha256 checked" if not allow_modified_sources else "built with --allow-modified-sources"
-    return f"{release}, read from {where} ({checked}; see Source files)"
+    described = f"{release}, read from {where} ({checked}; see Source files)"
+    differing = differing_sizes(corpus, infos or {})
+    if differing:
+        described += "; split sizes that differ from the official ones: " + ", ".join(differing)
+    return described
+
+
+def differing_sizes(corpus: registry.Corpus, infos: dict[str, datasets.DatasetInfo]) -> list[str]:
+    """"config/split: N rows (official M)" for each split whose size is not the official one."""
+    found = []
+    for config, info in infos.items():
+        built = {split: s.num_examples for split, s in (info.splits or {}).items()}
+        for split, official in corpus.split_sizes[config].items():
+            if official is not None and built.get(split) != official:
+                rows = "missing" if split not in built else f"{built[split]:,} rows"
+                found.append(f"{config}/{split}: {rows} (official {official:,})")
+    return found
 
 
 def reload_counts(folder: Path, configs: list[str], cache_dir) -> dict[str, dict[str, int]]:
@@ -297,24 +354,17 @@ def reload_counts(folder: Path, configs: list[str], cache_dir) -> dict[str, dict
 
 
 def check_official_sizes(corpus: registry.Corpus, infos: dict[str, datasets.DatasetInfo]) -> None:
-    wrong = []
-    for config, info in infos.items():
-        built = {split: split_info.num_examples for split, split_info in (info.splits or {}).items()}
-        for split, official in corpus.split_sizes[config].items():
-            if official is None:  # unknown official size: nothing to compare
-                continue
-            if built.get(split) != official:
-                rows = "missing" if split not in built else f"{built[split]:,} rows"
-                wrong.append(f"{config}/{split}: {rows}, official {official:,}")
+    """Stop unless every split has its official size (an unknown official size is not compared)."""
+    wrong = differing_sizes(corpus, infos)
     if wrong:
-        raise CorporaError(f"{corpus.name}: split sizes differ from the official ones: " + "; ".join(wrong))
+        raise CorporaError(
+            f"{corpus.name}: split sizes differ from the official ones: {shorten(wrong, 5, '; ')}. "
+            "To build a fixed, extended or cut copy anyway, use --allow-modified-sources "
+            "(allow_modified_sources=True in Python)"
+        )
 
 
 def _check_config(corpus: registry.Corpus, config: str | None) -> None:
     if config is not None and config not in corpus.configs:
         raise CorporaError(f"{corpus.name} has no config {config!r}; configs: {', '.join(corpus.configs)}")
 
-
-def _download_config() -> datasets.DownloadConfig:
-    # Downloads are cached in the usual place even when the Arrow cache is temporary.
-    return datasets.DownloadConfig(cache_dir=datasets.config.DOWNLOADED_DATASETS_PATH)

@@ -279,11 +279,12 @@ def render(
     repo_id: str | None = None,
     report: dict | None = None,
     built_from: str | None = None,
+    byte_sizes: dict | None = None,
 ) -> str:
     """The card. The loader's card (no `infos`) shows `examples`, the first example of each config
     of the dummy data (`build.dummy_examples`; this module does not build), and its
-    `dataset_info` holds features only: datasets 3.6 checks a script's README split sizes
-    against every build, dummy builds included. An export passes its build's infos, with the
+    `dataset_info` holds the features, the official split sizes and the byte sizes last measured
+    (`committed_infos`). An export passes its build's infos, with the
     real split sizes and byte sizes, the Hub repository it is pushed to, if any (the card then
     shows how to load it from there), and the build's `report` ({config: stats.ConfigReport}:
     the source records read, the statistics of each split, the first example) and what it was
@@ -308,10 +309,7 @@ def render(
     )
     exported = list(infos or corpus.configs)  # an export may hold only some configs
     if infos is None:
-        infos = {
-            config: datasets.DatasetInfo(features=corpus.features(config), config_name=config)
-            for config in corpus.configs
-        }
+        infos = committed_infos(corpus, byte_sizes)
     DatasetInfosDict(infos).to_dataset_card_data(card_data)
     MetadataConfigs(
         {
@@ -347,6 +345,66 @@ def render(
     if PLACEHOLDER in text:
         raise CardError(f"{corpus.name}: the card still says {PLACEHOLDER!r}")
     return text
+
+
+def committed_infos(corpus: registry.Corpus, byte_sizes: dict | None = None) -> dict[str, datasets.DatasetInfo]:
+    """The loader card's `dataset_info` per config: the features, the official split sizes (which
+    datasets 3.x checks every build of the loading script against) and the byte sizes last
+    measured on the real files (`byte_sizes`, else those of the committed card), as datasets
+    writes them (`datasets-cli test --save_info`). A config with an unknown official size has no
+    `splits`: a partial list would fail every build."""
+    byte_sizes = recorded_byte_sizes(corpus) if byte_sizes is None else byte_sizes
+    infos = {}
+    for config in corpus.configs:
+        info = datasets.DatasetInfo(features=corpus.features(config), config_name=config)
+        official = corpus.split_sizes[config]
+        if None not in official.values():
+            measured = byte_sizes.get(config, {})
+            info.splits = datasets.SplitDict()
+            for split, rows in official.items():
+                # 0 until measured: datasets' own default, and datasets 5.x ignores a split without it
+                num_bytes = measured.get("splits", {}).get(split, 0)
+                info.splits.add(datasets.SplitInfo(name=split, num_bytes=num_bytes, num_examples=rows))
+            info.download_size = measured.get("download_size")
+            info.dataset_size = measured.get("dataset_size")
+        infos[config] = info
+    return infos
+
+
+def recorded_byte_sizes(corpus: registry.Corpus, card: Path | None = None) -> dict:
+    """{config: {"splits": {split: num_bytes}, "download_size": n, "dataset_size": n}} from the
+    committed card (or another `card`: an export's), for each config whose recorded split sizes
+    are the official ones: sizes measured on other files (the dummy data, a modified copy) are
+    not the corpus's."""
+    card = card or corpus.card_path
+    if not card.is_file():
+        return {}
+    dataset_info = read_metadata(card).get("dataset_info") or []
+    found = {}
+    for entry in [dataset_info] if isinstance(dataset_info, dict) else dataset_info:
+        config = entry.get("config_name", "default")
+        splits = entry.get("splits") or []
+        if config not in corpus.split_sizes or not splits:
+            continue
+        if {s.get("name"): s.get("num_examples") for s in splits} != corpus.split_sizes[config]:
+            continue
+        measured = {s["name"]: s["num_bytes"] for s in splits if s.get("num_bytes")}  # 0: not measured
+        if measured:
+            found[config] = {
+                "splits": measured,
+                **{key: entry[key] for key in ("download_size", "dataset_size") if entry.get(key) is not None},
+            }
+    return found
+
+
+def record_byte_sizes(corpus: registry.Corpus, export: Path, examples: dict[str, dict]) -> list[str]:
+    """Write the byte sizes an export measured (`corpora build` from the release files) into the
+    committed card, for the configs built with the official sizes. Returns those configs."""
+    measured = recorded_byte_sizes(corpus, Path(export) / "README.md")
+    if measured:
+        sizes = {**recorded_byte_sizes(corpus), **measured}
+        corpus.card_path.write_text(render(corpus, examples, byte_sizes=sizes), encoding="utf-8")
+    return list(measured)
 
 
 def write(corpus: registry.Corpus, examples: dict[str, dict]) -> Path:

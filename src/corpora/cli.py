@@ -6,6 +6,7 @@ import argparse
 import os
 import signal
 import sys
+from pathlib import Path
 
 from corpora.errors import CorporaError
 from corpora.errors import Terminated
@@ -45,6 +46,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     )
     checksums.add_argument("names", nargs="*", metavar="NAME")
     checksums.add_argument("--all", action="store_true", help="every corpus")
+    checksums.add_argument("--config", action="append", dest="configs", metavar="C",
+                           help="only the files of this config (repeatable)")
     checksums.add_argument("--data-dir", metavar="DIR", help="measure a local copy instead of downloading")
     checksums.add_argument("--update", action="store_true", help="write the measured size and sha256")
 
@@ -52,6 +55,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     card.add_argument("names", nargs="*", metavar="NAME")
     card.add_argument("--all", action="store_true", help="every corpus")
     card.add_argument("--check", action="store_true", help="only report differences; exit 1 if any")
+    card.add_argument("--sizes-from", metavar="OUT",
+                      help="keep the byte sizes measured by `corpora build NAME --out OUT` from the release files")
 
     validate = commands.add_parser("validate", help="cards, dummy builds and export round trips")
     validate.add_argument("names", nargs="*", metavar="NAME", help="default: every corpus")
@@ -200,6 +205,8 @@ def cmd_build(args) -> int:
         expected = registry.get(name).expected_dummy_counts() if args.dummy else None
         for r in rows_built:
             official = expected[r.config][r.split] if args.dummy else r.official
+            if r.differs:  # a build with --allow-modified-sources: shown, not refused
+                official = f"{r.official:,} (differs)"
             rows.append([r.corpus, r.config, r.split, r.read, r.rows, official])
     # The rows written are those load_dataset reads back through each exported card.
     print(f"exported to {args.out}/:")
@@ -209,15 +216,20 @@ def cmd_build(args) -> int:
 
 
 def cmd_checksums(args) -> int:
-    from corpora import build
     from corpora import registry
     from corpora import sources
 
     differing = 0
     for name in _names(args):
         corpus = registry.get(name)
-        local = sources.resolve_data_dir(corpus, args.data_dir)
-        files = sources.local_files(corpus, local, download_config=build._download_config())
+        for config in args.configs or []:
+            if config not in corpus.configs:
+                raise CorporaError(f"{name} has no config {config!r}; configs: {', '.join(corpus.configs)}")
+        if args.update:
+            registry.require_checkout(f"loaders/{name}/checksums.tsv")
+        local = sources.resolve_data_dir(corpus, args.data_dir, configs=args.configs)
+        files = sources.local_files(corpus, local, args.configs, download_config=sources.download_config())
+        sources.check_not_lfs_pointers(corpus, files, local)  # a pointer's hash is never the release
         records = sources.read_records(corpus)
         rows = []
         for path, file in files.items():
@@ -252,7 +264,19 @@ def cmd_card(args) -> int:
                 print(f"{corpus.card_path.name} of {name} is out of date: run `corpora card {name}`", file=sys.stderr)
             else:
                 print(f"{name}: card up to date")
+        elif args.sizes_from:
+            registry.require_checkout(f"loaders/{name}/README.md")
+            export = Path(args.sizes_from) / name
+            if not (export / "README.md").is_file():
+                raise CorporaError(
+                    f"no export of {name} in {args.sizes_from}: run `corpora build {name} --out {args.sizes_from}`"
+                )
+            recorded = cards.record_byte_sizes(corpus, export, examples)
+            if not recorded:
+                raise CorporaError(f"{export} has no config with the official split sizes (not a build of the release)")
+            print(f"wrote loaders/{name}/README.md: the byte sizes of {export} for {', '.join(recorded)}")
         else:
+            registry.require_checkout(f"loaders/{name}/README.md")
             path = cards.write(corpus, examples)
             print(f"wrote {path.relative_to(registry.repo_root())}")
     return 1 if stale else 0

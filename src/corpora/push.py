@@ -5,9 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from huggingface_hub import HfApi
+from huggingface_hub import get_token
 
 from corpora import build
 from corpora import registry
+from corpora import sources
 from corpora import validate
 from corpora.errors import CorporaError
 
@@ -23,7 +25,14 @@ def push(
 ) -> list[str]:
     """Build NAME (checked against the recorded release and the official sizes), then create the dataset repo and upload
     the export folder. The token comes from HF_TOKEN or `hf auth login`, as huggingface_hub finds
-    it; it is never printed. Returns the uploaded paths."""
+    it; it is never printed, and without one nothing is built. Returns the uploaded paths."""
+    registry.get(name)  # an unknown corpus is said before anything else
+    # Known offline (the environment, the stored login): no build of hours before a certain failure.
+    if not dry_run and not get_token():
+        raise CorporaError(
+            "no Hugging Face token: log in once with `hf auth login` (or `huggingface-cli login`), "
+            "or set HF_TOKEN; --dry-run needs none"
+        )
     build.build(name, out, data_dir=data_dir, allow_modified_sources=allow_modified_sources, repo_id=repo_id)
     folder = Path(out) / name
     problems = validate.export_problems(registry.get(name), folder)
@@ -38,13 +47,19 @@ def push(
     if dry_run:
         return paths
     api = HfApi()
-    api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
-    commit = api.upload_folder(
-        repo_id=repo_id,
-        repo_type="dataset",
-        folder_path=str(folder),
-        commit_message=f"Upload {name} built by corpora",
-        delete_patterns=["*.parquet", "**/*.parquet"],  # no stale shards from an earlier upload
-    )
+    try:
+        api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
+        commit = api.upload_folder(
+            repo_id=repo_id,
+            repo_type="dataset",
+            folder_path=str(folder),
+            commit_message=f"Upload {name} built by corpora",
+            delete_patterns=["*.parquet", "**/*.parquet"],  # no stale shards from an earlier upload
+        )
+    except Exception as error:  # noqa: BLE001 - an HTTP, connection or auth failure: one line with its reason
+        raise CorporaError(
+            f"{name}: uploading to dataset repository {repo_id} failed: {sources.describe_failure(error)}; "
+            f"the export is complete in {folder}: run the push again when fixed"
+        ) from error
     print(f"pushed: {commit.commit_url}")
     return paths

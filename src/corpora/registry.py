@@ -17,12 +17,31 @@ import datasets
 from corpora import datasets_adapter
 from corpora.errors import CorporaError
 
+# Where an installed package (wheel or sdist) carries the repository's top-level folders
+# loaders/, dataset_cards/ and dummy_data/ (see [tool.setuptools] in pyproject.toml).
+INSTALLED_DATA = Path(__file__).resolve().parent / "_data"
+
 
 def repo_root() -> Path:
-    """The checkout that holds `loaders/`: $CORPORA_ROOT, else the one this package lives in."""
+    """The folder that holds `loaders/`, `dataset_cards/` and `dummy_data/`: $CORPORA_ROOT, else
+    the checkout this package is imported from (src/corpora, an editable install included), else
+    the copy installed with the package."""
     if os.environ.get("CORPORA_ROOT"):
         return Path(os.environ["CORPORA_ROOT"])
-    return Path(__file__).resolve().parents[2]
+    here = Path(__file__).resolve()
+    if here.parent.parent.name == "src" and (here.parents[2] / "loaders").is_dir():
+        return here.parents[2]
+    return INSTALLED_DATA
+
+
+def require_checkout(what: str) -> None:
+    """Refuse to rewrite a file of the installed package: the committed files are edited in a
+    checkout, and the next install would silently undo the change."""
+    if repo_root() == INSTALLED_DATA:
+        raise CorporaError(
+            f"{what} belongs to the installed package ({INSTALLED_DATA}); run this in a clone of the "
+            "repository (an editable install: pip install -e .), or point CORPORA_ROOT at one"
+        )
 
 
 @dataclass(frozen=True)
@@ -89,7 +108,7 @@ class Corpus:
         parameters of the config (datasets then gives it its own cache folder);
         `writer_batch_size` is the rows per written batch (Parquet: per row group)."""
         config = config or self.default_config
-        return self.builder_class(
+        builder = self.builder_class(
             config_name=config,
             data_dir=str(data_dir) if data_dir is not None else None,
             cache_dir=str(cache_dir) if cache_dir is not None else None,
@@ -98,6 +117,11 @@ class Corpus:
             writer_batch_size=writer_batch_size,
             **config_kwargs,
         )
+        # datasets 3.x presets the info from the committed card, official split sizes included,
+        # and would stop any other build (the dummy data, a modified copy) with its own error;
+        # corpora checks the official sizes itself, in words (build.check_official_sizes).
+        builder.info.splits = None
+        return builder
 
     def _cache_hash(self, config: str, data_dir) -> str:
         # The cache is valid while the loader (its script and the modules beside it) and the local

@@ -26,7 +26,11 @@ from pathlib import Path
 import datasets
 
 from corpora.errors import CorporaError
+from corpora.errors import shorten
 from corpora.registry import Corpus
+
+# The first bytes of a Git LFS pointer file: what a clone holds without `git lfs pull`.
+LFS_POINTER = b"version https://git-lfs.github.com/spec/"
 
 
 class MissingSourceFiles(CorporaError, FileNotFoundError):
@@ -35,6 +39,20 @@ class MissingSourceFiles(CorporaError, FileNotFoundError):
 
 class ChecksumError(CorporaError):
     pass
+
+
+class DownloadError(CorporaError):
+    pass
+
+
+class LfsPointers(CorporaError):
+    pass
+
+
+def download_config() -> datasets.DownloadConfig:
+    """Where every download of a build goes: the usual datasets download cache, even when the
+    Arrow cache is temporary, so that a second build (or the builder after a check) reuses it."""
+    return datasets.DownloadConfig(cache_dir=datasets.config.DOWNLOADED_DATASETS_PATH)
 
 
 @dataclass(frozen=True)
@@ -55,9 +73,23 @@ def resolve_data_dir(corpus: Corpus, data_dir=None, dummy: bool = False, configs
     data_dir = Path(data_dir)
     missing = [path for path in corpus.source_files(configs) if not (data_dir / path).is_file()]
     if missing:
-        listing = ", ".join(str(data_dir / path) for path in missing)
-        raise MissingSourceFiles(f"{corpus.name}: {len(missing)} source file(s) missing: {listing}")
+        listing = shorten(str(data_dir / path) for path in missing)
+        raise MissingSourceFiles(
+            f"{corpus.name}: {len(missing)} source file(s) missing: {listing}{_layout_hint(corpus, data_dir, configs)}"
+        )
     return data_dir
+
+
+def _layout_hint(corpus: Corpus, data_dir: Path, configs) -> str:
+    """A folder with every file of some config(s) but not of all asked: say which config reads it."""
+    complete = [
+        config for config in corpus.configs
+        if all((data_dir / path).is_file() for path in corpus.source_files([config]))
+    ]
+    if not complete:
+        return ""
+    options = " or ".join(f"--config {config}" for config in complete)
+    return f". {data_dir} holds the files of config {', '.join(map(repr, complete))}: build only that with {options}"
 
 
 def urls(corpus: Corpus, configs=None) -> dict[str, str]:
@@ -71,8 +103,78 @@ def local_files(corpus: Corpus, data_dir: Path | None, configs=None, download_co
     if data_dir is not None:
         return {path: data_dir / path for path in corpus.source_files(configs)}
     manager = datasets.DownloadManager(dataset_name=corpus.name, download_config=download_config)
-    downloaded = manager.download(urls(corpus, configs))
+    pinned = urls(corpus, configs)
+    try:
+        downloaded = manager.download(pinned)
+    except Exception as error:  # noqa: BLE001 - every failure is told the same way, with its reason
+        raise download_error(corpus, pinned, error) from error
     return {path: Path(local) for path, local in downloaded.items()}
+
+
+def download_error(corpus: Corpus, pinned: dict[str, str], error: BaseException) -> DownloadError:
+    """One line: which URL failed, why, and how to build from a local copy instead."""
+    text = " ".join(str(e) for e in _chain(error))
+    failed = [(path, url) for path, url in pinned.items() if url in text]
+    path, url = max(failed, key=lambda item: len(item[1])) if failed else (None, None)
+    where = url or f"one of {len(pinned)} pinned URLs"
+    local = f"with this file at DIR/{path}" if path else "laid out like the upstream repository"
+    return DownloadError(
+        f"{corpus.name}: cannot download {where}: {describe_failure(error)}. "
+        f"To build from a local copy of the upstream files instead, pass --data-dir DIR (data_dir= in Python) {local}"
+    )
+
+
+def _chain(error: BaseException):
+    seen = []
+    while error is not None and error not in seen:
+        seen.append(error)
+        error = error.__cause__ or error.__context__
+    return seen
+
+
+def describe_failure(error: BaseException) -> str:
+    """Why a request failed, in words: the HTTP status, offline mode, no connection."""
+    for cause in _chain(error):
+        name = type(cause).__name__
+        status = getattr(cause, "status", None) or getattr(getattr(cause, "response", None), "status_code", None)
+        if isinstance(status, int):
+            response = getattr(cause, "response", None)
+            phrase = getattr(cause, "message", None) or getattr(response, "reason", None)
+            phrase = phrase or getattr(response, "reason_phrase", None) or ""
+            said = " ".join(str(getattr(cause, "server_message", None) or "").split())  # the Hub says why
+            return f"the server answered HTTP {status} {phrase}".rstrip() + (f" ({said})" if said else "")
+        if name == "OfflineModeIsEnabled":
+            return "offline mode is on (HF_HUB_OFFLINE=1 or HF_DATASETS_OFFLINE=1)"
+        if name in ("ClientConnectorError", "ConnectionError", "ConnectError", "gaierror", "ConnectionRefusedError"):
+            detail = " ".join(str(cause).split())
+            return f"no connection ({detail}): no network, or the host cannot be reached"
+        if isinstance(cause, TimeoutError) or "Timeout" in name:
+            return "the connection timed out"
+    return " ".join(str(error).split())
+
+
+def lfs_pointers(files: dict[str, Path]) -> list[str]:
+    """The source paths whose local file is a Git LFS pointer instead of the data."""
+    found = []
+    for path, local in files.items():
+        with open(local, "rb") as f:
+            if f.read(len(LFS_POINTER)) == LFS_POINTER:
+                found.append(path)
+    return found
+
+
+def check_not_lfs_pointers(corpus: Corpus, files: dict[str, Path], data_dir: Path | None) -> None:
+    """Stop on Git LFS pointers (a clone without `git lfs pull`) before anything compares or
+    records checksums: a pointer's hash is not the release's."""
+    found = lfs_pointers(files)
+    if not found:
+        return
+    where = f"in {data_dir}" if data_dir is not None else "downloaded"
+    fix = f"run `git lfs pull` in {data_dir}" if data_dir is not None else "download the Git LFS objects, not pointers"
+    raise LfsPointers(
+        f"{corpus.name}: {len(found)} source file(s) {where} are Git LFS pointers, not the data: {shorten(found)}; "
+        f"{fix} (a clone needs Git LFS for these files)"
+    )
 
 
 def read_records(corpus: Corpus) -> dict[str, Record | None]:
@@ -139,7 +241,17 @@ def verify(corpus: Corpus, files: dict[str, Path]) -> None:
     found = differences(corpus, files)
     if found:
         raise ChecksumError(
-            f"{corpus.name}: {len(found)} source file(s) differ from the recorded release: {'; '.join(found)}. "
+            f"{corpus.name}: {len(found)} source file(s) differ from the recorded release: {shorten(found, 3, '; ')}. "
             f"If the new files are right, record them with `corpora checksums {corpus.name} --update`; "
             "to build them once without recording, use --allow-modified-sources."
         )
+
+
+def check(corpus: Corpus, files: dict[str, Path], data_dir: Path | None, allow_modified_sources: bool = False) -> None:
+    """The release checks of a build from real sources: no Git LFS pointers (found before the
+    checksums, which they would only fail), then every file is the recorded release. Modified
+    sources skip both: the loader then names the first file that is not data, LFS pointers
+    included."""
+    if not allow_modified_sources:
+        check_not_lfs_pointers(corpus, files, data_dir)
+        verify(corpus, files)

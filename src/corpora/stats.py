@@ -7,10 +7,8 @@ counted one by one). Lengths are kept as a histogram, so the quantiles are exact
 from __future__ import annotations
 
 import math
-import os
 from collections import Counter
 from collections import defaultdict
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from dataclasses import field
 
@@ -33,30 +31,21 @@ class SplitStatistics:
     lengths: dict[str, tuple[int, ...]] = field(default_factory=dict)
 
 
-
 def compute(features: datasets.Features, files: list) -> SplitStatistics:
-    """The statistics of one split, from its Parquet files: one task per column and run of row
-    groups, in parallel threads (Arrow's reader and compute release the GIL)."""
+    """The statistics of one split, from its Parquet files, read batch by batch. Sequential: a
+    thread per column and run of row groups measured no faster on the 1.08 M-row summaries
+    export (0.19 s either way, 2 cores)."""
     columns = [name for name, feature in features.items() if _has_statistics(feature)]
-    workers = os.cpu_count() or 1
-    tasks, examples = [], 0
-    for path in files:
-        metadata = pyarrow.parquet.ParquetFile(path).metadata
-        examples += metadata.num_rows
-        row_groups = metadata.num_row_groups
-        # A few runs per column, so that one long text column does not hold up the rest.
-        size = max(1, math.ceil(row_groups / (2 * workers)))
-        runs = [list(range(start, min(start + size, row_groups))) for start in range(0, row_groups, size)]
-        tasks += [(path, run, column) for column in columns for run in runs]
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        parts = list(pool.map(lambda task: _column_counts(features, *task), tasks))
     counts, lengths, labels = defaultdict(Counter), defaultdict(Counter), {}
-    for part_counts, part_lengths, part_labels in parts:
-        for path, counter in part_counts.items():
-            counts[path].update(counter)
-        for path, counter in part_lengths.items():
-            lengths[path].update(counter)
-        labels.update(part_labels)
+    examples = 0
+    for path in files:
+        parquet = pyarrow.parquet.ParquetFile(path)
+        examples += parquet.metadata.num_rows
+        if not columns:
+            continue
+        for batch in parquet.iter_batches(batch_size=1 << 16, columns=columns):
+            for column in columns:
+                _walk(features[column], batch.column(column), column, counts, lengths, labels)
     statistics = SplitStatistics(examples=examples)
     for path, names in labels.items():
         counted = counts[path]
@@ -67,14 +56,6 @@ def compute(features: datasets.Features, files: list) -> SplitStatistics:
         if histogram:
             statistics.lengths[path] = _quantiles(histogram)
     return statistics
-
-
-def _column_counts(features, path, row_groups, column):
-    counts, lengths, labels = {}, {}, {}
-    parquet = pyarrow.parquet.ParquetFile(path)
-    for batch in parquet.iter_batches(batch_size=1 << 16, row_groups=row_groups, columns=[column]):
-        _walk(features[column], batch.column(0), column, counts, lengths, labels)
-    return counts, lengths, labels
 
 
 def _has_statistics(feature) -> bool:

@@ -1,8 +1,9 @@
 """Synthetic caption_contest_ratings sources in the real formats (docs/formats/caption_contest_ratings.md):
 summary CSVs written like upstream (csv.writer, LF, quoting only where needed, both headers, the
 real file names), and zipped pandas-style response CSVs (unnamed index column first). Used by the
-benchmarks (full size) and to regenerate the dummy data (`python -m bench.caption_contest_synthetic
-DIR` writes the dummy layout; the quirk files are then the hand-written ones in dummy_data/).
+tests, the benchmarks (full size) and to regenerate the dummy data (`python
+tests/synthetic_caption_contest.py DIR` writes the dummy layout; the quirk files are then the
+hand-written ones in dummy_data/).
 Deterministic: the same seed gives the same bytes."""
 
 from __future__ import annotations
@@ -173,6 +174,18 @@ def write_summaries(root: Path, rows_per_file: int, seed: int = 0) -> list[Path]
     return [_write_summary_file(root, path, rows_per_file, rng=rng) for path in module._FILES["summaries"]["train"]]
 
 
+def write_summary_release(root: Path, total: int = 1_081_771) -> int:
+    """Every summary file of the release, `total` rows spread over them (the real total by
+    default); returns the bytes written."""
+    names = loader_module()._FILES["summaries"]["train"]
+    per_file, extra = divmod(total, len(names))
+    paths = [
+        _write_summary_file(root, path, per_file + (1 if index < extra else 0), seed=index)
+        for index, path in enumerate(names)
+    ]
+    return sum(path.stat().st_size for path in paths)
+
+
 def _write_summary_file(root: Path, path: str, rows: int, seed: int = 0, rng=None) -> Path:
     rng = rng or random.Random(seed)
     name = path.rsplit("/", 1)[-1]
@@ -243,6 +256,18 @@ def dueling_tail(rng: random.Random, alg: str) -> list:
         winner[0],
         winner[1],
     ]
+
+
+def cardinal_csv(rows: int) -> bytes:
+    """The bytes of a cardinal response CSV of `rows` rows, with captions that need quoting: big
+    enough at 20,000 rows to span several compressed chunks of an archive member."""
+    lines = [",".join(CARDINAL_HEADER)]
+    lines += [
+        f'{i},KLUCB,0.{i % 97},uid{i % 311},1.5,"caption {i % 1013}, with ""quotes""",{i % 1013},{1 + i % 3},'
+        f"2017-07-28 17:05:39.{i % 999999:06d}"
+        for i in range(rows)
+    ]
+    return ("\n".join(lines) + "\n").encode()
 
 
 def _entry(name: str) -> zipfile.ZipInfo:

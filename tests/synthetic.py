@@ -1,5 +1,5 @@
-"""Synthetic source files in the real formats and at the real sizes, for benchmarks and for
-the tests that check official split sizes. Deterministic: the same seed gives the same bytes."""
+"""Synthetic source files in the real formats and at the real sizes, for the tests that check
+official split sizes and for the benchmarks in bench/. Deterministic: the same seed gives the same bytes."""
 
 from __future__ import annotations
 

@@ -1,0 +1,139 @@
+"""What the corpora toolkit costs around the builder: whole processes on a synthetic copy of the
+caption_contest_ratings summaries (199 files, 1,081,771 rows, tests/synthetic_caption_contest.py),
+each timed from start to exit (wall) and by the CPU time it used (user + system, all its threads;
+steadier than wall time on a shared machine), median of 3 (of 1 with --quick):
+
+- floor: `import datasets`, then pyarrow `read_csv` + `write_table` of every file, in one
+  process: what any datasets-based tool pays for this export;
+- csv: `load_dataset("csv", data_files=...)` + `to_parquet` (one call per header variant);
+- corpora build: `corpora build caption_contest_ratings --config summaries --data-dir X
+  --allow-modified-sources` (builder, Parquet export, rows-in = rows-out count, statistics,
+  card, croissant.json with the sha256 of every file);
+- python + `import datasets` alone, and `import corpora.cli`, for the import costs.
+
+Goals (issue 14): corpora build within 1.2x of the floor, and at most 0.8x of csv.
+
+Usage: python bench/toolkit_overhead.py [--quick] [--runs N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "src"))
+
+FLOOR = """
+import sys
+from pathlib import Path
+import datasets
+import pyarrow.csv
+import pyarrow.parquet
+root, out = Path(sys.argv[1]), Path(sys.argv[2])
+out.mkdir()
+for index, path in enumerate(sorted((root / "contests" / "summaries").glob("*.csv"))):
+    table = pyarrow.csv.read_csv(path, parse_options=pyarrow.csv.ParseOptions(newlines_in_values=True))
+    pyarrow.parquet.write_table(table, out / f"{index}.parquet")
+"""
+
+CSV = """
+import sys
+from pathlib import Path
+import datasets
+root, out = Path(sys.argv[1]), Path(sys.argv[2])
+groups = {}
+for path in sorted((root / "contests" / "summaries").glob("*.csv")):
+    with open(path, "rb") as f:
+        groups.setdefault(f.readline(), []).append(str(path))
+for index, group in enumerate(groups.values()):  # the two headers cannot share one builder
+    dataset = datasets.load_dataset("csv", data_files={"train": group}, cache_dir=str(out / "cache"), split="train")
+    dataset.to_parquet(str(out / f"{index}.parquet"))
+"""
+
+
+FLOOR_TASK = "floor (import datasets, read_csv + write_table)"
+
+
+def tasks(data: Path, out: Path) -> dict[str, list[str]]:
+    return {
+        "python + import datasets": [sys.executable, "-c", "import datasets"],
+        "python + import corpora.cli": [sys.executable, "-c", "import corpora.cli"],
+        FLOOR_TASK: [sys.executable, "-c", FLOOR, str(data), str(out)],
+        'load_dataset("csv") + to_parquet': [sys.executable, "-c", CSV, str(data), str(out)],
+        "corpora build --config summaries": [sys.executable, "-m", "corpora.cli", "build", "caption_contest_ratings"]
+        + ["--config", "summaries", "--data-dir", str(data), "--allow-modified-sources", "--out", str(out)],
+    }
+
+
+def timed(command: list[str], out: Path, env: dict) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) of a command in a fresh process."""
+    shutil.rmtree(out, ignore_errors=True)
+    start = time.perf_counter()
+    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    error = process.stderr.read()
+    _, status, usage = os.wait4(process.pid, 0)
+    seconds = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"failed ({os.waitstatus_to_exitcode(status)}): {' '.join(command[:5])} ...\n{error[-2000:]}")
+    return seconds, usage.ru_utime + usage.ru_stime
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="one run of each process instead of three")
+    parser.add_argument("--runs", type=int)
+    args = parser.parse_args(argv)
+    runs = args.runs or (1 if args.quick else 3)
+    from synthetic_caption_contest import write_summary_release
+
+    with tempfile.TemporaryDirectory(prefix="bench-toolkit-", dir=os.environ.get("BENCH_TMP")) as tmp:
+        tmp = Path(tmp)
+        start = time.perf_counter()
+        size = write_summary_release(tmp / "data")
+        print(
+            f"summaries: 199 files, 1,081,771 rows, {size / 1e6:.1f} MB of CSV (generated in "
+            f"{time.perf_counter() - start:.0f} s); whole processes, median of {runs}",
+            flush=True,
+        )
+        env = {
+            **os.environ,
+            "HF_HUB_OFFLINE": "1",
+            "HF_DATASETS_OFFLINE": "1",
+            "HF_HOME": str(tmp / "hf"),
+            "HF_DATASETS_DISABLE_PROGRESS_BARS": "1",
+            "OPENBLAS_NUM_THREADS": "1",  # as bench/caption_contest_build.py: no idle BLAS threads spinning
+            # This checkout's toolkit and loaders, whichever is installed.
+            "PYTHONPATH": str(ROOT / "src"),
+            "CORPORA_ROOT": str(ROOT),
+        }
+        commands = tasks(tmp / "data", tmp / "out")
+        times = {name: [] for name in commands}
+        for _ in range(runs):  # interleaved, so that a busy moment of the machine hits every task
+            for name, command in commands.items():
+                times[name].append(timed(command, tmp / "out", env))
+    wall = {name: statistics.median(wall for wall, _ in values) for name, values in times.items()}
+    cpu = {name: statistics.median(cpu for _, cpu in values) for name, values in times.items()}
+    print(f"  {'':50s} {'wall':>7s} {'CPU':>7s}   (wall of each run)")
+    for name in times:
+        each = ", ".join(f"{seconds:.2f}" for seconds, _ in times[name])
+        print(f"  {name:50s} {wall[name]:6.2f}s {cpu[name]:6.2f}s   ({each})")
+    build, floor, csv = "corpora build --config summaries", FLOOR_TASK, 'load_dataset("csv") + to_parquet'
+    for label, measured in (("wall", wall), ("CPU", cpu)):
+        print(
+            f"  {label}: corpora build / floor {measured[build] / measured[floor]:.2f}x (goal <= 1.2x);"
+            f" / load_dataset(\"csv\") + to_parquet {measured[build] / measured[csv]:.2f}x (goal <= 0.8x);"
+            f" corpora build - floor {measured[build] - measured[floor]:.2f} s"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,280 @@
+"""Errors a user can act on, each one line: Git LFS pointers, failed downloads (which URL, why,
+how to build from a local copy), a missing token before any build, failed uploads, long lists
+cut short, `checksums --config`, and a --data-dir laid out for another config."""
+
+import functools
+import http.server
+import json
+import shutil
+import socket
+import threading
+
+import datasets
+import pytest
+
+from corpora import registry
+from corpora import sources
+from corpora.cli import main
+
+NAME = "diplomacy_detection"
+POINTER = b"version https://git-lfs.github.com/spec/v1\noid sha256:" + b"0" * 64 + b"\nsize 1234\n"
+
+
+def run(capsys, *argv):
+    """Exit code, stdout, and the last line of stderr (progress bars come before it)."""
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err.rstrip("\n").split("\n")[-1].split("\r")[-1] + "\n" if err else ""
+
+
+def copy_of(name, tmp_path):
+    target = tmp_path / "copy"
+    shutil.copytree(registry.get(name).dummy_dir, target)
+    return target
+
+
+# --- Git LFS pointers ---------------------------------------------------------------------------
+
+
+def test_lfs_pointers_are_found_before_the_checksums(capsys, tmp_path):
+    copy = copy_of(NAME, tmp_path)
+    (copy / "data" / "validation.jsonl").write_bytes(POINTER)
+    code, _, err = run(capsys, "build", NAME, "--data-dir", str(copy), "--out", str(tmp_path / "out"))
+    assert code == 1
+    assert err == (
+        f"corpora build: error: diplomacy_detection: 1 source file(s) in {copy} are Git LFS pointers, not the data: "
+        f"data/validation.jsonl; run `git lfs pull` in {copy} (a clone needs Git LFS for these files)\n"
+    )
+    # Modified sources are not compared with the release: the loader names the pointer itself.
+    code, _, err = run(capsys, "build", NAME, "--data-dir", str(copy), "--out", str(tmp_path / "out"),
+                       "--allow-modified-sources")
+    assert (code, err) == (1, "corpora build: error: data/validation.jsonl: is a Git LFS pointer, not the data; "
+                              "fetch the real file (git lfs pull)\n")
+
+
+def test_many_lfs_pointers_are_counted_and_cut(capsys, tmp_path):
+    name = "caption_contest_ratings"
+    copy = copy_of(name, tmp_path)
+    paths = registry.get(name).source_files(["summaries"])
+    for path in paths:
+        (copy / path).write_bytes(POINTER)
+    code, _, err = run(capsys, "build", name, "--config", "summaries", "--data-dir", str(copy), "--out",
+                       str(tmp_path / "out"))
+    assert code == 1
+    assert err == (
+        f"corpora build: error: caption_contest_ratings: {len(paths)} source file(s) in {copy} are Git LFS pointers, "
+        f"not the data: {', '.join(paths[:5])}, and {len(paths) - 5} more; run `git lfs pull` in {copy} "
+        "(a clone needs Git LFS for these files)\n"
+    )
+
+
+def test_checksums_update_refuses_to_record_a_pointer(capsys, tmp_path, record_release):
+    copy = copy_of(NAME, tmp_path)
+    recorded = record_release(NAME, copy)  # a temporary checksums.tsv, so the real one is untouched
+    before = recorded.read_text()
+    (copy / "data" / "test.jsonl").write_bytes(POINTER)
+    code, out, err = run(capsys, "checksums", NAME, "--data-dir", str(copy), "--update")
+    assert code == 1
+    assert err.startswith("corpora checksums: error: diplomacy_detection: 1 source file(s) in ")
+    assert "are Git LFS pointers, not the data: data/test.jsonl; run `git lfs pull` in " in err
+    assert out == ""
+    assert recorded.read_text() == before
+
+
+# --- checksums --config, layouts, long lists -----------------------------------------------------
+
+
+def test_checksums_of_one_config(capsys):
+    name = "saf_micro_job_german"
+    corpus = registry.get(name)
+    code, out, _ = run(capsys, "checksums", name, "--config", "upstream_xml", "--data-dir", str(corpus.dummy_dir))
+    assert code == 1  # the dummy files are not the release
+    assert [line.split()[0] for line in out.splitlines()[1:]] == corpus.source_files(["upstream_xml"])
+    assert all(path.endswith(".xml") for path in corpus.source_files(["upstream_xml"]))
+    code, _, err = run(capsys, "checksums", name, "--config", "xml")
+    assert (code, err) == (1, "corpora checksums: error: saf_micro_job_german has no config 'xml'; configs: default, upstream_xml\n")
+
+
+def test_a_data_dir_of_another_config_says_which_config_reads_it(capsys, tmp_path):
+    name = "saf_micro_job_german"
+    copy = copy_of(name, tmp_path)
+    parquet = registry.get(name).source_files(["default"])
+    for path in parquet:
+        (copy / path).unlink()  # a clone of the GitHub repository: the XML files only
+    code, _, err = run(capsys, "build", name, "--data-dir", str(copy), "--out", str(tmp_path / "out"))
+    assert code == 1
+    assert err == (
+        f"corpora build: error: saf_micro_job_german: 4 source file(s) missing: "
+        f"{', '.join(str(copy / path) for path in parquet)}. {copy} holds the files of config 'upstream_xml': "
+        "build only that with --config upstream_xml\n"
+    )
+
+
+def test_a_long_list_of_missing_files_is_cut(capsys, tmp_path):
+    name = "caption_contest_ratings"
+    corpus = registry.get(name)
+    paths = corpus.source_files(corpus.configs)
+    code, _, err = run(capsys, "build", name, "--data-dir", str(tmp_path), "--out", str(tmp_path / "out"))
+    assert code == 1
+    shown = ", ".join(str(tmp_path / path) for path in paths[:5])
+    assert err == (
+        f"corpora build: error: caption_contest_ratings: {len(paths)} source file(s) missing: {shown}, "
+        f"and {len(paths) - 5} more\n"
+    )
+
+
+# --- downloads ----------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def online(monkeypatch):
+    """Downloads allowed (only 127.0.0.1 is reachable: conftest's socket guard)."""
+    for flag in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE"):
+        if hasattr(datasets.config, flag):
+            monkeypatch.setattr(datasets.config, flag, False)
+
+
+def serve(folder):
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(folder))
+    handler.log_message = lambda *args: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def point_urls_at(monkeypatch, base):
+    module = registry.get(NAME).module
+    monkeypatch.setattr(module, "_URLS", {path: base + path for path in module._URLS})
+
+
+def closed_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+LOCAL_COPY = "To build from a local copy of the upstream files instead, pass --data-dir DIR (data_dir= in Python)"
+
+
+def test_a_missing_file_on_the_server_is_named_with_its_status(capsys, tmp_path, monkeypatch, online):
+    served = tmp_path / "served"
+    (served / "data").mkdir(parents=True)
+    shutil.copy(registry.get(NAME).dummy_dir / "data" / "train.jsonl", served / "data" / "train.jsonl")
+    server = serve(served)  # serves train.jsonl only: validation.jsonl is a 404
+    base = f"http://127.0.0.1:{server.server_port}/"
+    point_urls_at(monkeypatch, base)
+    try:
+        code, _, err = run(capsys, "build", NAME, "--out", str(tmp_path / "out"))
+    finally:
+        server.shutdown()
+    assert code == 1
+    assert err == (
+        f"corpora build: error: diplomacy_detection: cannot download {base}data/validation.jsonl: the server answered "
+        f"HTTP 404 File not found. {LOCAL_COPY} with this file at DIR/data/validation.jsonl\n"
+    )
+
+
+def test_no_connection(capsys, tmp_path, monkeypatch, online):
+    port = closed_port()
+    point_urls_at(monkeypatch, f"http://127.0.0.1:{port}/")
+    code, _, err = run(capsys, "checksums", NAME)
+    assert code == 1
+    assert err == (
+        f"corpora checksums: error: diplomacy_detection: cannot download http://127.0.0.1:{port}/data/train.jsonl: "
+        f"no connection (Cannot connect to host 127.0.0.1:{port} ssl:default [Connect call failed ('127.0.0.1', {port})]): "
+        f"no network, or the host cannot be reached. {LOCAL_COPY} with this file at DIR/data/train.jsonl\n"
+    )
+
+
+@pytest.mark.parametrize("command", [["build", NAME], ["checksums", NAME], ["push", NAME, "--repo-id", "a/b", "--dry-run"]])
+def test_offline_without_a_data_dir(capsys, tmp_path, command):
+    url = registry.get(NAME).module._URLS["data/train.jsonl"]
+    code, _, err = run(capsys, *command, *(["--out", str(tmp_path)] if command[0] != "checksums" else []))
+    assert code == 1
+    assert err == (
+        f"corpora {command[0]}: error: diplomacy_detection: cannot download {url}: offline mode is on "
+        f"(HF_HUB_OFFLINE=1 or HF_DATASETS_OFFLINE=1). {LOCAL_COPY} with this file at DIR/data/train.jsonl\n"
+    )
+
+
+# --- push ---------------------------------------------------------------------------------------
+
+
+def test_push_without_a_token_stops_before_building(capsys, tmp_path, monkeypatch):
+    monkeypatch.delenv("HF_TOKEN", raising=False)
+    monkeypatch.delenv("HUGGING_FACE_HUB_TOKEN", raising=False)
+    code, out, err = run(capsys, "push", NAME, "--repo-id", "my-org/diplomacy", "--data-dir",
+                         str(registry.get(NAME).dummy_dir), "--allow-modified-sources", "--out", str(tmp_path / "out"))
+    assert code == 1
+    assert err == (
+        "corpora push: error: no Hugging Face token: log in once with `hf auth login` (or `huggingface-cli login`), "
+        "or set HF_TOKEN; --dry-run needs none\n"
+    )
+    assert out == ""
+    assert not (tmp_path / "out").exists()
+
+
+class RefusingHub(http.server.BaseHTTPRequestHandler):
+    """Answers every call as the Hub does to a token without write access."""
+
+    def log_message(self, *args):
+        pass
+
+    def handle_any(self):
+        length = int(self.headers.get("Content-Length") or 0)
+        self.rfile.read(length)
+        body = json.dumps({"error": "You don't have the rights to create a dataset under the namespace my-org"}).encode()
+        self.send_response(403)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("X-Error-Message", "You don't have the rights to create a dataset under the namespace my-org")
+        self.end_headers()
+        self.wfile.write(body)
+
+    do_GET = do_POST = do_PUT = do_HEAD = handle_any
+
+
+def upload(capsys, tmp_path, monkeypatch, endpoint):
+    from huggingface_hub import constants
+
+    monkeypatch.setenv("HF_TOKEN", "hf_fakeTokenThatMustNeverBePrinted")
+    monkeypatch.setattr(constants, "ENDPOINT", endpoint)
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+    return run(capsys, "push", NAME, "--repo-id", "my-org/diplomacy", "--data-dir", str(registry.get(NAME).dummy_dir),
+               "--allow-modified-sources", "--out", str(tmp_path / "out"))
+
+
+def test_an_upload_the_hub_refuses_is_one_line(capsys, tmp_path, monkeypatch):
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), RefusingHub)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        code, _, err = upload(capsys, tmp_path, monkeypatch, f"http://127.0.0.1:{server.server_port}")
+    finally:
+        server.shutdown()
+    assert code == 1
+    assert err == (
+        "corpora push: error: diplomacy_detection: uploading to dataset repository my-org/diplomacy failed: the server "
+        "answered HTTP 403 Forbidden (You don't have the rights to create a dataset under the namespace my-org); "
+        f"the export is complete in {tmp_path / 'out' / NAME}: run the push again when fixed\n"
+    )
+
+
+def test_an_upload_without_a_connection_is_one_line(capsys, tmp_path, monkeypatch):
+    port = closed_port()
+    code, _, err = upload(capsys, tmp_path, monkeypatch, f"http://127.0.0.1:{port}")
+    assert code == 1
+    assert err.startswith(
+        "corpora push: error: diplomacy_detection: uploading to dataset repository my-org/diplomacy failed: no connection ("
+    )
+    assert err.endswith(
+        f"): no network, or the host cannot be reached; the export is complete in {tmp_path / 'out' / NAME}: "
+        "run the push again when fixed\n"
+    )
+    assert "\n" not in err.rstrip("\n")
+
+
+def test_describe_failure_reads_the_status_of_either_http_client():
+    import aiohttp
+
+    error = aiohttp.ClientResponseError(None, (), status=500, message="Internal Server Error")
+    assert sources.describe_failure(error) == "the server answered HTTP 500 Internal Server Error"

@@ -1,0 +1,177 @@
+"""A normal install: the wheel (and the sdist) built from the repository carry the loaders, their
+cards and checksums, and the dummy data, and the installed `corpora` runs from any folder.
+
+The wheel is built offline with the setuptools of this environment, then installed (without its
+dependencies) into a fresh virtual environment that finds them through a .pth file naming this
+environment's site-packages: nothing is downloaded, and nothing of the checkout is on its path.
+One leg is enough (the package is the same on every datasets version)."""
+
+import json
+import os
+import site
+import subprocess
+import sys
+import tarfile
+import venv
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO
+from corpora import registry
+
+pytestmark = pytest.mark.datasets5
+
+NAME = "diplomacy_detection"
+SHIPPED = ["loaders", "dataset_cards", "dummy_data"]
+
+
+def data_files():
+    """Every file of the three folders, relative to the repository (what the package carries)."""
+    files = []
+    for folder in SHIPPED:
+        files += [p.relative_to(REPO).as_posix() for p in (REPO / folder).rglob("*")
+                  if p.is_file() and "__pycache__" not in p.parts]
+    return sorted(files)
+
+
+@pytest.fixture(scope="module")
+def dist(tmp_path_factory):
+    """The wheel and the sdist, built from a copy of what the repository tracks."""
+    import shutil
+
+    source = tmp_path_factory.mktemp("source")
+    for name in ["pyproject.toml", "README.md"]:
+        shutil.copy(REPO / name, source / name)
+    for folder in ["src", *SHIPPED]:
+        shutil.copytree(REPO / folder, source / folder, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    out = tmp_path_factory.mktemp("dist")
+    for hook in ("build_wheel", "build_sdist"):  # one process each: setuptools keeps state between them
+        script = f"import sys; from setuptools import build_meta; build_meta.{hook}(sys.argv[1])"
+        result = subprocess.run([sys.executable, "-c", script, str(out)], cwd=source, capture_output=True, text=True,
+                                check=False)
+        assert result.returncode == 0, result.stderr[-3000:]
+    return out / "corpora-0.1.0-py3-none-any.whl", out / "corpora-0.1.0.tar.gz"
+
+
+@pytest.fixture(scope="module")
+def installed(dist, tmp_path_factory):
+    """A fresh virtual environment with the wheel installed; returns its bin folder."""
+    env = tmp_path_factory.mktemp("venv")
+    venv.create(env, with_pip=True)
+    python = env / "bin" / "python"
+    purelib = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+    # The dependencies: this environment's site-packages, after the fresh one's own.
+    Path(purelib, "test_dependencies.pth").write_text("\n".join(site.getsitepackages()) + "\n")
+    result = subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--no-deps", "--no-index", str(dist[0])],
+                            capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr
+    return env / "bin"
+
+
+def run(bin_dir, cwd, *argv, env=None):
+    environment = {key: value for key, value in os.environ.items() if key not in ("CORPORA_ROOT", "HF_TOKEN")}
+    environment.update(HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", HF_HOME=str(cwd / "hf-home"), **(env or {}))
+    return subprocess.run([str(bin_dir / argv[0]), *argv[1:]], cwd=cwd, env=environment, capture_output=True,
+                          text=True, check=False)
+
+
+def test_the_wheel_and_the_sdist_carry_the_data_folders(dist):
+    wheel, sdist = dist
+    in_wheel = sorted(n.removeprefix("corpora/_data/") for n in zipfile.ZipFile(wheel).namelist()
+                      if n.startswith("corpora/_data/"))
+    assert in_wheel == data_files()
+    prefix = sdist.name.removesuffix(".tar.gz") + "/"
+    with tarfile.open(sdist) as archive:
+        in_sdist = {m.name.removeprefix(prefix) for m in archive.getmembers() if m.isfile()}
+    assert [path for path in data_files() if path not in in_sdist] == []
+    assert {"pyproject.toml", "src/corpora/cli.py", "src/corpora/templates/dataset_card.md.j2"} <= in_sdist
+
+
+def test_the_installed_package_uses_its_own_copy(installed, tmp_path):
+    script = "import corpora, corpora.registry as r; print(corpora.__file__); print(r.repo_root())"
+    result = run(installed, tmp_path, "python", "-c", script)
+    assert result.returncode == 0, result.stderr
+    module, root = result.stdout.splitlines()
+    assert module.startswith(str(installed.parent)) and not module.startswith(str(REPO))
+    assert root == str(Path(module).parent / "_data")
+
+
+def test_list_from_another_folder(installed, tmp_path, capsys):
+    from corpora.cli import main
+
+    main(["list"])  # the checkout's answer
+    expected = capsys.readouterr().out
+    result = run(installed, tmp_path, "corpora", "list")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == expected
+    assert ["diplomacy_detection", "messages", "test", "2,741"] in [line.split() for line in expected.splitlines()]
+
+
+def test_build_dummy_from_another_folder(installed, tmp_path):
+    result = run(installed, tmp_path, "corpora", "build", NAME, "--dummy", "--out", "exports")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    table = [line.split() for line in lines[lines.index(next(x for x in lines if x.startswith("exported to"))) + 2:]]
+    assert table == [
+        [NAME, "conversations", "train", "4", "4", "4"],
+        [NAME, "conversations", "validation", "2", "2", "2"],
+        [NAME, "conversations", "test", "2", "2", "2"],
+        [NAME, "messages", "train", "10", "10", "10"],
+        [NAME, "messages", "validation", "3", "3", "3"],
+        [NAME, "messages", "test", "5", "5", "5"],
+    ]
+    assert sorted(p.name for p in (tmp_path / "exports" / NAME).iterdir()) == [
+        "README.md", "conversations", "croissant.json", "messages"
+    ]
+
+
+def test_corpora_load_from_another_folder(installed, tmp_path, dummy_build):
+    script = (
+        "import json, corpora\n"
+        "ds = corpora.load('diplomacy_detection', 'messages', split='train[:3]+test', dummy=True)\n"
+        "print(json.dumps(ds.to_list()))\n"
+        "print(sorted(corpora.load('curiosity_dialogs', dummy=True)))\n"
+    )
+    result = run(installed, tmp_path, "python", "-c", script)
+    assert result.returncode == 0, result.stderr
+    rows, splits = result.stdout.splitlines()
+    messages = dummy_build(NAME, "messages")
+    assert json.loads(rows) == messages["train"].to_list()[:3] + messages["test"].to_list()
+    assert len(json.loads(rows)) == 8
+    assert splits == "['test', 'test_zero', 'train', 'validation']"
+
+
+def test_the_other_commands_from_another_folder(installed, tmp_path):
+    check = run(installed, tmp_path, "corpora", "card", NAME, "--check")
+    assert (check.returncode, check.stdout) == (0, f"{NAME}: card up to date\n"), check.stderr
+    validate = run(installed, tmp_path, "corpora", "validate", NAME)
+    assert validate.returncode == 0, validate.stderr
+    assert validate.stdout.splitlines() == [
+        f"{NAME}: dummy build conversations: ok", f"{NAME}: dummy build messages: ok", f"{NAME}: card: ok",
+        f"{NAME}: export round trip: ok",
+    ]
+    refused = run(installed, tmp_path, "corpora", "card", NAME)
+    assert refused.returncode == 1
+    assert refused.stderr.startswith(f"corpora card: error: loaders/{NAME}/README.md belongs to the installed package (")
+    assert refused.stderr.endswith(
+        "/corpora/_data); run this in a clone of the repository (an editable install: pip install -e .), "
+        "or point CORPORA_ROOT at one\n"
+    )
+    dummy = registry.get(NAME).dummy_dir
+    checksums = run(installed, tmp_path, "corpora", "checksums", NAME, "--data-dir", str(dummy))
+    assert checksums.returncode == 1  # measured and compared: the dummy files are not the release
+    assert [line.split()[-1] for line in checksums.stdout.splitlines()[1:]] == ["differs"] * 3
+    url = registry.get(NAME).module._URLS["data/train.jsonl"]
+    offline = run(installed, tmp_path, "corpora", "build", NAME)
+    assert (offline.returncode, offline.stderr) == (1, (
+        f"corpora build: error: diplomacy_detection: cannot download {url}: offline mode is on (HF_HUB_OFFLINE=1 or "
+        "HF_DATASETS_OFFLINE=1). To build from a local copy of the upstream files instead, pass --data-dir DIR "
+        "(data_dir= in Python) with this file at DIR/data/train.jsonl\n"
+    ))
+    push = run(installed, tmp_path, "corpora", "push", NAME, "--repo-id", "a/b", "--data-dir", str(dummy),
+               "--allow-modified-sources", "--dry-run")
+    assert push.returncode == 0, push.stderr
+    assert push.stdout.splitlines()[-9].startswith("would upload 8 files from build/diplomacy_detection to ")
