@@ -32,6 +32,7 @@ test-main: $(VENV)/.installed
 	rm -rf .cache/hf-test
 	$(OFFLINE) $(VENV)/bin/python -m pytest
 
+# Leg 2 runs only what can differ between datasets versions (tests/conftest.py deselects the rest).
 test-datasets3: $(VENV3)/.installed $(VENV)/.installed
 	rm -rf .cache/hf-test
 	$(OFFLINE) CORPORA_DATASETS5_PYTHON=$(CURDIR)/$(VENV)/bin/python $(VENV3)/bin/python -m pytest

@@ -1,11 +1,16 @@
 """Shared fixtures. Tests run offline with a throw-away Hugging Face home (the Makefile sets the
 same variables; they are set here too so a bare `pytest` cannot reach the network)."""
 
+import http.server
+import inspect
 import os
+import re
 import shutil
 import tempfile
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 os.environ["HF_HUB_OFFLINE"] = "1"
@@ -21,7 +26,11 @@ from corpora import build  # noqa: E402
 from corpora import registry  # noqa: E402
 from corpora import sources  # noqa: E402
 
+# This checkout (src/, tests/), and the collection under test: the folder holding
+# loaders/, dataset_cards/ and dummy_data/, $CORPORA_ROOT if set (tests/test_add_a_corpus.py points
+# it at a copy with one more corpus), else this checkout. Generic tests find corpora there.
 REPO = Path(__file__).resolve().parents[1]
+COLLECTION = registry.repo_root()
 
 DATASETS_MAJOR = int(datasets.__version__.split(".")[0])
 CASES = [(corpus.name, config) for corpus in registry.all_corpora() for config in corpus.configs]
@@ -54,12 +63,46 @@ def no_network():
     socket.getaddrinfo = real_getaddrinfo
 
 
-def pytest_collection_modifyitems(items):
+# What differs most between datasets versions: streaming and its shards, worker processes, reading
+# a Parquet export back. A test whose code (or a function of its module that it calls) uses one
+# of these runs in both legs, so a corpus's own tests need no marker for it.
+VERSION_SENSITIVE = re.compile(
+    r"streaming=True|as_streaming_dataset|split_dataset_by_node|num_proc|datasets\.load_dataset\("
+)
+
+
+def uses_version_sensitive_datasets_code(item) -> bool:
+    function = getattr(item, "function", None)
+    if function is None:
+        return False
+    source = inspect.getsource(function)
+    called = [getattr(item.module, name, None) for name in re.findall(r"\b(\w+)\(", source)]
+    helpers = [f for f in called if inspect.isfunction(f) and f.__module__ == item.module.__name__]
+    return any(VERSION_SENSITIVE.search(inspect.getsource(f)) for f in [function, *helpers])
+
+
+def pytest_collection_modifyitems(config, items):
+    """The datasets 3.6 leg runs only what can differ between datasets versions: tests marked
+    `both_legs` (the generic checks on every builder: building, streaming, Parquet read-back, a
+    bad file's error through the builder) and `datasets3` (script loading). Tests that use the
+    HTTP `mirror` download and stream through datasets' and fsspec's own code, and tests that
+    stream, shard, use worker processes or read an export back (VERSION_SENSITIVE): both legs too.
+    Each corpus's parser and bad-input tests run the loader's own code, the same in either leg,
+    through the builder path that the generic checks cover: the 5.x leg runs them."""
+    for item in items:
+        if "mirror" in getattr(item, "fixturenames", ()) or uses_version_sensitive_datasets_code(item):
+            item.add_marker(pytest.mark.both_legs)
+    if DATASETS_MAJOR < 4:
+        runs = {item: "both_legs" in item.keywords or "datasets3" in item.keywords for item in items}
+        config.hook.pytest_deselected(items=[item for item in items if not runs[item]])
+        items[:] = [item for item in items if runs[item]]
     for item in items:
         if "datasets5" in item.keywords and DATASETS_MAJOR < 5:
             item.add_marker(pytest.mark.skip(reason=f"needs datasets 5.x, this leg has {datasets.__version__}"))
         if "datasets3" in item.keywords and DATASETS_MAJOR >= 4:
             item.add_marker(pytest.mark.skip(reason=f"script loading needs datasets 3.x, this leg has {datasets.__version__}"))
+    if os.environ.get("CORPORA_COLLECTED_TESTS"):  # for tests/test_add_a_corpus.py: what this leg runs, before -k
+        Path(os.environ["CORPORA_COLLECTED_TESTS"]).write_text("".join(f"{item.nodeid}\n" for item in items))
 
 
 @pytest.fixture(scope="session")
@@ -123,6 +166,26 @@ def record_release(tmp_path, monkeypatch):
         return recorded[name]
 
     return record
+
+
+@pytest.fixture
+def mirror(request, monkeypatch):
+    """Serve the dummy data of the test module's corpus (its NAME) over real HTTP on 127.0.0.1 and
+    point the loader's URLs at it; yields the base URL."""
+    name = request.module.NAME
+    for flag in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE"):  # only 127.0.0.1 is reached
+        if hasattr(datasets.config, flag):
+            monkeypatch.setattr(datasets.config, flag, False)
+    handler = partial(http.server.SimpleHTTPRequestHandler, directory=str(registry.get(name).dummy_dir))
+    handler.log_message = lambda *args: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_port}/"
+    module = registry.get(name).module  # the module the builder is built from now
+    monkeypatch.setattr(module, "_URLS", {path: base + path for path in module._URLS})
+    yield base
+    server.shutdown()
+    server.server_close()
 
 
 # --- bad input: declared by each tests/test_<name>.py as BAD_INPUT, run by tests/test_bad_input.py ---

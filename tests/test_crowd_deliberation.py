@@ -1,13 +1,10 @@
 """crowd_deliberation: every quirk of docs/formats/crowd_deliberation.md, and bad input."""
 
 import csv
-import http.server
 import io
 import json
 import logging
 import re
-import threading
-from functools import partial
 
 import pytest
 from hypothesis import given
@@ -813,25 +810,6 @@ def test_csv_records_round_trip(rows, tmp_path_factory):
 # --- downloads over real HTTP (127.0.0.1), as from the pinned URLs -----------------------------
 
 PINNED = "https://raw.githubusercontent.com/crowd-deliberation/data/d36857821c0b2694aa0fe3da3aa514d5b15e7cf6/"
-
-
-@pytest.fixture
-def mirror(monkeypatch):
-    """Serve the dummy data over HTTP and point the loader's URLs at it."""
-    import datasets
-
-    for flag in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE"):  # only 127.0.0.1 is reached
-        if hasattr(datasets.config, flag):
-            monkeypatch.setattr(datasets.config, flag, False)
-    handler = partial(http.server.SimpleHTTPRequestHandler, directory=str(corpus.dummy_dir))
-    handler.log_message = lambda *args: None
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{server.server_port}/"
-    module = registry.get(NAME).module  # the module the builder is built from now
-    monkeypatch.setattr(module, "_URLS", {path: base + path for path in module._URLS})
-    yield base
-    server.shutdown()
 
 
 def test_pinned_urls_and_checksums():

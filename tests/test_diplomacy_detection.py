@@ -1,12 +1,8 @@
 """diplomacy_detection: every quirk of docs/formats/diplomacy_detection.md, and bad input (BAD_INPUT, run by
 test_bad_input.py)."""
 
-import http.server
 import json
-import threading
-from functools import partial
 
-import datasets
 import pytest
 from hypothesis import given
 from hypothesis import settings
@@ -241,23 +237,6 @@ def test_typed_dialog_keeps_every_value(messages, players, game_id):
 
 
 # --- downloads over real HTTP (127.0.0.1), as from the pinned URLs -----------------------------
-
-
-@pytest.fixture
-def mirror(monkeypatch):
-    """Serve the dummy data over HTTP and point the loader's URLs at it."""
-    for flag in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE"):  # only 127.0.0.1 is reached
-        if hasattr(datasets.config, flag):
-            monkeypatch.setattr(datasets.config, flag, False)
-    handler = partial(http.server.SimpleHTTPRequestHandler, directory=str(registry.get(NAME).dummy_dir))
-    handler.log_message = lambda *args: None
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{server.server_port}/"
-    module = registry.get(NAME).module  # the module the builder is built from now
-    monkeypatch.setattr(module, "_URLS", {path: base + path for path in module._URLS})
-    yield base
-    server.shutdown()
 
 
 def test_download_from_urls_prepared_and_streaming(mirror, tmp_path, dummy_build):

@@ -2,34 +2,46 @@
 loader keeps (README, "Add a corpus")."""
 
 import json
+import shutil
 
 import datasets
 import pytest
 
 from conftest import CASES
+from conftest import COLLECTION
+from conftest import LFS
 from corpora import registry
 from corpora import validate
+from corpora.errors import CorporaError
 
-pytestmark = pytest.mark.parametrize("name,config", CASES, ids=[f"{n}-{c}" for n, c in CASES])
+each_config = pytest.mark.parametrize("name,config", CASES, ids=[f"{n}-{c}" for n, c in CASES])
+each_corpus = pytest.mark.parametrize("name", registry.names())
 
 
+@pytest.mark.both_legs
+@each_config
 def test_dummy_build_has_the_declared_rows_per_split(name, config, dummy_build):
     expected = registry.get(name).expected_dummy_counts()[config]
     dataset = dummy_build(name, config)
     assert {split: dataset[split].num_rows for split in dataset} == expected
 
 
+@each_config
 def test_dummy_data_covers_every_official_split(name, config):
     corpus = registry.get(name)
     assert list(corpus.expected_dummy_counts()[config]) == list(corpus.split_sizes[config])
 
 
+@pytest.mark.both_legs
+@each_config
 def test_features_are_the_declared_ones(name, config, dummy_build):
     declared = registry.get(name).features(config)
     for split, dataset in dummy_build(name, config).items():
         assert dataset.features == declared, split
 
 
+@pytest.mark.both_legs
+@each_config
 def test_keys_are_unique_and_deterministic(name, config):
     corpus = registry.get(name)
     builder = corpus.builder(config, data_dir=corpus.dummy_dir)
@@ -43,6 +55,8 @@ def test_keys_are_unique_and_deterministic(name, config):
         assert all(str(corpus.dummy_dir) not in str(key) for key in first)
 
 
+@pytest.mark.both_legs
+@each_config
 def test_no_example_is_in_two_splits(name, config, dummy_build):
     seen = {}
     for split, dataset in dummy_build(name, config).items():
@@ -52,6 +66,8 @@ def test_no_example_is_in_two_splits(name, config, dummy_build):
             seen[text] = split
 
 
+@pytest.mark.both_legs
+@each_config
 def test_streaming_yields_the_prepared_rows(name, config, dummy_build):
     from corpora import load
 
@@ -62,6 +78,8 @@ def test_streaming_yields_the_prepared_rows(name, config, dummy_build):
         assert list(streamed[split]) == prepared[split].to_list(), split
 
 
+@pytest.mark.both_legs
+@each_config
 def test_export_reloads_with_the_same_rows_and_features(name, config, dummy_build, dummy_export, tmp_path):
     folder = dummy_export(name)
     reloaded = datasets.load_dataset(str(folder), config, cache_dir=str(tmp_path))
@@ -69,4 +87,114 @@ def test_export_reloads_with_the_same_rows_and_features(name, config, dummy_buil
     splits = registry.get(name).split_sizes[config]
     assert sorted(p.name for p in (folder / config).iterdir()) == sorted(
         f"{split}-00000-of-00001.parquet" for split in splits
+    )
+
+
+@pytest.mark.both_legs  # the loader's error reaches the user through datasets' builder
+@each_corpus
+def test_a_git_lfs_pointer_for_a_source_file_is_one_clear_line(name, dummy_copy, tmp_path, capsys):
+    from corpora.cli import main
+
+    corpus = registry.get(name)
+    config = corpus.default_config
+    path = corpus.module._FILES[config][list(corpus.split_sizes[config])[0]][0]
+    data_dir = dummy_copy(name)
+    (data_dir / path).write_bytes(LFS)
+    args = ["build", name, "--config", config, "--data-dir", str(data_dir), "--allow-modified-sources"]
+    assert main([*args, "--out", str(tmp_path / "out")]) == 1
+    err = capsys.readouterr().err
+    last = err.rstrip("\n").split("\n")[-1].split("\r")[-1]  # datasets' progress bars come before it
+    assert last.startswith(f"corpora build: error: {path}: is a Git LFS pointer, not the "), err
+    assert "Traceback" not in err
+    assert not (tmp_path / "out" / name).exists()
+
+
+# --- the module contract: checked when the registry imports a loader ---------------------------
+
+
+@each_corpus
+def test_the_loader_keeps_the_module_contract(name):
+    corpus = registry.get(name)  # registry.check_contract ran here
+    module = corpus.module
+    assert sorted(module._FILES) == sorted(module._SPLIT_SIZES) == sorted(corpus.configs)
+    for config in corpus.configs:
+        assert list(module._SPLIT_SIZES[config]) == list(module._FILES[config])
+    assert set(corpus.source_files()) <= set(module._URLS)
+
+
+@pytest.fixture
+def loader_copy(tmp_path, monkeypatch):
+    """copy(name): a collection of one corpus, a copy of its loader folder, which the registry
+    reads (through CORPORA_ROOT) until the test ends. Returns the copy's root."""
+    def copy(name):
+        shutil.copytree(COLLECTION / "loaders" / name, tmp_path / "loaders" / name)
+        monkeypatch.setenv("CORPORA_ROOT", str(tmp_path))
+        registry.get.cache_clear()
+        return tmp_path
+
+    yield copy
+    registry.get.cache_clear()
+
+
+def loader_with(root, name, lines):
+    """Append lines to the loader of name under root; the loader file's name as errors give it."""
+    script = root / "loaders" / name / f"{name}.py"
+    script.write_text(script.read_text() + "\n" + "\n".join(lines) + "\n")
+    registry.get.cache_clear()
+    return f"loaders/{name}/{name}.py"
+
+
+@each_corpus
+@pytest.mark.parametrize("constant", registry.CONTRACT)
+def test_a_loader_without_a_contract_constant_is_refused_by_name(name, constant, loader_copy):
+    label = loader_with(loader_copy(name), name, [f"del {constant}"])
+    with pytest.raises(CorporaError) as caught:
+        registry.get(name)
+    assert str(caught.value) == f'{label}: the loader must define {constant} (README, "Add a corpus")'
+
+
+@each_corpus
+def test_a_loader_whose_constants_disagree_is_refused_with_every_reason(name, loader_copy):
+    corpus = registry.get(name)
+    root = loader_copy(name)
+    first, last = corpus.configs[0], corpus.configs[-1]
+    split = list(corpus.split_sizes[first])[0]
+    configs = sorted(corpus.configs)
+    label = loader_with(root, name, [
+        "_LICENSE = ''",
+        f"_FILES[{first!r}][{split!r}] = ['not/a/source.csv']",
+        f"_SPLIT_SIZES[{first!r}] = {{'elsewhere': 1}}",
+        f"del _SPLIT_SIZES[{last!r}]" if last != first else "_SPLIT_SIZES['extra'] = {}",
+        "_count_source_records = 3",
+    ])
+    with pytest.raises(CorporaError) as caught:
+        registry.get(name)
+    assert str(caught.value) == (
+        f"{label}: _LICENSE must be a non-empty string; "
+        f"_SPLIT_SIZES must have exactly the builder's configs {configs}; "
+        f"_FILES[{first!r}] reads paths that are not in _URLS: not/a/source.csv; "
+        "_count_source_records must be a function (config, split, paths) -> records"
+    )
+
+
+@each_corpus
+def test_official_sizes_must_follow_the_splits_of_the_files(name, loader_copy):
+    corpus = registry.get(name)
+    config = corpus.configs[0]
+    splits = list(corpus.module._FILES[config])
+    label = loader_with(loader_copy(name), name, [f"_SPLIT_SIZES[{config!r}] = {{'elsewhere': 1}}"])
+    with pytest.raises(CorporaError) as caught:
+        registry.get(name)
+    assert str(caught.value) == f"{label}: _SPLIT_SIZES[{config!r}] must have the splits of _FILES[{config!r}], {splits}"
+
+
+@each_corpus
+def test_a_broken_loader_is_one_clear_line_from_the_cli(name, loader_copy, capsys):
+    from corpora.cli import main
+
+    root = loader_copy(name)
+    label = loader_with(root, name, ["del _URLS"])
+    assert main(["build", name, "--dummy", "--out", str(root / "out")]) == 1
+    assert capsys.readouterr().err == (
+        f'corpora build: error: {label}: the loader must define _URLS (README, "Add a corpus")\n'
     )

@@ -1,13 +1,10 @@
 """saf_micro_job_german: every quirk of docs/formats/saf_micro_job_german.md, and bad input, for both
 configs (`default`: the Hub's Parquet files, `upstream_xml`: the GitHub XML files)."""
 
-import functools
-import http.server
 import math
 import re
 import subprocess
 import sys
-import threading
 import xml.etree.ElementTree as ET
 
 import datasets
@@ -745,23 +742,6 @@ def test_streaming_from_a_data_dir_copy(dummy_copy, dummy_build):
 
 
 # --- downloads over real HTTP (127.0.0.1), as from the pinned URLs -----------------------------
-
-
-@pytest.fixture
-def mirror(monkeypatch):
-    """Serve the dummy data over HTTP and point the loader's URLs at it."""
-    for flag in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE"):  # only 127.0.0.1 is reached
-        if hasattr(datasets.config, flag):
-            monkeypatch.setattr(datasets.config, flag, False)
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(DUMMY))
-    handler.log_message = lambda *args: None
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{server.server_port}/"
-    module = registry.get(NAME).module  # the module the builder is built from now
-    monkeypatch.setattr(module, "_URLS", {path: base + path for path in module._URLS})
-    yield base
-    server.shutdown()
 
 
 def test_download_from_urls_prepared_and_streaming(mirror, tmp_path, dummy_build):

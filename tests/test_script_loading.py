@@ -13,7 +13,7 @@ import datasets
 import pytest
 
 from conftest import CASES
-from conftest import REPO
+from conftest import COLLECTION
 from corpora import registry
 from corpora import validate
 
@@ -22,37 +22,29 @@ pytestmark = pytest.mark.datasets3
 
 @pytest.mark.parametrize("name,config", CASES, ids=[f"{n}-{c}" for n, c in CASES])
 def test_load_dataset_runs_the_loader_script(name, config, dummy_build, tmp_path, monkeypatch):
-    monkeypatch.chdir(REPO)  # the relative paths a user types
+    monkeypatch.chdir(COLLECTION)  # the relative paths a user types
+    # The default config is loaded without naming it, as a user would.
+    named = None if config == registry.get(name).default_config else config
     loaded = datasets.load_dataset(
-        f"loaders/{name}", config, data_dir=f"dummy_data/{name}", trust_remote_code=True, cache_dir=str(tmp_path),
+        f"loaders/{name}", named, data_dir=f"dummy_data/{name}", trust_remote_code=True, cache_dir=str(tmp_path),
         verification_mode="no_checks",
     )
     assert validate.compare(dummy_build(name, config), loaded) is None
     expected = registry.get(name).expected_dummy_counts()[config]
     assert {split: loaded[split].num_rows for split in loaded} == expected
+    # the modules the loader imports relatively were copied beside the script
+    copied = Path(datasets.config.HF_MODULES_CACHE).glob(f"datasets_modules/datasets/{name}/*/*.py")
+    assert {path.name for path in registry.get(name).loader_dir.glob("*.py")} <= {path.name for path in copied}
 
 
 @pytest.mark.parametrize("name,config", CASES, ids=[f"{n}-{c}" for n, c in CASES])
 def test_load_dataset_script_streaming(name, config, dummy_build, monkeypatch):
-    monkeypatch.chdir(REPO)
+    monkeypatch.chdir(COLLECTION)
     streamed = datasets.load_dataset(
         f"loaders/{name}", config, data_dir=f"dummy_data/{name}", trust_remote_code=True, streaming=True
     )
     for split, prepared in dummy_build(name, config).items():
         assert list(streamed[split]) == prepared.to_list(), split
-
-
-def test_default_config_of_the_script(monkeypatch, tmp_path, dummy_build):
-    monkeypatch.chdir(REPO)
-    loaded = datasets.load_dataset(
-        "loaders/diplomacy_detection", data_dir="dummy_data/diplomacy_detection", trust_remote_code=True,
-        cache_dir=str(tmp_path), verification_mode="no_checks",
-    )
-    # no config name: the default, conversations
-    assert validate.compare(dummy_build("diplomacy_detection", "conversations"), loaded) is None
-    # the module the loader imports relatively was copied beside the script
-    copied = Path(datasets.config.HF_MODULES_CACHE).glob("datasets_modules/datasets/diplomacy_detection/*/*.py")
-    assert {"diplomacy_detection.py", "_loader_common.py"} <= {path.name for path in copied}
 
 
 @pytest.mark.skipif("CORPORA_DATASETS5_PYTHON" not in os.environ, reason="needs the datasets 5.x venv (make test)")

@@ -184,7 +184,53 @@ def get(name: str) -> Corpus:
     ]
     if len(builders) != 1:
         raise CorporaError(f"{script.relative_to(repo_root())}: expected one builder class, found {len(builders)}")
+    check_contract(f"loaders/{name}/{name}.py", module, builders[0])
     return Corpus(name=name, module=module, builder_class=builders[0])
+
+
+# What every loader module carries beside its builder class (README, "Add a corpus"): the toolkit
+# reads these, so a loader without them stops here rather than in the middle of a build.
+TEXT_CONSTANTS = ("_CITATION", "_DESCRIPTION", "_HOMEPAGE", "_LICENSE")
+CONTRACT = (*TEXT_CONSTANTS, "_URLS", "_FILES", "_SPLIT_SIZES", "_count_source_records")
+
+
+def check_contract(label: str, module: ModuleType, builder_class: type) -> None:
+    """Raise a CorporaError naming the loader file and every missing or ill-shaped constant."""
+    missing = [name for name in CONTRACT if not hasattr(module, name)]
+    if missing:
+        raise CorporaError(f"{label}: the loader must define {', '.join(missing)} (README, \"Add a corpus\")")
+    configs = sorted(config.name for config in builder_class.BUILDER_CONFIGS)
+    urls, files, sizes = module._URLS, module._FILES, module._SPLIT_SIZES
+    wrong = [f"{name} must be a non-empty string" for name in TEXT_CONSTANTS if not _text(getattr(module, name))]
+    if not (isinstance(urls, dict) and urls and all(_text(k) and _text(v) for k, v in urls.items())):
+        wrong.append("_URLS must map each source path to its URL")
+        urls = {}
+    if not (isinstance(files, dict) and sorted(files) == configs):
+        wrong.append(f"_FILES must have exactly the builder's configs {configs}")
+        files = {}
+    if not (isinstance(sizes, dict) and sorted(sizes) == configs):
+        wrong.append(f"_SPLIT_SIZES must have exactly the builder's configs {configs}")
+        sizes = {}
+    for config, splits in files.items():
+        if not (isinstance(splits, dict) and splits and all(isinstance(p, list) and p for p in splits.values())):
+            wrong.append(f"_FILES[{config!r}] must map each split to a non-empty list of paths")
+            continue
+        unknown = [str(path) for paths in splits.values() for path in paths if path not in urls]
+        if urls and unknown:
+            wrong.append(f"_FILES[{config!r}] reads paths that are not in _URLS: {', '.join(unknown)}")
+        official = sizes.get(config)
+        if config in sizes and not (isinstance(official, dict) and list(official) == list(splits)):
+            wrong.append(f"_SPLIT_SIZES[{config!r}] must have the splits of _FILES[{config!r}], {list(splits)}")
+        elif config in sizes and not all(n is None or (type(n) is int and n >= 0) for n in official.values()):
+            wrong.append(f"_SPLIT_SIZES[{config!r}] must give a count (or None if unknown) per split")
+    if not callable(module._count_source_records):
+        wrong.append("_count_source_records must be a function (config, split, paths) -> records")
+    if wrong:
+        raise CorporaError(f"{label}: " + "; ".join(wrong))
+
+
+def _text(value) -> bool:
+    return isinstance(value, str) and bool(value.strip())
 
 
 def all_corpora() -> list[Corpus]:

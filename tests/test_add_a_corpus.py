@@ -1,0 +1,118 @@
+"""Adding a corpus is its three folders (README, "Add a corpus"): a renamed copy of an existing
+corpus (its loader folder, module and class, card source and dummy data), added to a copy of the
+collection with no other edit, gets its card from `corpora card` and passes every generic test,
+exactly the ones the original gets."""
+
+import importlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import COLLECTION
+from conftest import DATASETS_MAJOR
+from corpora import registry
+
+# The corpus with the smallest dummy data (the quickest to test), and a new name for its copy
+# (diplomacy_detection -> diplomacy_copy) that no test id of another corpus contains.
+ORIGINAL = min(registry.names(), key=lambda name: sum(p.stat().st_size for p in registry.get(name).dummy_dir.rglob("*")))
+COPY = ORIGINAL.split("_")[0] + "_copy"
+CLASSES = registry.get(ORIGINAL).builder_class.__name__, "".join(word.title() for word in COPY.split("_"))
+TESTS = Path(__file__).resolve().parent
+CHECKOUT = TESTS.parent
+
+
+def renamed(text: str) -> str:
+    return text.replace(ORIGINAL, COPY).replace(*CLASSES)
+
+
+def copy_renamed(source: Path, target: Path) -> None:
+    """source copied to target with the corpus's name (and class name) replaced in file names
+    and in every text file."""
+    if source.is_file():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            target.write_text(renamed(source.read_text(encoding="utf-8")), encoding="utf-8")
+        except UnicodeDecodeError:
+            shutil.copyfile(source, target)
+        return
+    for path in source.iterdir():
+        copy_renamed(path, target / renamed(path.name))
+
+
+@pytest.fixture(scope="module")
+def collection(tmp_path_factory):
+    """The collection's three folders, plus the copy in each; nothing else."""
+    root = tmp_path_factory.mktemp("collection")
+    for folder in ("loaders", "dataset_cards", "dummy_data"):
+        shutil.copytree(COLLECTION / folder, root / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    copy_renamed(COLLECTION / "loaders" / ORIGINAL, root / "loaders" / COPY)
+    (root / "loaders" / COPY / "README.md").unlink()  # generated: `corpora card` writes it
+    copy_renamed(COLLECTION / "dataset_cards" / f"{ORIGINAL}.yaml", root / "dataset_cards" / f"{COPY}.yaml")
+    copy_renamed(COLLECTION / "dummy_data" / ORIGINAL, root / "dummy_data" / COPY)
+    return root
+
+
+def run(args, root, tmp_path, **env):
+    env = dict(os.environ, CORPORA_ROOT=str(root), HF_HOME=str(tmp_path / "hf-home"), **env)
+    return subprocess.run([sys.executable, *args], cwd=CHECKOUT, env=env, capture_output=True, text=True, check=False)
+
+
+def generic_test_files(root):
+    """Every test file but the per-corpus ones (tests/test_<name>.py) and this one."""
+    per_corpus = {f"test_{name}.py" for name in os.listdir(root / "loaders")} | {Path(__file__).name}
+    return sorted(str(path) for path in TESTS.glob("test_*.py") if path.name not in per_corpus)
+
+
+@pytest.mark.both_legs  # the copy is built, streamed and (datasets 3.x) loaded as a script
+def test_a_renamed_copy_gets_its_card_and_passes_the_generic_tests(collection, tmp_path):
+    assert not any(COPY in name or name in COPY for name in registry.names())
+    assert sorted(p.name for p in collection.iterdir()) == ["dataset_cards", "dummy_data", "loaders"]
+    card = run(["-m", "corpora.cli", "card", COPY], collection, tmp_path)
+    assert card.returncode == 0, card.stderr
+    assert (collection / "loaders" / COPY / "README.md").read_text().startswith("---\n")
+
+    collected = tmp_path / "collected.txt"  # every test of this leg, written by conftest before -k
+    result = run(
+        ["-m", "pytest", "-p", "no:cacheprovider", "-v", "-k", COPY, *generic_test_files(collection)],
+        collection, tmp_path, CORPORA_COLLECTED_TESTS=str(collected),
+    )
+    assert result.returncode == 0, result.stdout[-3000:]
+    expected = sorted(
+        renamed(test) for test in generic_over_every_corpus(collected.read_text())
+        if ORIGINAL in test and not any(f"[{ORIGINAL}-{case}]" in test for case in own_bad_input_cases())
+    )
+    outcomes = dict(re.findall(r"^(\S+::\S+) (PASSED|SKIPPED|FAILED|ERROR)", result.stdout, re.MULTILINE))
+    assert sorted(outcomes) == expected
+    # Script loading is skipped in the datasets 5.x leg (it cannot run scripts); nothing else is.
+    script_loading = DATASETS_MAJOR >= 4 and "test_script_loading.py"
+    assert [test for test, outcome in outcomes.items() if outcome != "PASSED"] == [
+        test for test in outcomes if test.split("::")[0].endswith(str(script_loading))
+    ]
+    assert list(outcomes.values()).count("PASSED") >= 2 * len(registry.get(ORIGINAL).configs)  # real work
+
+
+def own_bad_input_cases() -> list[str]:
+    """The bad inputs the original declares in its own tests/test_<name>.py (README, "Add a
+    corpus"): that file is optional and not part of the copy, so neither are these cases."""
+    own = TESTS / f"test_{ORIGINAL}.py"
+    return [bad.case for bad in importlib.import_module(own.stem).BAD_INPUT] if own.is_file() else []
+
+
+def generic_over_every_corpus(collected: str) -> list[str]:
+    """The collected tests of functions parametrized over every corpus of this checkout."""
+    tests = collected.splitlines()
+    functions = {}
+    for test in tests:
+        functions.setdefault(test.split("[")[0], []).append(test)
+    names = registry.names()
+    return [
+        test
+        for variants in functions.values()
+        if all(any(name in variant for variant in variants) for name in names)
+        for test in variants
+    ]
