@@ -72,12 +72,15 @@ def exclusive(target: Path, timeout: float | None = None):
     path = target.with_name(f".{target.name}.lock")
     info = target.with_name(f".{target.name}.lock.info")
     lock = filelock.FileLock(str(path))
+    # A quiet first second: the other build may be ending, and one that has just taken the lock
+    # has then written who it is.
+    first = 1.0 if timeout is None else min(1.0, timeout)
     try:
-        lock.acquire(timeout=0)
+        lock.acquire(timeout=first)
     except filelock.Timeout:
         print(f"corpora: {target}: waiting for another build ({holder(info)})", file=sys.stderr, flush=True)
         try:
-            lock.acquire(timeout=-1 if timeout is None else timeout)
+            lock.acquire(timeout=-1 if timeout is None else max(0.0, timeout - first))
         except filelock.Timeout:
             raise CorporaError(
                 f"{target}: another build is writing it ({holder(info)}); gave up after {timeout:g} s"
