@@ -114,9 +114,11 @@ def test_a_long_list_of_missing_files_is_cut(capsys, tmp_path):
     name = "caption_contest_ratings"
     corpus = registry.get(name)
     paths = corpus.source_files(corpus.configs)
-    code, _, err = run(capsys, "build", name, "--data-dir", str(tmp_path), "--out", str(tmp_path / "out"))
+    data_dir = tmp_path / "src"  # not around --out/NAME: that is refused first
+    data_dir.mkdir()
+    code, _, err = run(capsys, "build", name, "--data-dir", str(data_dir), "--out", str(tmp_path / "out"))
     assert code == 1
-    shown = ", ".join(str(tmp_path / path) for path in paths[:5])
+    shown = ", ".join(str(data_dir / path) for path in paths[:5])
     assert err == (
         f"corpora build: error: caption_contest_ratings: {len(paths)} source file(s) missing: {shown}, "
         f"and {len(paths) - 5} more\n"

@@ -2,7 +2,6 @@
 
 import ast
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -83,38 +82,33 @@ def test_two_builds_of_the_same_sources_are_byte_identical(name, tmp_path, dummy
 
 
 # A build that pauses just before it swaps its finished export into place (the moment when the
-# most is written and nothing may have reached OUT/NAME yet), run as `corpora build`.
-PAUSED_BUILD = """
-import sys
-import time
-from corpora import build
-from corpora import cli
-
-def pause(partial, target):
-    print("paused", flush=True)
-    time.sleep(600)
-
-build.swap_into_place = pause
-sys.exit(cli.main(sys.argv[1:]))
-"""
+# most is written and nothing may have reached OUT/NAME yet), run as `corpora build`, with the
+# pause hook of corpora.export.
+def wait_for_pause(process) -> str:
+    line = process.stderr.readline()
+    while line and not line.startswith("corpora: paused at"):
+        line = process.stderr.readline()
+    return line
 
 
-def test_an_interrupted_build_leaves_the_previous_export(tmp_path, dummy_export):
+def test_an_interrupted_build_leaves_the_previous_export(tmp_path):
     name = next(c.name for c in registry.all_corpora() if len(c.configs) > 1)  # more than one config written
     out = tmp_path / "out"
-    shutil.copytree(dummy_export(name), out / name)  # the previous export
+    build.build(name, out, dummy=True)  # the previous export
     before = {p: p.read_bytes() for p in (out / name).rglob("*") if p.is_file()}
     process = subprocess.Popen(
-        [sys.executable, "-c", PAUSED_BUILD, "build", name, "--dummy", "--out", str(out)],
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=dict(os.environ, CORPORA_ROOT=str(ROOT)),
+        [sys.executable, "-m", "corpora.cli", "build", name, "--dummy", "--out", str(out)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        env=dict(os.environ, CORPORA_ROOT=str(ROOT), CORPORA_TEST_PAUSE_AT="swapping"),
     )
-    assert process.stdout.readline() == "paused\n"
-    partial = out / f".{name}.partial"
+    assert wait_for_pause(process) == "corpora: paused at swapping\n"
     configs = registry.get(name).configs
-    assert sorted(p.name for p in partial.iterdir()) == sorted([*configs, "README.md", "croissant.json"])
+    current = os.readlink(out / name)
+    (new,) = [p for p in out.glob(f".{name}.v-*") if p.name != current]  # finished, not yet swapped in
+    assert sorted(p.name for p in new.iterdir()) == sorted([*configs, "README.md", "croissant.json"])
     process.send_signal(signal.SIGKILL)  # as a power cut would
     process.wait()
-    process.stdout.close()
+    process.stderr.close()
     after = {p: p.read_bytes() for p in (out / name).rglob("*") if p.is_file()}
     assert after == before
     reloaded = datasets.load_dataset(str(out / name), configs[-1], cache_dir=str(tmp_path / "cache"))
@@ -122,7 +116,7 @@ def test_an_interrupted_build_leaves_the_previous_export(tmp_path, dummy_export)
     assert {split: reloaded[split].num_rows for split in reloaded} == expected
     # The next build clears the leftover and replaces the export.
     build.build(name, out, dummy=True)
-    assert not partial.exists()
+    assert list(out.glob(f".{name}.partial*")) == []
     assert {p: p.read_bytes() for p in (out / name).rglob("*") if p.is_file()} == before
 
 

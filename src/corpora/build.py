@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import errno
 import math
+import os
 import re
 import shutil
 import tempfile
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,7 +16,9 @@ import pyarrow.parquet
 
 from corpora import cards
 from corpora import croissant
+from corpora import datasets_adapter
 from corpora import diff
+from corpora import export
 from corpora import registry
 from corpora import sources
 from corpora import stats
@@ -123,6 +126,7 @@ def build(
     num_proc: int | None = None,
     allow_modified_sources: bool = False,
     repo_id: str | None = None,
+    lock_timeout: float | None = None,
     compare_to=None,
 ) -> list[SplitRows]:
     """Write OUT/NAME/README.md and OUT/NAME/<config>/<split>-0000i-of-0000n.parquet.
@@ -133,80 +137,107 @@ def build(
     card). Every split must hold as many examples as the loader's own count of source records,
     made apart from the code that types the records (rows in = rows out).
     `repo_id` is the Hub repository the export is for, if any (its card says how to load it from
-    there). The export is written beside OUT/NAME and swapped in only when complete, so a failed
-    or interrupted build leaves the previous export as it was. The rows reported are those of
-    the files `load_dataset` resolves from the exported card (`reload_counts`). With `compare_to`
-    (an export folder: COMPARE_TO/NAME is the old export, so OUT itself means the export being
-    replaced), what the build changes in the rows is printed before the swap (`corpora diff`).
+    there). The rows reported are those of the files `load_dataset` resolves from the exported
+    card (`reload_counts`). With `compare_to` (an export folder: COMPARE_TO/NAME is the old export,
+    so OUT itself means the export being replaced), what the build changes in the rows is
+    printed before the swap (`corpora diff`).
+
+    Safety (corpora.export): one build at a time per OUT/NAME (another one waits, at most
+    `lock_timeout` seconds if given); the export and its datasets cache are made in a partial
+    folder of this build; every check runs there, and only then is OUT/NAME swapped to it in one
+    step. A failed or interrupted build leaves the previous export as it was.
     """
     corpus = registry.get(name)
     configs = configs or corpus.configs
     for config in configs:
         _check_config(corpus, config)
-    local = sources.resolve_data_dir(corpus, data_dir, dummy, configs)
-    files = sources.local_files(corpus, local, configs, sources.download_config())
-    if not dummy:
-        sources.check(corpus, files, local, allow_modified_sources)
-    target = Path(out) / name
-    partial = Path(out) / f".{name}.partial"
-    shutil.rmtree(partial, ignore_errors=True)
-    with tempfile.TemporaryDirectory(prefix="corpora-") as cache_dir:
+    out = Path(out)
+    target = out / name
+    given = Path(data_dir) if data_dir is not None else (corpus.dummy_dir if dummy else None)
+    if given is not None:
+        export.check_no_overlap(target, [given])  # before any work: the swap would delete them
+    export.prepare_out(out)
+    with export.exclusive(target, lock_timeout):
+        export.repair_and_clean(target)
+        local = sources.resolve_data_dir(corpus, data_dir, dummy, configs)
+        files = sources.local_files(corpus, local, configs, sources.download_config())
+        export.check_no_overlap(target, list(files.values()))
+        if not dummy:
+            sources.check(corpus, files, local, allow_modified_sources)
+        workspace = export.new_workspace(target)
         try:
-            infos, report = {}, {}
-            for config in configs:
-                features = corpus.features(config)
-                builder = corpus.builder(config, local, cache_dir, writer_batch_size=row_group_rows(corpus, features))
-                # Parquet straight from the builder: the export is these files, renamed. Except
-                # for images, whose local paths datasets' Parquet writer cuts to the file name.
-                file_format = "arrow" if has_media(features) else "parquet"
-                # The source records are counted in a second thread while the builder runs
-                # (both spend their time in Arrow and zlib, which release the GIL); not beside
-                # worker processes, which must not be forked while another thread runs.
-                parallel = num_proc is None or num_proc <= 1
-                with ThreadPoolExecutor(max_workers=1) as pool:
-                    counting = pool.submit(count_source_records, corpus, config, files) if parallel else None
-                    builder.download_and_prepare(
-                        num_proc=num_proc,
-                        download_config=sources.download_config(),
-                        file_format=file_format,
-                        max_shard_size=MAX_SHARD_BYTES,
-                    )
-                    read = counting.result() if parallel else count_source_records(corpus, config, files)
-                account_for_rows(corpus, config, builder.info, read)
-                if file_format == "parquet":
-                    written = move_parquet(builder, partial / config)
-                else:
-                    written = {
-                        split: write_parquet(dataset, partial / config, split)
-                        for split, dataset in builder.as_dataset().items()
-                    }
-                infos[config] = builder.info
-                report[config] = stats.ConfigReport(
-                    read=read,
-                    statistics={split: stats.compute(features, paths) for split, paths in written.items()},
-                    example=first_example(next(iter(written.values()))),
-                )
-            if not dummy and not allow_modified_sources:
-                check_official_sizes(corpus, infos)
-            built_from = describe_sources(corpus, data_dir, dummy, allow_modified_sources, infos)
-            # croissant.json (which hashes every Parquet file) is written alongside the card.
-            with ThreadPoolExecutor(max_workers=1) as pool:
-                describing = pool.submit(croissant.write, corpus, partial, cards.card_source(corpus), configs, repo_id)
-                cards.write_export_card(corpus, infos, partial / "README.md", repo_id, report, built_from)
-                describing.result()
+            partial = workspace / name
+            report, read = export_into(corpus, partial, workspace / "cache", configs, local, files, num_proc,
+                                       dummy, data_dir, allow_modified_sources, repo_id)
+            counts = reload_counts(partial, configs, workspace / "cache")
             if compare_to is not None:  # every check passed: what the swap is about to change
                 print(diff.summary(Path(compare_to) / name, partial, name, configs, target))
-        except BaseException:
-            shutil.rmtree(partial, ignore_errors=True)  # never leave half an export behind
-            raise
-        swap_into_place(partial, target)
-        rows = []
-        for config, splits in reload_counts(target, configs, cache_dir).items():
-            for split, count in splits.items():
-                official = None if dummy else corpus.split_sizes[config].get(split)
-                differs = official is not None and official != count
-                rows.append(SplitRows(name, config, split, count, report[config].read[split], official, differs))
-        return rows
+            export.swap_in(partial, target)
+        except Exception as error:
+            located = _located(error, target)
+            if located is None:
+                raise
+            raise located from error
+        finally:
+            shutil.rmtree(workspace, ignore_errors=True)  # the cache, or half an export
+    rows = []
+    for config, splits in counts.items():
+        for split, count in splits.items():
+            official = None if dummy else corpus.split_sizes[config].get(split)
+            differs = official is not None and official != count
+            rows.append(SplitRows(name, config, split, count, read[config][split], official, differs))
+    return rows
+
+
+def export_into(corpus, partial: Path, cache_dir: Path, configs, local, files, num_proc, dummy, data_dir,
+                allow_modified_sources, repo_id):
+    """Build every config into `partial` (Parquet, README.md, croissant.json) and check rows in =
+    rows out and the official sizes. Returns the card's report and the source records read."""
+    infos, report = {}, {}
+    for config in configs:
+        features = corpus.features(config)
+        builder = corpus.builder(config, local, cache_dir, writer_batch_size=row_group_rows(corpus, features))
+        # Parquet straight from the builder: the export is these files, renamed. Except
+        # for images, whose local paths datasets' Parquet writer cuts to the file name.
+        file_format = "arrow" if has_media(features) else "parquet"
+        export.pause_at("generating")
+        builder.download_and_prepare(
+            num_proc=num_proc,
+            download_config=sources.download_config(),
+            file_format=file_format,
+            max_shard_size=MAX_SHARD_BYTES,
+        )
+        read = count_source_records(corpus, config, files)
+        account_for_rows(corpus, config, builder.info, read)
+        if file_format == "parquet":
+            written = move_parquet(builder, partial / config)
+        else:
+            written = {
+                split: write_parquet(dataset, partial / config, split)
+                for split, dataset in builder.as_dataset().items()
+            }
+        infos[config] = builder.info
+        report[config] = stats.ConfigReport(
+            read=read,
+            statistics={split: stats.compute(features, paths) for split, paths in written.items()},
+            example=first_example(next(iter(written.values()))),
+        )
+    export.pause_at("writing")
+    if not dummy and not allow_modified_sources:
+        check_official_sizes(corpus, infos)
+    built_from = describe_sources(corpus, data_dir, dummy, allow_modified_sources, infos)
+    croissant.write(corpus, partial, cards.card_source(corpus), configs, repo_id)
+    cards.write_export_card(corpus, infos, partial / "README.md", repo_id, report, built_from)
+    return report, {config: report[config].read for config in configs}
+
+
+def _located(error: BaseException, target: Path) -> OSError | None:
+    """A full disk reported without a file (datasets and pyarrow write through file objects)
+    is about the export: the same error, naming OUT/NAME. None for any other error."""
+    cause = error.__cause__ if type(error).__name__ == "DatasetGenerationError" else error
+    if isinstance(cause, OSError) and cause.filename is None and cause.errno in (errno.ENOSPC, errno.EDQUOT):
+        return OSError(cause.errno, os.strerror(cause.errno), str(target))
+    return None
 
 
 def count_source_records(corpus: registry.Corpus, config: str, files) -> dict[str, int]:
@@ -235,11 +266,8 @@ def move_parquet(builder: datasets.DatasetBuilder, folder: Path) -> dict[str, li
     """Move the Parquet shards a builder prepared into `folder` as
     `<split>-0000i-of-0000n.parquet`, in shard order; returns the paths per split."""
     folder.mkdir(parents=True, exist_ok=True)
-    prepared = Path(builder._output_dir)
     written = {}
-    for split in builder.info.splits:
-        pattern = re.compile(rf"{re.escape(builder.dataset_name)}-{re.escape(split)}(-\d{{5}}-of-\d{{5}})?\.parquet")
-        shards = sorted(p for p in prepared.iterdir() if pattern.fullmatch(p.name))
+    for split, shards in datasets_adapter.prepared_shards(builder, "parquet").items():
         written[split] = []
         for index, shard in enumerate(shards):
             path = folder / f"{split}-{index:05d}-of-{len(shards):05d}.parquet"
@@ -309,16 +337,6 @@ def differing_sizes(corpus: registry.Corpus, infos: dict[str, datasets.DatasetIn
                 rows = "missing" if split not in built else f"{built[split]:,} rows"
                 found.append(f"{config}/{split}: {rows} (official {official:,})")
     return found
-
-
-def swap_into_place(partial: Path, target: Path) -> None:
-    """Replace `target` by `partial` with renames only, so there is always a complete export."""
-    previous = target.with_name(f".{target.name}.previous")
-    shutil.rmtree(previous, ignore_errors=True)
-    if target.exists():
-        target.rename(previous)
-    partial.rename(target)
-    shutil.rmtree(previous, ignore_errors=True)
 
 
 def reload_counts(folder: Path, configs: list[str], cache_dir) -> dict[str, dict[str, int]]:

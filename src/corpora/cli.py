@@ -3,16 +3,23 @@
 from __future__ import annotations
 
 import argparse
+import os
+import signal
 import sys
 from pathlib import Path
 
 from corpora.errors import CorporaError
+from corpora.errors import Terminated
 
 
-def main(argv: list[str] | None = None) -> int:
+def parse(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="corpora", description=__doc__)
     parser.add_argument("--debug", action="store_true", help="show tracebacks")
-    commands = parser.add_subparsers(dest="command", required=True)
+    # --debug is accepted after the subcommand too. SUPPRESS: a subcommand that is not given it
+    # keeps the value parsed before the subcommand instead of resetting it.
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks")
+    commands = _Commands(parser.add_subparsers(dest="command", required=True), common)
 
     commands.add_parser("list", help="corpora, configs, splits and official sizes")
 
@@ -27,6 +34,9 @@ def main(argv: list[str] | None = None) -> int:
     build.add_argument("--num-proc", type=int, metavar="N", help="processes for preparing the splits")
     build.add_argument("--allow-modified-sources", action="store_true",
                        help="build source files that differ from the recorded release (sizes are still checked)")
+    build.add_argument("--lock-timeout", type=float, metavar="SECONDS",
+                       help="while another build writes the same OUT/NAME, wait at most this long (default: until "
+                            "it ends)")
     build.add_argument("--compare-to", metavar="OLD",
                        help="before the swap, print what the build changes in the rows of OLD/NAME (OLD: an export "
                             "folder, e.g. the --out folder itself for the export being replaced)")
@@ -72,24 +82,68 @@ def main(argv: list[str] | None = None) -> int:
                       help="match CONFIG's rows by these columns instead of the loader's key "
                            "(CONFIG= alone: by position; repeatable)")
 
-    args = parser.parse_args(argv)
-    from datasets.exceptions import DatasetGenerationError
-    from huggingface_hub.errors import HfHubHTTPError
+    return parser.parse_args(argv)
 
+
+class _Commands:
+    """Subparsers that all accept the common options (--debug)."""
+
+    def __init__(self, subparsers, common: argparse.ArgumentParser):
+        self.subparsers, self.common = subparsers, common
+
+    def add_parser(self, name: str, **kwargs) -> argparse.ArgumentParser:
+        return self.subparsers.add_parser(name, parents=[self.common], **kwargs)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse(argv)
+    # SIGTERM (kill, a CI timeout) unwinds like Ctrl-C, so every `finally` cleans up.
+    previous = signal.signal(signal.SIGTERM, _terminate)
     try:
         return COMMANDS[args.command](args)
-    except (CorporaError, ValueError, FileNotFoundError, DatasetGenerationError, HfHubHTTPError) as error:
+    except KeyboardInterrupt:
+        if args.debug:
+            raise
+        print(f"corpora {args.command}: interrupted", file=sys.stderr)
+        return 130
+    except Terminated:
+        if args.debug:
+            raise
+        print(f"corpora {args.command}: terminated", file=sys.stderr)
+        return 128 + signal.SIGTERM
+    except Exception as error:
         if args.debug:
             raise
         print(f"corpora {args.command}: error: {_one_line(error)}", file=sys.stderr)
         return 1
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+_MAIN_PID = os.getpid()
+
+
+def _terminate(signum, frame):
+    if os.getpid() != _MAIN_PID:  # a forked worker (num_proc) that its pool ends: die as usual, silently
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+        return
+    raise Terminated()
 
 
 def _one_line(error: BaseException) -> str:
-    # datasets wraps loader errors (DatasetGenerationError); the loader's own message is the cause.
+    """The error as one line: an OS error as `PATH: reason`; for an error datasets wraps
+    (DatasetGenerationError), the loader's own error, which is its cause."""
     while error.__cause__ is not None and type(error).__name__ == "DatasetGenerationError":
         error = error.__cause__
-    return " ".join(str(error).split())
+    if isinstance(error, OSError) and error.errno is not None and error.filename is not None:
+        return f"{error.filename}: {os.strerror(error.errno)}"
+    from huggingface_hub.errors import HfHubHTTPError
+
+    known = (CorporaError, ValueError, OSError, HfHubHTTPError)
+    text = " ".join(str(error).split())
+    # Anything unexpected is still one line, with its type, the way to its traceback.
+    return text if isinstance(error, known) else f"{type(error).__name__}: {text} (--debug shows the traceback)"
 
 
 def _names(args) -> list[str]:
@@ -145,6 +199,7 @@ def cmd_build(args) -> int:
     for name in _names(args):
         rows_built = build.build(
             name, args.out, args.configs, args.data_dir, args.dummy, args.num_proc, args.allow_modified_sources,
+            lock_timeout=args.lock_timeout,
             compare_to=args.compare_to,
         )
         expected = registry.get(name).expected_dummy_counts() if args.dummy else None

@@ -8,3 +8,7 @@ def shorten(items, keep: int = 5, sep: str = ", ") -> str:
     if len(items) <= keep + 1:
         return sep.join(items)
     return sep.join(items[:keep]) + f"{sep}and {len(items) - keep} more"
+
+
+class Terminated(BaseException):
+    """SIGTERM, raised like KeyboardInterrupt so that cleanup in `finally` blocks runs."""

@@ -14,6 +14,7 @@ from types import ModuleType
 
 import datasets
 
+from corpora import datasets_adapter
 from corpora.errors import CorporaError
 
 # Where an installed package (wheel or sdist) carries the repository's top-level folders
@@ -97,9 +98,7 @@ class Corpus:
     def features(self, config: str) -> datasets.Features:
         """The declared features of a config, without instantiating the builder (which would
         create cache folders and, on datasets 3.6, read the generated card)."""
-        builder = self.builder_class.__new__(self.builder_class)
-        builder.config = next(c for c in self.builder_class.BUILDER_CONFIGS if c.name == config)
-        return builder._info().features
+        return datasets_adapter.declared_features(self.builder_class, config)
 
     def expected_dummy_counts(self) -> dict[str, dict[str, int]]:
         return json.loads((self.dummy_dir / "expected_counts.json").read_text())

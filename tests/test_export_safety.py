@@ -1,0 +1,344 @@
+"""Safe exports, with real `corpora build` processes: one writer per OUT/NAME, every check before an
+atomic swap, leftovers of killed builds cleaned by the next build, sources never touched, and every
+failure one line. CORPORA_TEST_PAUSE_AT=<phase> makes a build stop at a phase so it can be killed
+there (corpora.export.pause_at)."""
+
+import hashlib
+import json
+import os
+import re
+import shlex
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import types
+from pathlib import Path
+
+import datasets
+import pyarrow.parquet
+import pytest
+
+from corpora import build
+from corpora import datasets_adapter
+from corpora import registry
+from corpora.cli import main
+
+NAME = "diplomacy_detection"
+ROOT = Path(__file__).resolve().parents[1]
+ENV = dict(os.environ, CORPORA_ROOT=str(ROOT), HF_DATASETS_DISABLE_PROGRESS_BARS="1")
+DUMMY_COUNTS = {"conversations": {"train": 4, "validation": 2, "test": 2},
+                "messages": {"train": 10, "validation": 3, "test": 5}}
+WAITING = re.compile(rf"corpora: (\S+): waiting for another build \(pid (\d+) on {re.escape(socket.gethostname())}, "
+                     r"started \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\)\n")
+
+
+def command(out, *extra, source=("--dummy",)):
+    return [sys.executable, "-m", "corpora.cli", "build", NAME, *source, "--out", str(out), *extra]
+
+
+def run(args, prefix=()):
+    return subprocess.run([*prefix, *args], capture_output=True, text=True, env=ENV, timeout=300, check=False)
+
+
+def start(out, *extra, pause=None, source=("--dummy",)):
+    env = dict(ENV, CORPORA_TEST_PAUSE_AT=pause) if pause else ENV
+    return subprocess.Popen(command(out, *extra, source=source), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=env)
+
+
+def wait_for_line(process, expected: str) -> str:
+    """Read stderr until a line matching `expected` (a regex); returns it."""
+    seen = []
+    while True:
+        line = process.stderr.readline()
+        assert line, f"the build ended before {expected!r}: {''.join(seen)}"
+        if re.fullmatch(expected, line.rstrip("\n")):
+            return line
+        seen.append(line)
+
+
+def files_of(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def card_counts(card: str) -> dict[str, dict[str, int]]:
+    """Examples written per config and split, from the card's "Statistics of this Build" tables."""
+    counts, config = {}, None
+    for line in card[card.index("### Statistics of this Build"):].splitlines():
+        heading = re.fullmatch(r"#### `(\w+)`", line)
+        if heading:
+            config = heading[1]
+            counts[config] = {}
+        row = re.fullmatch(r"\| (\w+) \| ([\d,]+) \| ([\d,]+) \|", line)
+        if row and config:
+            counts[config][row[1]] = int(row[3].replace(",", ""))
+    return counts
+
+
+def check_export(folder: Path, cache) -> dict[str, dict[str, int]]:
+    """A whole, self-consistent export: croissant.json hashes exactly its Parquet files, every
+    config of the card resolves to files, and their rows are those the card states. Returns the rows."""
+    parquet = {p.relative_to(folder).as_posix(): p for p in folder.rglob("*.parquet")}
+    described = json.loads((folder / "croissant.json").read_text())["distribution"]
+    hashes = {d["contentUrl"]: d["sha256"] for d in described if d.get("contentUrl", "").endswith(".parquet")}
+    assert hashes == {path: hashlib.sha256(p.read_bytes()).hexdigest() for path, p in parquet.items()}
+    rows = {}
+    for config in card_counts((folder / "README.md").read_text()):
+        builder = datasets.load_dataset_builder(str(folder), config, cache_dir=str(cache))
+        rows[config] = {
+            split: sum(pyarrow.parquet.ParquetFile(path).metadata.num_rows for path in paths)
+            for split, paths in builder.config.data_files.items()
+        }
+    assert card_counts((folder / "README.md").read_text()) == rows
+    return rows
+
+
+def only_the_export(out: Path) -> None:
+    """OUT holds the lock file, the symlink NAME and the one version it points to: nothing else."""
+    target = os.readlink(out / NAME)
+    assert re.fullmatch(rf"\.{NAME}\.v-\d+-[0-9a-f]{{8}}", target)
+    assert sorted(os.listdir(out)) == sorted([f".{NAME}.lock", target, NAME])
+
+
+MESSAGES_ONLY = ("--dummy", "--config", "messages")  # a build whose export differs from the full one
+MESSAGES_COUNTS = {"messages": DUMMY_COUNTS["messages"]}
+
+
+@pytest.mark.both_legs  # datasets resolves (and here reloads) the export
+@pytest.mark.parametrize("offset", [0.0, 0.5, 2.0])
+def test_two_concurrent_builds_both_end_with_a_whole_export(tmp_path, offset):
+    out = tmp_path / "out"
+    first = start(out)
+    time.sleep(offset)
+    second = start(out, source=MESSAGES_ONLY)
+    results = [(p.wait(timeout=300), p.stderr.read()) for p in (first, second)]
+    assert [code for code, _ in results] == [0, 0], results
+    for _, err in results:  # at most a line saying it waited for the other build
+        assert err == "" or WAITING.fullmatch(err), err
+    assert check_export(out / NAME, tmp_path / "cache") in (DUMMY_COUNTS, MESSAGES_COUNTS)
+    only_the_export(out)
+
+
+def test_a_second_build_waits_for_the_first_and_gives_up_after_its_timeout(tmp_path):
+    out = tmp_path / "out"
+    first = start(out, pause="writing")
+    wait_for_line(first, "corpora: paused at writing")
+    result = run(command(out, "--lock-timeout", "0.5"))
+    waiting, error = result.stderr.splitlines(keepends=True)
+    assert WAITING.fullmatch(waiting)[1] == str(out / NAME)
+    assert WAITING.fullmatch(waiting)[2] == str(first.pid)
+    assert re.fullmatch(
+        rf"corpora build: error: {re.escape(str(out / NAME))}: another build is writing it \(pid {first.pid} on "
+        r".+, started .+ UTC\); gave up after 0.5 s\n", error)
+    assert result.returncode == 1
+    # Without a timeout it waits; the first ends (SIGTERM: cleaned up), then the second exports.
+    second = start(out)
+    wait_for_line(second, WAITING.pattern.rstrip("\\n"))
+    first.send_signal(signal.SIGTERM)
+    assert first.wait(timeout=60) == 128 + signal.SIGTERM
+    assert first.stderr.read() == "corpora build: terminated\n"
+    assert second.wait(timeout=300) == 0
+    assert check_export(out / NAME, tmp_path / "cache") == DUMMY_COUNTS
+    only_the_export(out)
+
+
+@pytest.mark.both_legs  # datasets resolves (and here reloads) the export
+@pytest.mark.parametrize("phase", ["generating", "writing", "swapping"])
+def test_a_build_killed_at_any_phase_leaves_the_previous_export_and_the_next_build_cleans_up(tmp_path, phase):
+    out = tmp_path / "out"
+    build.build(NAME, out, dummy=True)
+    before = files_of(out / NAME)
+    killed = start(out, pause=phase, source=MESSAGES_ONLY)
+    wait_for_line(killed, f"corpora: paused at {phase}")
+    killed.kill()
+    killed.wait()
+    assert files_of(out / NAME) == before
+    export = {f".{NAME}.lock", f".{NAME}.lock.info", NAME, os.readlink(out / NAME)}
+    leftovers = {name.split("-")[0] for name in set(os.listdir(out)) - export}
+    partial = f".{NAME}.partial"
+    assert leftovers == ({partial} if phase != "swapping" else {partial, f".{NAME}.v", f".{NAME}.link"})
+    if phase == "writing":  # the killed build's datasets cache is inside its partial folder
+        assert len(list(out.glob(f"{partial}-*/cache/{NAME}"))) == 1
+    result = run(command(out, source=MESSAGES_ONLY))
+    assert (result.returncode, result.stderr) == (0, "")
+    assert check_export(out / NAME, tmp_path / "cache") == MESSAGES_COUNTS
+    only_the_export(out)
+
+
+def test_an_interrupted_swap_of_an_export_from_before_the_symlinks_is_restored(tmp_path):
+    out = tmp_path / "out"
+    build.build(NAME, tmp_path / "old", dummy=True)
+    out.mkdir()
+    shutil.copytree(tmp_path / "old" / NAME, out / NAME)  # a real folder, as corpora used to write
+    before = files_of(out / NAME)
+    killed = start(out, pause="swapping")
+    wait_for_line(killed, "corpora: paused at swapping")
+    killed.kill()
+    killed.wait()
+    assert not (out / NAME).exists()  # moved aside, under the journal
+    assert (out / f".{NAME}.swap").exists()
+    # The next build restores it first, so even a build that then fails leaves it.
+    (tmp_path / "empty").mkdir()
+    result = run(command(out, source=("--data-dir", str(tmp_path / "empty"))))
+    assert result.returncode == 1
+    assert result.stderr.startswith(f"corpora build: error: {NAME}: 3 source file(s) missing: ")
+    assert not (out / NAME).is_symlink()
+    assert files_of(out / NAME) == before
+
+
+@pytest.mark.parametrize("signum, code, line", [(signal.SIGTERM, 143, "terminated"), (signal.SIGINT, 130, "interrupted")])
+def test_sigterm_and_ctrl_c_leave_no_partial_folder_and_no_cache(tmp_path, signum, code, line):
+    out = tmp_path / "out"
+    process = start(out, pause="writing")
+    wait_for_line(process, "corpora: paused at writing")
+    assert len(list(out.glob(f".{NAME}.partial-*/cache/{NAME}"))) == 1
+    process.send_signal(signum)
+    assert process.wait(timeout=60) == code
+    assert process.stderr.read() == f"corpora build: {line}\n"
+    assert os.listdir(out) == [f".{NAME}.lock"]
+
+
+@pytest.mark.parametrize("where", ["equal", "inside", "containing"])
+def test_an_export_folder_overlapping_the_sources_is_refused_before_any_work(tmp_path, where):
+    dummy = registry.get(NAME).dummy_dir
+    if where == "equal":  # OUT/NAME is the data folder
+        data_dir, out = tmp_path / NAME, tmp_path
+    elif where == "inside":  # OUT/NAME is inside the data folder
+        data_dir, out = tmp_path / "data_dir", tmp_path / "data_dir"
+    else:  # OUT/NAME contains the data folder
+        data_dir, out = tmp_path / NAME / "copy", tmp_path
+    shutil.copytree(dummy, data_dir)
+    listing = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
+    # Through a symlink too: real paths are compared.
+    (tmp_path / "link").symlink_to(out)
+    result = run(command(tmp_path / "link", "--allow-modified-sources", source=("--data-dir", str(data_dir))))
+    assert (result.returncode, result.stderr) == (
+        1, f"corpora build: error: {tmp_path / 'link' / NAME}: the export folder overlaps the sources in {data_dir}; "
+           "choose another --out\n")
+    assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*") if p.name != "link") == listing
+
+
+def test_the_dummy_data_cannot_be_the_export(tmp_path):
+    dummy = registry.get(NAME).dummy_dir
+    result = run(command(dummy.parent))
+    assert (result.returncode, result.stderr) == (
+        1, f"corpora build: error: {dummy}: the export folder overlaps the sources in {dummy}; choose another --out\n")
+
+
+def test_out_a_regular_file(tmp_path):
+    (tmp_path / "file").write_text("not a folder")
+    for out in (tmp_path / "file", tmp_path / "file" / "sub"):
+        result = run(command(out))
+        assert (result.returncode, result.stderr) == (1, f"corpora build: error: {out}: Not a directory\n")
+
+
+def namespace_with_tmpfs(mount: Path, options: str) -> list[str]:
+    """A prefix that runs a command in a new user and mount namespace with a tmpfs on `mount`
+    (no effect outside it); pytest.skip with the reason where the system does not allow it."""
+    mount.mkdir(exist_ok=True)
+    script = f'mount -t tmpfs -o {options} tmpfs "{mount}" && exec "$@"'
+    prefix = ["unshare", "-rm", "sh", "-c", script, "sh"] if os.geteuid() else ["unshare", "-m", "sh", "-c", script, "sh"]
+    if shutil.which("unshare") is None:
+        pytest.skip("no `unshare` to mount a small tmpfs")
+    probe = subprocess.run([*prefix, "true"], capture_output=True, text=True, check=False)
+    if probe.returncode:
+        pytest.skip(f"cannot mount a tmpfs here: {probe.stderr.strip()}")
+    return prefix
+
+
+def test_a_full_file_system_is_one_line_and_leaves_nothing(tmp_path):
+    mount = tmp_path / "small"
+    prefix = namespace_with_tmpfs(mount, "size=64k")  # the dummy export needs about 120 kB
+    # The listing is taken inside the namespace, before its tmpfs is gone.
+    script = f'{shlex.join(command(mount))}; code=$?; ls -A "{mount}"; exit $code'
+    result = run(["sh", "-c", script], prefix=prefix)
+    assert (result.returncode, result.stderr) == (1, f"corpora build: error: {mount / NAME}: No space left on device\n")
+    assert result.stdout == f".{NAME}.lock\n"
+
+
+def test_a_read_only_file_system_is_one_line(tmp_path):
+    mount = tmp_path / "ro"
+    prefix = namespace_with_tmpfs(mount, "ro")
+    result = run(command(mount / "out"), prefix=prefix)
+    assert (result.returncode, result.stderr) == (1, f"corpora build: error: {mount / 'out'}: Read-only file system\n")
+
+
+@pytest.fixture
+def unprivileged():
+    """(a folder the build's user can write, a command prefix): as root, whom modes do not stop,
+    the build runs as `nobody` (setpriv), in a folder outside root's private pytest folder."""
+    if os.geteuid():
+        folder = Path(tempfile.mkdtemp(prefix="corpora-test-"))
+        yield folder, []
+    else:
+        if shutil.which("setpriv") is None:
+            pytest.skip("running as root, and no `setpriv` to run the build as another user")
+        folder = Path(tempfile.mkdtemp(prefix="corpora-test-"))
+        folder.chmod(0o777)
+        home = f"HOME={folder} HF_HOME={folder / 'hf'}"
+        yield folder, ["env", *home.split(), "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_a_folder_without_write_permission_is_one_line(unprivileged):
+    folder, prefix = unprivileged
+    out = folder / "out"
+    out.mkdir()
+    out.chmod(0o555)
+    result = run(command(out), prefix=prefix)
+    assert (result.returncode, result.stderr) == (1, f"corpora build: error: {out / f'.{NAME}.lock'}: Permission denied\n")
+
+
+def test_an_unreadable_source_file_is_one_line(unprivileged):
+    folder, prefix = unprivileged
+    if prefix and int(datasets.__version__.split(".")[0]) < 4:
+        pytest.skip("datasets 3.x locks loaders.lock beside the loaders folder, which `nobody` may not write")
+    data_dir = folder / "data_dir"
+    shutil.copytree(registry.get(NAME).dummy_dir, data_dir)
+    (data_dir / "data" / "validation.jsonl").chmod(0)
+    result = run(command(folder / "out", "--allow-modified-sources", source=("--data-dir", str(data_dir))), prefix=prefix)
+    assert (result.returncode, result.stderr) == (
+        1, f"corpora build: error: {data_dir / 'data' / 'validation.jsonl'}: Permission denied\n")
+
+
+def test_debug_shows_the_traceback_wherever_it_is_given(capsys, tmp_path):
+    for argv in (["--debug", "build", "nope"], ["build", "--debug", "nope"], ["build", "nope", "--debug"]):
+        with pytest.raises(Exception, match="unknown corpus 'nope'"):
+            main([*argv, "--dummy", "--out", str(tmp_path)])
+    assert main(["build", "nope", "--dummy", "--out", str(tmp_path)]) == 1
+    assert capsys.readouterr().err.startswith("corpora build: error: unknown corpus 'nope'; known: ")
+
+
+@pytest.mark.both_legs  # datasets' private parts differ between versions
+def test_datasets_private_parts_are_where_the_adapter_expects_them(tmp_path):
+    corpus = registry.get(NAME)
+    builder = corpus.builder("messages", corpus.dummy_dir, tmp_path / "cache")
+    builder.download_and_prepare(file_format="parquet")
+    shards = datasets_adapter.prepared_shards(builder, "parquet")
+    assert {split: [p.name for p in paths] for split, paths in shards.items()} == {
+        split: [f"{NAME}-{split}.parquet"] for split in ("train", "validation", "test")
+    }
+    assert datasets_adapter.declared_features(corpus.builder_class, "messages") == builder.info.features
+
+
+def test_the_adapter_names_the_private_part_that_changed():
+    changed = types.SimpleNamespace(info=None)  # a builder without `_output_dir`
+    with pytest.raises(datasets_adapter.DatasetsChanged) as error:
+        datasets_adapter.prepared_shards(changed, "parquet")
+    assert str(error.value) == (
+        f"datasets {datasets.__version__} changed DatasetBuilder._output_dir: None is not the prepared folder; "
+        "update corpora/datasets_adapter.py"
+    )
+
+
+@pytest.mark.both_legs  # datasets resolves (and here reloads) the export
+def test_load_dataset_reads_the_export_through_its_symlink(tmp_path):
+    build.build(NAME, tmp_path / "out", dummy=True)
+    assert (tmp_path / "out" / NAME).is_symlink()
+    for config, counts in DUMMY_COUNTS.items():
+        loaded = datasets.load_dataset(str(tmp_path / "out" / NAME), config, cache_dir=str(tmp_path / "cache"))
+        assert {split: loaded[split].num_rows for split in loaded} == counts
