@@ -278,3 +278,16 @@ def test_build_with_worker_processes_gives_the_rows_of_one_process(tmp_path):
         return (row["source_file"], row["rank"], row["caption"])
 
     assert sorted(rows["1"].to_list(), key=key) == sorted(rows["2"].to_list(), key=key)
+
+
+def test_a_reader_that_stops_early_ends_the_command_quietly(tmp_path):
+    # `corpora list | head -1`: the pipe is closed before the table is written.
+    script = Path(sys.executable).with_name("corpora")
+    process = subprocess.Popen([script, "list"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path)
+    process.stdout.close()
+    assert process.wait(timeout=120) == 141  # 128 + SIGPIPE, as a shell reports a command a pipe ended
+    assert process.stderr.read() == b""
+
+
+def test_diff_reports_trouble_with_status_two(capsys, tmp_path):
+    assert run(capsys, "diff", str(tmp_path / "old"), str(tmp_path / "new"))[0] == 2

@@ -111,11 +111,16 @@ def main(argv: list[str] | None = None) -> int:
             raise
         print(f"corpora {args.command}: terminated", file=sys.stderr)
         return 128 + signal.SIGTERM
+    except BrokenPipeError:
+        # The reader went away (`corpora list | head`): stop quietly, as other command-line tools do,
+        # and keep Python from failing again when it flushes stdout at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 128 + signal.SIGPIPE
     except Exception as error:
         if args.debug:
             raise
         print(f"corpora {args.command}: error: {_one_line(error)}", file=sys.stderr)
-        return 1
+        return ERROR_STATUS.get(args.command, 1)
     finally:
         signal.signal(signal.SIGTERM, previous)
 
@@ -327,6 +332,9 @@ def cmd_diff(args) -> int:
     print(diff.render(report, args.style))
     return 0 if report.identical else 1
 
+
+# diff's statuses are those of diff(1): 1 means "different", so trouble is 2.
+ERROR_STATUS = {"diff": 2}
 
 COMMANDS = {
     "list": cmd_list,
