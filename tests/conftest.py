@@ -1,6 +1,7 @@
 """Shared fixtures. Tests run offline with a throw-away Hugging Face home (the Makefile sets the
 same variables; they are set here too so a bare `pytest` cannot reach the network)."""
 
+import atexit
 import http.server
 import inspect
 import os
@@ -15,7 +16,9 @@ from pathlib import Path
 
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["HF_DATASETS_OFFLINE"] = "1"
-os.environ.setdefault("HF_HOME", tempfile.mkdtemp(prefix="corpora-hf-home-"))
+if "HF_HOME" not in os.environ:  # a bare `pytest`: a throw-away home, removed at exit
+    os.environ["HF_HOME"] = tempfile.mkdtemp(prefix="corpora-hf-home-")
+    atexit.register(shutil.rmtree, os.environ["HF_HOME"], ignore_errors=True)
 
 import socket  # noqa: E402
 
