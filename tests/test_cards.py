@@ -18,6 +18,7 @@ from corpora.errors import CorporaError
 NAME = "diplomacy_detection"
 
 
+@pytest.mark.both_legs  # the YAML header comes from datasets' own classes, which differ between versions
 @pytest.mark.parametrize("name", registry.names())
 def test_committed_card_is_what_the_sources_render(name):
     assert cards.check(registry.get(name), build.dummy_examples(name)) is None, f"run `corpora card {name}`"
@@ -104,6 +105,7 @@ def test_card_check_reports_a_hand_edit(repo_copy, capsys):
     assert cards.check(registry.get(NAME), build.dummy_examples(NAME)) is None
 
 
+@pytest.mark.both_legs
 def test_export_card_has_the_build_split_sizes(dummy_export):
     metadata = cards.read_metadata(dummy_export(NAME) / "README.md")
     splits = {
