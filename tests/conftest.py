@@ -24,6 +24,7 @@ import socket  # noqa: E402
 
 import datasets  # noqa: E402
 import pytest  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
 
 from corpora import build  # noqa: E402
 from corpora import registry  # noqa: E402
@@ -225,3 +226,23 @@ def build_error(name, config, data_dir, cache_dir=None):
         cause = cause.__cause__
     assert isinstance(cause, ValueError), repr(error)
     return _one_line(error)
+
+
+# Hypothesis strategies for fuzzing a JSON record parser: any JSON value, and records like valid
+# ones with one field replaced, removed or added.
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+def near_valid(valid):
+    """Records like the dummy ones, with one field replaced, removed or added."""
+    return st.builds(
+        lambda record, key, value, action: (
+            {k: v for k, v in record.items() if k != key} if action == "drop"
+            else dict(record, **{key if action == "set" else key + "_extra": value})
+        ),
+        st.sampled_from(valid), st.sampled_from(sorted(valid[0])), json_values, st.sampled_from(["set", "drop", "add"]),
+    )

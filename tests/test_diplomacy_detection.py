@@ -12,6 +12,8 @@ from conftest import HTML
 from conftest import LFS
 from conftest import BadInput
 from conftest import build_error as shared_build_error
+from conftest import json_values
+from conftest import near_valid
 from corpora import load
 from corpora import registry
 from corpora.errors import CorporaError
@@ -348,22 +350,6 @@ BAD_INPUT = [
 
 # --- fuzzing the record parser: the typed value or a ValueError, never another exception ----------
 
-json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
-    max_leaves=12,
-)
-
-
-def near_valid(valid):
-    """Records like the dummy ones, with one field replaced, removed or added."""
-    return st.builds(
-        lambda record, key, value, action: (
-            {k: v for k, v in record.items() if k != key} if action == "drop"
-            else dict(record, **{key if action == "set" else key + "_extra": value})
-        ),
-        st.sampled_from(valid), st.sampled_from(sorted(valid[0])), json_values, st.sampled_from(["set", "drop", "add"]),
-    )
 
 
 DUMMY_RECORDS = [json.loads(line) for line in (registry.get(NAME).dummy_dir / TRAIN).read_text().splitlines()]
