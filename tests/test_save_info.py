@@ -85,10 +85,38 @@ def put_back_official_sizes(text: str, corpus) -> str:
             config = m.group(1)
         if m := re.fullmatch(r"- name: (\S+)", line.strip()):
             split = m.group(1)
-        if line.strip().startswith("num_examples:"):
-            line = re.sub(r"\d+", str(corpus.split_sizes[config][split]), line)
+        if line.strip().startswith("num_examples:") and corpus.split_sizes[config][split] is not None:
+            line = re.sub(r"\d+", str(corpus.split_sizes[config][split]), line)  # unknown: the count is the record
         lines.append(line)
     return "".join(lines)
+
+
+@pytest.mark.datasets3
+def test_save_info_records_the_rows_of_a_config_without_official_sizes(repo_copy, tmp_path):
+    # caption_contest_ratings' response configs have no official size: the first --save_info on
+    # the release files adds their split block, which is then their record, kept by `corpora card`.
+    name = "caption_contest_ratings"
+    corpus = registry.get(name)
+    unknown = [config for config in corpus.configs if None in corpus.split_sizes[config].values()]
+    assert unknown == ["cardinal_responses", "dueling_responses"]
+    card = repo_copy / "loaders" / name / "README.md"
+    result = subprocess.run(
+        [str(Path(sys.executable).with_name("datasets-cli")), "test", f"loaders/{name}", "--all_configs",
+         "--save_info", "--data_dir", f"dummy_data/{name}", "--trust_remote_code", "--cache_dir",
+         str(tmp_path / "cache")],
+        cwd=repo_copy, env=dict(os.environ, HF_HOME=str(tmp_path / "hf-home")), capture_output=True, text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    card.write_text(put_back_official_sizes(card.read_text(encoding="utf-8"), corpus), encoding="utf-8")
+    assert cards.check(corpus, build.dummy_examples(name)) is None
+    recorded = cards.recorded_byte_sizes(corpus)
+    dummy = corpus.expected_dummy_counts()
+    assert {config: recorded[config]["rows"] for config in unknown} == {config: dummy[config] for config in unknown}
+    infos = cards.committed_infos(corpus)
+    assert {config: infos[config].splits["train"].num_examples for config in unknown} == {
+        config: dummy[config]["train"] for config in unknown
+    }
 
 
 def test_a_build_of_the_release_records_its_byte_sizes(repo_copy, record_release, tmp_path, capsys):

@@ -358,14 +358,17 @@ def committed_infos(corpus: registry.Corpus, byte_sizes: dict | None = None) -> 
     datasets 3.x checks every build of the loading script against) and the byte sizes last
     measured on the real files (`byte_sizes`, else those of the committed card), as datasets
     writes them (`datasets-cli test --save_info`). A config with an unknown official size has no
-    `splits`: a partial list would fail every build."""
+    `splits` (a partial list would fail every build) until `--save_info` records the rows it
+    counted on the real files: those are then kept, as its only measurement."""
     byte_sizes = recorded_byte_sizes(corpus) if byte_sizes is None else byte_sizes
     infos = {}
     for config in corpus.configs:
         info = datasets.DatasetInfo(features=corpus.features(config), config_name=config)
+        measured = byte_sizes.get(config, {})
         official = corpus.split_sizes[config]
-        if None not in official.values():
-            measured = byte_sizes.get(config, {})
+        if None in official.values():
+            official = measured.get("rows") or {}
+        if official:
             info.splits = datasets.SplitDict()
             for split, rows in official.items():
                 # 0 until measured: datasets' own default, and datasets 5.x ignores a split without it
@@ -392,12 +395,16 @@ def recorded_byte_sizes(corpus: registry.Corpus, card: Path | None = None) -> di
         splits = entry.get("splits") or []
         if config not in corpus.split_sizes or not splits:
             continue
-        if {s.get("name"): s.get("num_examples") for s in splits} != corpus.split_sizes[config]:
+        rows = {s.get("name"): s.get("num_examples") for s in splits}
+        official = corpus.split_sizes[config]
+        unknown = None in official.values()  # then the recorded rows are the measurement, kept as such
+        if rows != official and not (unknown and list(rows) == list(official)):
             continue
         measured = {s["name"]: s["num_bytes"] for s in splits if s.get("num_bytes")}  # 0: not measured
         if measured:
             found[config] = {
                 "splits": measured,
+                **({"rows": rows} if unknown else {}),
                 **{key: entry[key] for key in ("download_size", "dataset_size") if entry.get(key) is not None},
             }
     return found
