@@ -8,6 +8,7 @@ import os
 import re
 import shutil
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -201,13 +202,20 @@ def export_into(corpus, partial: Path, cache_dir: Path, configs, local, files, n
         # for images, whose local paths datasets' Parquet writer cuts to the file name.
         file_format = "arrow" if has_media(features) else "parquet"
         export.pause_at("generating")
-        builder.download_and_prepare(
-            num_proc=num_proc,
-            download_config=sources.download_config(),
-            file_format=file_format,
-            max_shard_size=MAX_SHARD_BYTES,
-        )
-        read = count_source_records(corpus, config, files)
+        # The source records are counted in a second thread while the builder runs: both spend
+        # their time in Arrow and zlib, which release the GIL, and the count is a fifth of a
+        # summaries build (bench/caption_contest_build.py: build_summaries against
+        # build_summaries_without_count). Not beside worker processes: a process must not be
+        # forked while another of its threads runs.
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            counting = pool.submit(count_source_records, corpus, config, files) if (num_proc or 1) <= 1 else None
+            builder.download_and_prepare(
+                num_proc=num_proc,
+                download_config=sources.download_config(),
+                file_format=file_format,
+                max_shard_size=MAX_SHARD_BYTES,
+            )
+            read = counting.result() if counting else count_source_records(corpus, config, files)
         account_for_rows(corpus, config, builder.info, read)
         if file_format == "parquet":
             written = move_parquet(builder, partial / config)
