@@ -92,12 +92,13 @@ def task_prepare_summaries(root, work):
 def task_prepare_parquet_summaries(root, work):
     # The part of `corpora build` that raw pyarrow's read + write_table compares with.
     from corpora import build
+    from corpora import export
     from corpora import registry
 
     corpus = registry.get(NAME)
     rows = build.row_group_rows(corpus, corpus.features("summaries"))
     builder = corpus.builder("summaries", root, f"{work}/cache", writer_batch_size=rows)
-    builder.download_and_prepare(file_format="parquet", max_shard_size=build.MAX_SHARD_BYTES)
+    builder.download_and_prepare(file_format="parquet", max_shard_size=export.MAX_SHARD_BYTES)
     return builder.info.splits["train"].num_examples
 
 
@@ -111,21 +112,26 @@ def task_prepare_summaries_sequential(root, work):
 
 
 def task_build_summaries(root, work):
-    from corpora import build
+    from corpora import export
 
-    result = build.build(NAME, f"{work}/out", configs=["summaries"], data_dir=root, allow_modified_sources=True)
+    result = export.export_corpus(
+        NAME, f"{work}/out", configs=["summaries"], data_dir=root, allow_modified_sources=True
+    )
     return sum(r.rows for r in result)
 
 
 def task_build_summaries_without_count(root, work):
     from corpora import build
+    from corpora import export
 
     # No count: every split "read" as many records as it wrote.
     build.count_source_records = lambda corpus, config, files: {}
     build.account_for_rows = lambda corpus, config, info, read: read.update(
         {split: info.splits[split].num_examples for split in info.splits}
     )
-    result = build.build(NAME, f"{work}/out", configs=["summaries"], data_dir=root, allow_modified_sources=True)
+    result = export.export_corpus(
+        NAME, f"{work}/out", configs=["summaries"], data_dir=root, allow_modified_sources=True
+    )
     return sum(r.rows for r in result)
 
 

@@ -16,6 +16,7 @@ import pyarrow.parquet
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from corpora import build  # noqa: E402
+from corpora import export  # noqa: E402
 from synthetic import write_diplomacy  # noqa: E402
 
 MIXED = ("receiver_labels", "game_score", "game_score_delta")
@@ -61,7 +62,7 @@ def main(argv=None):
 
         def corpora_build():
             # Synthetic files are not the recorded release: their checksums differ by design.
-            build.build("diplomacy_detection", tmp / "out", data_dir=upstream, allow_modified_sources=True)
+            export.export_corpus("diplomacy_detection", tmp / "out", data_dir=upstream, allow_modified_sources=True)
 
         raw_seconds = best_of(runs, raw)
         prepare_seconds = best_of(runs, corpora_prepare)

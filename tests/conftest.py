@@ -27,6 +27,7 @@ import pytest  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from corpora import build  # noqa: E402
+from corpora import export  # noqa: E402
 from corpora import registry  # noqa: E402
 from corpora import sources  # noqa: E402
 
@@ -131,7 +132,7 @@ def dummy_export(tmp_path_factory):
     def get(name):
         if name not in exported:
             out = tmp_path_factory.mktemp(f"export-{name}")
-            build.build(name, out, dummy=True)
+            export.export_corpus(name, out, dummy=True)
             exported[name] = out / name
         return exported[name]
 

@@ -19,7 +19,7 @@ from hypothesis import settings
 from hypothesis import strategies as st
 
 from conftest import BadInput
-from corpora import build
+from corpora import export
 from corpora import load
 from corpora import registry
 from synthetic_caption_contest import CARDINAL_HEADER
@@ -631,7 +631,7 @@ def test_missing_files_are_listed(dummy_copy, tmp_path):
     (data_dir / SUMMARIES / "512_summary_LilUCB.csv").unlink()
     (data_dir / ARCHIVE).unlink()
     with pytest.raises(FileNotFoundError) as caught:
-        build.build(NAME, tmp_path / "out", data_dir=data_dir)
+        export.export_corpus(NAME, tmp_path / "out", data_dir=data_dir)
     assert "caption_contest_ratings: 2 source file(s) missing: " in str(caught.value)
     assert f"{SUMMARIES}512_summary_LilUCB.csv" in str(caught.value) and ARCHIVE in str(caught.value)
     # the loader alone (a config parameter skips the toolkit's check) lists what it needs

@@ -182,13 +182,14 @@ def test_list_aligns_numbers_and_unknown_to_the_right():
 
 
 # Each module may import only those of earlier layers (errors, feature_types, datasets_adapter and
-# export are leaves).
+# swap are leaves).
 LAYERS = [
-    {"errors", "feature_types", "datasets_adapter", "export"},
+    {"errors", "feature_types", "datasets_adapter", "swap"},
     {"registry"},
     {"sources"},
-    {"stats", "cards", "croissant", "diff"},
     {"build"},
+    {"stats", "cards", "croissant", "diff"},
+    {"export"},
     {"validate"},
     {"push"},
     {"cli"},

@@ -18,6 +18,7 @@ import pytest
 
 from corpora import build
 from corpora import diff
+from corpora import export
 from corpora import registry
 from corpora.cli import main
 
@@ -69,7 +70,7 @@ def exports(tmp_path_factory):
     """build-old/NAME: the dummy build; build-new/NAME: the same with train built from the edited
     sources by the loader."""
     root = tmp_path_factory.mktemp("diff")
-    build.build(NAME, root / "build-old", dummy=True)
+    export.export_corpus(NAME, root / "build-old", dummy=True)
     data_dir = root / "data_dir"
     shutil.copytree(registry.get(NAME).dummy_dir, data_dir)
     edit_sources(data_dir)
@@ -249,7 +250,7 @@ def test_retyped_and_removed_feature_new_split_and_new_config(exports, tmp_path)
 def test_rows_without_a_key_are_matched_by_position_and_labels_shown_by_name(tmp_path):
     name = "caption_contest_ratings"
     old = tmp_path / "old"
-    build.build(name, old, configs=["summaries", "cartoons"], dummy=True)
+    export.export_corpus(name, old, configs=["summaries", "cartoons"], dummy=True)
     new = tmp_path / "new" / name
     shutil.copytree(old / name, new)
     path = new / "summaries" / "train-00000-of-00001.parquet"
@@ -308,7 +309,7 @@ def test_errors_exit_2(tmp_path, exports):
 
 @pytest.mark.parametrize("name", registry.names())
 def test_two_dummy_builds_are_identical(name, dummy_export, tmp_path, capsys):
-    build.build(name, tmp_path, dummy=True)
+    export.export_corpus(name, tmp_path, dummy=True)
     assert main(["diff", str(dummy_export(name)), str(tmp_path / name)]) == 0
     out = capsys.readouterr().out
     assert out.splitlines()[-1] == "identical"

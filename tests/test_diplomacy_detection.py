@@ -265,12 +265,12 @@ def test_build_from_the_urls_checks_the_release_and_exports(mirror, tmp_path, mo
     # The whole path of a real build: download, size and sha256 against the recorded release,
     # build, rows in = rows out, official sizes, export, reload. The dummy files stand in for
     # the release here.
-    from corpora import build
+    from corpora import export
 
     corpus = registry.get(NAME)
     record_release(NAME, corpus.dummy_dir, urls=corpus.module._URLS)
     monkeypatch.setattr(corpus.module, "_SPLIT_SIZES", corpus.expected_dummy_counts())
-    rows = build.build(NAME, tmp_path / "out")
+    rows = export.export_corpus(NAME, tmp_path / "out")
     assert [(r.config, r.split, r.read, r.rows, r.official) for r in rows] == [
         ("conversations", "train", 4, 4, 4), ("conversations", "validation", 2, 2, 2),
         ("conversations", "test", 2, 2, 2), ("messages", "train", 10, 10, 10), ("messages", "validation", 3, 3, 3),
@@ -279,10 +279,10 @@ def test_build_from_the_urls_checks_the_release_and_exports(mirror, tmp_path, mo
 
 
 def test_downloaded_files_that_are_not_the_release_are_refused(mirror, tmp_path):
-    from corpora import build
+    from corpora import export
 
     with pytest.raises(CorporaError, match=f"differ from the recorded release: {mirror}data/train.jsonl: no recorded checksum"):
-        build.build(NAME, tmp_path / "out")
+        export.export_corpus(NAME, tmp_path / "out")
 
 
 # --- bad input: what `corpora build diplomacy_detection` prints (tests/test_bad_input.py runs them) ---

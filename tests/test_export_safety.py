@@ -1,7 +1,7 @@
 """Safe exports, with real `corpora build` processes: one writer per OUT/NAME, every check before an
 atomic swap, leftovers of killed builds cleaned by the next build, sources never touched, and every
 failure one line. CORPORA_TEST_PAUSE_AT=<phase> makes a build stop at a phase so it can be killed
-there (corpora.export.pause_at)."""
+there (corpora.swap.pause_at)."""
 
 import hashlib
 import json
@@ -22,8 +22,8 @@ import datasets
 import pyarrow.parquet
 import pytest
 
-from corpora import build
 from corpora import datasets_adapter
+from corpora import export
 from corpora import registry
 from corpora.cli import main
 
@@ -150,15 +150,15 @@ def test_a_second_build_waits_for_the_first_and_gives_up_after_its_timeout(tmp_p
 @pytest.mark.parametrize("phase", ["generating", "writing", "swapping"])
 def test_a_build_killed_at_any_phase_leaves_the_previous_export_and_the_next_build_cleans_up(tmp_path, phase):
     out = tmp_path / "out"
-    build.build(NAME, out, dummy=True)
+    export.export_corpus(NAME, out, dummy=True)
     before = files_of(out / NAME)
     killed = start(out, pause=phase, source=MESSAGES_ONLY)
     wait_for_line(killed, f"corpora: paused at {phase}")
     killed.kill()
     killed.wait()
     assert files_of(out / NAME) == before
-    export = {f".{NAME}.lock", f".{NAME}.lock.info", NAME, os.readlink(out / NAME)}
-    leftovers = {name.split("-")[0] for name in set(os.listdir(out)) - export}
+    whole = {f".{NAME}.lock", f".{NAME}.lock.info", NAME, os.readlink(out / NAME)}
+    leftovers = {name.split("-")[0] for name in set(os.listdir(out)) - whole}
     partial = f".{NAME}.partial"
     assert leftovers == ({partial} if phase != "swapping" else {partial, f".{NAME}.v", f".{NAME}.link"})
     if phase == "writing":  # the killed build's datasets cache is inside its partial folder
@@ -171,7 +171,7 @@ def test_a_build_killed_at_any_phase_leaves_the_previous_export_and_the_next_bui
 
 def test_an_interrupted_swap_of_an_export_from_before_the_symlinks_is_restored(tmp_path):
     out = tmp_path / "out"
-    build.build(NAME, tmp_path / "old", dummy=True)
+    export.export_corpus(NAME, tmp_path / "old", dummy=True)
     out.mkdir()
     shutil.copytree(tmp_path / "old" / NAME, out / NAME)  # a real folder, as corpora used to write
     before = files_of(out / NAME)
@@ -337,7 +337,7 @@ def test_the_adapter_names_the_private_part_that_changed():
 
 @pytest.mark.both_legs  # datasets resolves (and here reloads) the export
 def test_load_dataset_reads_the_export_through_its_symlink(tmp_path):
-    build.build(NAME, tmp_path / "out", dummy=True)
+    export.export_corpus(NAME, tmp_path / "out", dummy=True)
     assert (tmp_path / "out" / NAME).is_symlink()
     for config, counts in DUMMY_COUNTS.items():
         loaded = datasets.load_dataset(str(tmp_path / "out" / NAME), config, cache_dir=str(tmp_path / "cache"))

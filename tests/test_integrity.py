@@ -12,7 +12,7 @@ import pytest
 
 import corpora
 from conftest import CASES
-from corpora import build
+from corpora import export
 from corpora import registry
 from corpora import sources
 
@@ -73,7 +73,7 @@ def test_sources_not_yet_measured_are_named_as_such_in_the_card(name):
 @pytest.mark.parametrize("name", registry.names())
 def test_two_builds_of_the_same_sources_are_byte_identical(name, tmp_path, dummy_export):
     first = dummy_export(name)  # the session's build, in another folder
-    build.build(name, tmp_path, dummy=True)
+    export.export_corpus(name, tmp_path, dummy=True)
     second = tmp_path / name
     first = {p.relative_to(first): p.read_bytes() for p in first.rglob("*") if p.is_file()}
     second = {p.relative_to(second): p.read_bytes() for p in second.rglob("*") if p.is_file()}
@@ -83,7 +83,7 @@ def test_two_builds_of_the_same_sources_are_byte_identical(name, tmp_path, dummy
 
 # A build that pauses just before it swaps its finished export into place (the moment when the
 # most is written and nothing may have reached OUT/NAME yet), run as `corpora build`, with the
-# pause hook of corpora.export.
+# pause hook of corpora.swap.
 def wait_for_pause(process) -> str:
     line = process.stderr.readline()
     while line and not line.startswith("corpora: paused at"):
@@ -94,7 +94,7 @@ def wait_for_pause(process) -> str:
 def test_an_interrupted_build_leaves_the_previous_export(tmp_path):
     name = next(c.name for c in registry.all_corpora() if len(c.configs) > 1)  # more than one config written
     out = tmp_path / "out"
-    build.build(name, out, dummy=True)  # the previous export
+    export.export_corpus(name, out, dummy=True)  # the previous export
     before = {p: p.read_bytes() for p in (out / name).rglob("*") if p.is_file()}
     process = subprocess.Popen(
         [sys.executable, "-m", "corpora.cli", "build", name, "--dummy", "--out", str(out)],
@@ -115,7 +115,7 @@ def test_an_interrupted_build_leaves_the_previous_export(tmp_path):
     expected = registry.get(name).expected_dummy_counts()[configs[-1]]
     assert {split: reloaded[split].num_rows for split in reloaded} == expected
     # The next build clears the leftover and replaces the export.
-    build.build(name, out, dummy=True)
+    export.export_corpus(name, out, dummy=True)
     assert list(out.glob(f".{name}.partial*")) == []
     assert {p: p.read_bytes() for p in (out / name).rglob("*") if p.is_file()} == before
 

@@ -83,11 +83,11 @@ def test_push_refuses_data_that_is_not_the_release(hub, tmp_path):
 
 
 def test_push_refuses_an_export_whose_card_does_not_validate(tmp_path, monkeypatch, upstream_copy):
-    from corpora import build
+    from corpora import export
     from corpora import push
     from corpora.errors import CorporaError
 
-    real_build = build.build
+    real_build = export.export_corpus
 
     def build_then_break_the_card(name, out, **kwargs):  # as a hand edit or a template bug would
         rows = real_build(name, out, **kwargs)
@@ -96,7 +96,7 @@ def test_push_refuses_an_export_whose_card_does_not_validate(tmp_path, monkeypat
         card.write_text(text.replace("license: unknown", "license: not-a-license", 1))
         return rows
 
-    monkeypatch.setattr(build, "build", build_then_break_the_card)
+    monkeypatch.setattr(export, "export_corpus", build_then_break_the_card)
     monkeypatch.setattr(push, "HfApi", None)  # nothing may reach the Hub
     monkeypatch.setenv("HF_TOKEN", TOKEN)  # a token is checked before anything is built
     with pytest.raises(CorporaError) as caught:

@@ -196,13 +196,13 @@ def cmd_list(args) -> int:
 
 
 def cmd_build(args) -> int:
-    from corpora import build
+    from corpora import export
     from corpora import registry
 
     quiet_progress()
     rows = []
     for name in _names(args):
-        rows_built = build.build(
+        rows_built = export.export_corpus(
             name, args.out, args.configs, args.data_dir, args.dummy, args.num_proc, args.allow_modified_sources,
             lock_timeout=args.lock_timeout,
             compare_to=args.compare_to,

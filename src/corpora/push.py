@@ -7,7 +7,7 @@ from pathlib import Path
 from huggingface_hub import HfApi
 from huggingface_hub import get_token
 
-from corpora import build
+from corpora import export
 from corpora import registry
 from corpora import sources
 from corpora import validate
@@ -33,7 +33,7 @@ def push(
             "no Hugging Face token: log in once with `hf auth login` (or `huggingface-cli login`), "
             "or set HF_TOKEN; --dry-run needs none"
         )
-    build.build(name, out, data_dir=data_dir, allow_modified_sources=allow_modified_sources, repo_id=repo_id)
+    export.export_corpus(name, out, data_dir=data_dir, allow_modified_sources=allow_modified_sources, repo_id=repo_id)
     folder = Path(out) / name
     problems = validate.export_problems(registry.get(name), folder)
     if problems:  # the Hub would show a wrong or broken page

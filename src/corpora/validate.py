@@ -12,6 +12,7 @@ import pyarrow.parquet
 
 from corpora import build
 from corpora import cards
+from corpora import export
 from corpora import registry
 from corpora.errors import CorporaError
 
@@ -53,7 +54,7 @@ def _count_problem(corpus, config, dataset_dict) -> str | None:
 
 
 def _round_trip_problem(corpus, prepared: dict[str, datasets.DatasetDict], tmp: str) -> str | None:
-    build.build(corpus.name, f"{tmp}/export", dummy=True)
+    export.export_corpus(corpus.name, f"{tmp}/export", dummy=True)
     for config, dataset_dict in prepared.items():
         reloaded = datasets.load_dataset(f"{tmp}/export/{corpus.name}", config, cache_dir=f"{tmp}/reload")
         problem = compare(dataset_dict, reloaded)
