@@ -75,8 +75,10 @@ def test_checksums_update_refuses_to_record_a_pointer(capsys, tmp_path, record_r
     (copy / "data" / "test.jsonl").write_bytes(POINTER)
     code, out, err = run(capsys, "checksums", NAME, "--data-dir", str(copy), "--update")
     assert code == 1
-    assert err.startswith("corpora checksums: error: diplomacy_detection: 1 source file(s) in ")
-    assert "are Git LFS pointers, not the data: data/test.jsonl; run `git lfs pull` in " in err
+    assert err == (
+        f"corpora checksums: error: diplomacy_detection: 1 source file(s) in {copy} are Git LFS pointers, not the "
+        f"data: data/test.jsonl; run `git lfs pull` in {copy} (a clone needs Git LFS for these files)\n"
+    )
     assert out == ""
     assert recorded.read_text() == before
 
