@@ -256,15 +256,14 @@ def test_console_script_runs(tmp_path):
 
 
 def test_build_with_worker_processes_gives_the_rows_of_one_process(tmp_path):
-    # Worker processes are forked: nothing may run in another thread then (a fork beside the
-    # counting thread hung). In a subprocess with a timeout, so a hang fails instead of waiting.
+    # In a subprocess with a timeout, so a hang (see the test above) fails instead of waiting.
     script = Path(sys.executable).with_name("corpora")
     name = "caption_contest_ratings"
     for num_proc in ("1", "2"):
         result = subprocess.run(
             [str(script), "build", name, "--dummy", "--config", "summaries", "--num-proc", num_proc,
              "--out", str(tmp_path / num_proc)],
-            capture_output=True, text=True, env=os.environ.copy(), check=False, timeout=300,
+            capture_output=True, text=True, env=os.environ.copy(), check=False, timeout=120,
         )
         assert result.returncode == 0, result.stderr
         assert table_lines(result.stdout) == [[name, "summaries", "train", "400", "400", "400"]]
@@ -278,6 +277,24 @@ def test_build_with_worker_processes_gives_the_rows_of_one_process(tmp_path):
         return (row["source_file"], row["rank"], row["caption"])
 
     assert sorted(rows["1"].to_list(), key=key) == sorted(rows["2"].to_list(), key=key)
+
+
+def test_a_forked_worker_dies_of_the_sigterm_its_pool_sends(tmp_path):
+    # The pool ends its idle workers with SIGTERM. A worker that kept the command's handler only
+    # set a flag when another of its threads took the signal, and the build waited forever.
+    import multiprocessing
+    import signal
+
+    from corpora import cli
+
+    previous = signal.signal(signal.SIGTERM, cli._terminate)
+    try:
+        with multiprocessing.get_context("fork").Pool(1) as pool:
+            in_worker = pool.apply(signal.getsignal, (signal.SIGTERM,))
+        in_parent = signal.getsignal(signal.SIGTERM)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    assert (in_worker, in_parent) == (signal.SIG_DFL, cli._terminate)
 
 
 def test_a_reader_that_stops_early_ends_the_command_quietly(tmp_path):

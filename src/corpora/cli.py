@@ -125,15 +125,19 @@ def main(argv: list[str] | None = None) -> int:
         signal.signal(signal.SIGTERM, previous)
 
 
-_MAIN_PID = os.getpid()
-
-
 def _terminate(signum, frame):
-    if os.getpid() != _MAIN_PID:  # a forked worker (num_proc) that its pool ends: die as usual, silently
-        signal.signal(signum, signal.SIG_DFL)
-        os.kill(os.getpid(), signum)
-        return
     raise Terminated()
+
+
+def _default_sigterm_in_child():
+    # A forked worker (num_proc) is ended by its pool with SIGTERM. With this Python handler it
+    # would only set a flag, and a worker whose other thread took the signal waited forever on
+    # its task queue (the build hung). Workers die of SIGTERM as usual; the parent cleans up.
+    if signal.getsignal(signal.SIGTERM) is _terminate:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+os.register_at_fork(after_in_child=_default_sigterm_in_child)
 
 
 def _one_line(error: BaseException) -> str:
