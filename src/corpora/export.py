@@ -8,6 +8,7 @@ import errno
 import math
 import os
 import shutil
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -120,16 +121,21 @@ def export_into(corpus, partial: Path, cache_dir: Path, configs, local, files, n
         # for images, whose local paths datasets' Parquet writer cuts to the file name.
         file_format = "arrow" if build.has_media(features) else "parquet"
         swap.pause_at("generating")
-        # The source records are counted after the builder, in this thread: a count in a second
-        # thread saved about 0.1 s of a 2.3 s summaries build (bench/toolkit_overhead.py), and a
-        # build with such a thread was once seen to hang in the test suite.
-        builder.download_and_prepare(
-            num_proc=num_proc,
-            download_config=sources.download_config(),
-            file_format=file_format,
-            max_shard_size=MAX_SHARD_BYTES,
-        )
-        read = build.count_source_records(corpus, config, files)
+        # The source records are counted in a second thread while the builder runs: both spend
+        # their time in Arrow and zlib, which release the GIL, and the count is about a fifth of a
+        # summaries build (bench/caption_contest_build.py: build_summaries against
+        # build_summaries_without_count). Never beside worker processes (--num-proc): a process
+        # must not fork while another of its threads runs.
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="count-source-records") as pool:
+            beside = (num_proc or 1) <= 1
+            counting = pool.submit(build.count_source_records, corpus, config, files) if beside else None
+            builder.download_and_prepare(
+                num_proc=num_proc,
+                download_config=sources.download_config(),
+                file_format=file_format,
+                max_shard_size=MAX_SHARD_BYTES,
+            )
+            read = counting.result() if counting else build.count_source_records(corpus, config, files)
         build.account_for_rows(corpus, config, builder.info, read)
         if file_format == "parquet":
             written = move_parquet(builder, partial / config)
