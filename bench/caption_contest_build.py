@@ -103,7 +103,7 @@ def task_prepare_parquet_summaries(root, work):
 
 
 def _without_read_ahead():
-    loader().read_ahead = lambda items: items
+    loader().read_ahead = lambda items, depth=None: items
 
 
 def task_prepare_summaries_sequential(root, work):

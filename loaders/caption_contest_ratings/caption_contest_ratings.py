@@ -15,9 +15,10 @@ scale with the files):
 A config parameter `contests` (a list of contest numbers) restricts any config to the source files
 of those contests; datasets gives such a config its own cache id.
 
-Tables are read with pyarrow.csv incrementally (values may contain newlines), typed and checked
-with Arrow compute; no per-row Python. Archives are never extracted: their CSV is inflated as it is
-read and its CRC-32 checked. How that is fast (ISA-L, a read-ahead thread) is `_fast_io.py`.
+Each file is read whole into memory (a response archive's member inflated, its CRC-32 checked;
+archives are never extracted), parsed with pyarrow.csv in 16 MiB blocks (values may contain
+newlines), typed and checked with Arrow compute; no per-row Python. Why in memory and how that is
+fast (ISA-L, a read-ahead thread) is `_fast_io.py`.
 Deviations from the upstream schema, documented in the card:
 - summaries: `contest`, `round`, `algorithm` and `variant` come from the file name (the typo
   `RandomSamping` becomes `RandomSampling`; the file name is kept in `source_file`); the file's own
@@ -45,10 +46,10 @@ import pyarrow.csv as pa_csv
 from datasets.utils.file_utils import xopen
 
 from ._fast_io import ZIP_ERRORS
-from ._fast_io import Tail
+from ._fast_io import arrow_bytes
 from ._fast_io import gathered
-from ._fast_io import open_member
 from ._fast_io import read_ahead
+from ._fast_io import read_member
 from ._loader_common import local_files
 from ._loader_common import not_the_data
 from ._loader_common import show as _show
@@ -244,7 +245,7 @@ _ARCHIVE_NAME = re.compile(
 # The one summary file whose `contest` column is not its file's contest (quirk 4 of the format doc).
 _CONTEST_FIELD_EXCEPTIONS = {"688_summary_KLUCB.csv": 689}
 
-_BLOCK_SIZE = 16 << 20  # bytes of CSV per Arrow batch: bounds memory whatever the file size
+_BLOCK_SIZE = 16 << 20  # bytes of CSV per Arrow batch
 _MIN_ROWS_PER_TABLE = 100_000  # small files are yielded together, up to about this many rows
 _WORD_LIST = re.compile(r"(?P<contest>[0-9]+): \[(?P<items>[^\[\]]*)\]")
 _WORD = re.compile(r"[a-z][a-z0-9' -]*")
@@ -420,17 +421,19 @@ class CaptionContestRatings(datasets.ArrowBasedBuilder):
         if name == "cartoons":
             yield from _cartoon_tables(files, sources, metadata)
             return
-        read = {
-            "summaries": _summary_tables,
-            "cardinal_responses": _cardinal_tables,
-            "dueling_responses": _dueling_tables,
+        read, tables_of = {
+            "summaries": (_read_csv_file, _summary_tables),
+            "cardinal_responses": (_read_archive, _cardinal_tables),
+            "dueling_responses": (_read_archive, _dueling_tables),
         }[name]
+        # Three steps at once, each in a thread of its own: reading (inflating) the next files,
+        # parsing and checking the next tables, and datasets writing this one.
+        read_files = read_ahead((read(file, source) for file, source in zip(files, sources, strict=True)), depth=1)
         tables = (
             (f"{os.path.basename(source)}:{index}", table)
-            for file, source in zip(files, sources, strict=True)
-            for index, table in enumerate(read(file, source))
+            for data, source in zip(read_files, sources, strict=True)
+            for index, table in enumerate(tables_of(data, source))
         )
-        # The next tables are read in a worker thread while datasets writes this one.
         yield from read_ahead(gathered(tables, _MIN_ROWS_PER_TABLE))
 
 
@@ -440,18 +443,15 @@ def _count_source_records(config_name, split_name, local_paths):
     if config_name == "cartoons":
         # Downloaded files have no extension in the cache: images are told apart by their bytes.
         return sum(1 for path in local_paths if _image_magic(path))
-    total = 0
-    for path in local_paths:
+
+    def read(path):
         if config_name == "summaries":
-            with xopen(path, "rb") as f:
-                total += _count_records(f)
-        else:
-            with xopen(path, "rb") as raw:
-                with zipfile.ZipFile(raw) as archive:
-                    member = _archive_member(archive, os.path.basename(path))
-                    with open_member(raw, archive, member) as f:
-                        total += _count_records(f)
-    return total
+            return _read_csv_file(path, path)
+        with xopen(path, "rb") as raw, zipfile.ZipFile(raw) as archive:
+            return read_member(raw, archive, _archive_member(archive, os.path.basename(path)))
+
+    # The next file is read (inflated) in a worker thread while this one is counted.
+    return sum(_count_records(data) for data in read_ahead((read(path) for path in local_paths), depth=1))
 
 
 def _image_magic(path):
@@ -459,11 +459,10 @@ def _image_magic(path):
         return f.read(8).startswith((b"\xff\xd8\xff", b"\x89PNG\r\n\x1a\n"))
 
 
-def _count_records(f):
-    first = f.read(1 << 16).split(b"\n", 1)[0].split(b",")[0].decode("utf-8", "replace")
-    f.seek(0)
+def _count_records(data):
+    first = data[: 1 << 16].to_pybytes().split(b"\n", 1)[0].split(b",")[0].decode("utf-8", "replace")
     reader = pa_csv.open_csv(
-        f,
+        pa.BufferReader(data),
         read_options=pa_csv.ReadOptions(block_size=_BLOCK_SIZE, use_threads=False),
         parse_options=pa_csv.ParseOptions(newlines_in_values=True),
         convert_options=pa_csv.ConvertOptions(include_columns=[first], column_types={first: pa.binary()}),
@@ -531,19 +530,14 @@ def _header(head, source, expected):
     return found
 
 
-def _csv_batches(f, source, expected_headers, types, strings_can_be_null, what):
-    """(header, record offset, batch) for every batch of a CSV file object, typed by `types`.
-
-    A conversion error is located by re-reading the file untyped (`_locate`), only on that path.
-    """
-    head = f.read(1 << 16)
-    f.seek(0)
-    header = _header(head, source, expected_headers)
-    tail = Tail(f)
-    offset = 0
-    try:
+def _csv_batches(data, source, expected_headers, types, strings_can_be_null, what):
+    """(header, record offset, batch) for every block of a CSV file (a `pyarrow.Buffer`), typed
+    by `types`. A conversion error is located by re-reading the file untyped (`_locate`), only on
+    that path."""
+    header = _header(data[: 1 << 16].to_pybytes(), source, expected_headers)
+    try:  # the reader parses the first block as it opens
         reader = pa_csv.open_csv(
-            tail,
+            pa.BufferReader(data),
             read_options=pa_csv.ReadOptions(block_size=_BLOCK_SIZE, use_threads=False),
             parse_options=pa_csv.ParseOptions(newlines_in_values=True, ignore_empty_lines=False),
             convert_options=pa_csv.ConvertOptions(
@@ -553,27 +547,35 @@ def _csv_batches(f, source, expected_headers, types, strings_can_be_null, what):
                 quoted_strings_can_be_null=False,
             ),
         )
-        with reader:
-            for batch in reader:
-                yield header, offset, batch
-                offset += batch.num_rows
     except pa.ArrowInvalid as error:
-        raise _locate(f, source, header, types, error) from None
+        raise _locate(data, source, header, types, error) from None
+    offset = 0
+    with reader:
+        while True:
+            # Only the read is in the `try`: a generator left open is closed at exit, when the
+            # module's names may already be gone.
+            try:
+                batch = reader.read_next_batch()
+            except StopIteration:
+                break
+            except pa.ArrowInvalid as error:
+                raise _locate(data, source, header, types, error) from None
+            yield header, offset, batch
+            offset += batch.num_rows
     if offset == 0:
         raise ValueError(f"{source}: has a header but no {what}")
-    if tail.last != b"\n":
+    if data[data.size - 1 :].to_pybytes() != b"\n":
         raise ValueError(f"{source}: does not end with a line feed after record {offset}; the file is truncated")
 
 
-def _locate(f, source, header, types, error):
+def _locate(data, source, header, types, error):
     """The ValueError for an Arrow error: the first record and field whose value does not convert."""
     message = str(error).split("\n")[0]
     if "CSV conversion error" not in message:
         return ValueError(f"{source}: invalid CSV ({message})")
-    f.seek(0)
     offset = 0
     reader = pa_csv.open_csv(
-        f,
+        pa.BufferReader(data),
         read_options=pa_csv.ReadOptions(block_size=_BLOCK_SIZE, use_threads=False),
         parse_options=pa_csv.ParseOptions(newlines_in_values=True, ignore_empty_lines=False),
         convert_options=pa_csv.ConvertOptions(column_types={name: pa.binary() for name in header}),
@@ -647,12 +649,17 @@ def _constant(value, type_, length):
 # summaries
 
 
-def _summary_tables(file, source):
+def _read_csv_file(file, source):
+    """The bytes of a CSV file, in Arrow's memory (why: `_fast_io.arrow_bytes`)."""
+    with xopen(file, "rb") as f:
+        return arrow_bytes(f.read())
+
+
+def _summary_tables(data, source):
     meta = _parse_summary_name(source)
     contest_field = _CONTEST_FIELD_EXCEPTIONS.get(meta["source_file"], meta["contest"])
-    with xopen(file, "rb") as f:
-        for header, offset, batch in _csv_batches(f, source, [_HEADER_A, _HEADER_B], _SUMMARY_TYPES, False, "records"):
-            yield _summary_table(batch, header, offset, source, meta, contest_field)
+    for header, offset, batch in _csv_batches(data, source, [_HEADER_A, _HEADER_B], _SUMMARY_TYPES, False, "records"):
+        yield _summary_table(batch, header, offset, source, meta, contest_field)
 
 
 def _summary_table(batch, header, offset, source, meta, contest_field):
@@ -728,7 +735,9 @@ def _archive_member(archive, source):
     return names[0]
 
 
-def _archive_batches(file, source, expected_header, what):
+def _read_archive(file, source):
+    """(where, bytes): the member of a response archive, inflated, in Arrow's memory, and its
+    name for messages (`<archive>!<member>`)."""
     with xopen(file, "rb") as raw:
         head = raw.read(1 << 12)
         raw.seek(0)
@@ -745,11 +754,15 @@ def _archive_batches(file, source, expected_header, what):
             member = _archive_member(archive, source)
             where = f"{source}!{member}"
             try:
-                with open_member(raw, archive, member) as f:
-                    for _, offset, batch in _csv_batches(f, where, [expected_header], _RESPONSE_TYPES, True, what):
-                        yield where, offset, batch
+                return where, read_member(raw, archive, member)
             except ZIP_ERRORS as error:
                 raise ValueError(f"{source}: corrupt zip archive ({error})") from None
+
+
+def _archive_batches(read, expected_header, what):
+    where, data = read
+    for _, offset, batch in _csv_batches(data, where, [expected_header], _RESPONSE_TYPES, True, what):
+        yield where, offset, batch
 
 
 def _response_columns(batch, source, offset, contest, name):
@@ -780,9 +793,9 @@ def _response_columns(batch, source, offset, contest, name):
     ]
 
 
-def _cardinal_tables(file, source):
+def _cardinal_tables(read, source):
     name, contest = _parse_archive_name(source)
-    for where, offset, batch in _archive_batches(file, source, _CARDINAL_HEADER, "ratings"):
+    for where, offset, batch in _archive_batches(read, _CARDINAL_HEADER, "ratings"):
         col = batch.column
         _check(where, offset, batch, "target_id", pc.invert(pc.greater_equal(col("target_id"), 0)), "an integer >= 0")
         reward = col("target_reward")
@@ -803,9 +816,9 @@ def _cardinal_tables(file, source):
         yield pa.Table.from_arrays(columns, schema=_CARDINAL_SCHEMA)
 
 
-def _dueling_tables(file, source):
+def _dueling_tables(read, source):
     name, contest = _parse_archive_name(source)
-    for where, offset, batch in _archive_batches(file, source, _DUELING_HEADER, "votes"):
+    for where, offset, batch in _archive_batches(read, _DUELING_HEADER, "votes"):
         col = batch.column
         for field in ("left_target_id", "right_target_id", "winner_target_id"):
             _check(where, offset, batch, field, pc.invert(pc.greater_equal(col(field), 0)), "an integer >= 0")
