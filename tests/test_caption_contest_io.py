@@ -123,10 +123,38 @@ def test_read_ahead_passes_items_and_errors_and_stops_with_the_consumer():
     produced.clear()
     early = fast_io.read_ahead(items(), depth=2)
     assert [next(early), next(early)] == [0, 1]
-    early.close()  # the consumer stops: the worker stops and the generator is closed
+    early.close()  # the consumer stops: the worker closes the generator, then ends
+    for thread in threading.enumerate():
+        if thread.name.startswith(THREAD):
+            thread.join(timeout=60)
     assert closed == [9, 4, produced[-1]]
     # The worker went no further than `depth` items past the consumer (a queued step is cancelled).
     assert produced == list(range(len(produced))) and 2 <= len(produced) <= 4
+    assert live_read_aheads() == []
+
+
+def test_closing_a_read_ahead_never_waits_for_its_worker():
+    # The garbage collector may close an abandoned read-ahead in any thread, even one that holds
+    # threading's own locks; a close that joined the worker there deadlocked the suite.
+    release, closed = threading.Event(), threading.Event()
+
+    def items():
+        try:
+            yield 0
+            release.wait(timeout=60)  # the worker is busy with this step while the consumer closes
+            yield 1
+        finally:
+            closed.set()
+
+    reader = fast_io.read_ahead(items(), depth=1)
+    assert next(reader) == 0
+    reader.close()
+    assert not release.is_set() and not closed.is_set()  # returned at once, the step still running
+    release.set()
+    assert closed.wait(timeout=60)  # the worker's last step closes the generator
+    for thread in threading.enumerate():
+        if thread.name.startswith(THREAD):
+            thread.join(timeout=60)
     assert live_read_aheads() == []
 
 

@@ -102,19 +102,27 @@ def read_ahead(items, depth=3):
     (3: as many tables in memory as the queue-and-thread version this replaced).
 
     The worker runs one `next(items)` at a time and never waits for the consumer, so it is idle
-    whenever the consumer is; the pool is shut down (pending steps cancelled, the running one
-    finished) and `items` closed when the consumer stops, early or not. Errors are raised to the
-    consumer in order."""
+    whenever the consumer is. When the consumer stops, early or not, the steps not begun are
+    cancelled and closing `items` is the worker's last step: nothing here waits for the worker.
+    That matters because the garbage collector may close an abandoned generator in any thread,
+    even one inside `threading`'s own locks (a join there deadlocked the test suite). Errors are
+    raised to the consumer in order."""
     end = object()
     pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="caption-contest-read-ahead")
+    ahead = collections.deque()
     try:
-        ahead = collections.deque(pool.submit(next, items, end) for _ in range(depth))
+        ahead.extend(pool.submit(next, items, end) for _ in range(depth))
         while (item := ahead.popleft().result()) is not end:
             ahead.append(pool.submit(next, items, end))
             yield item
     finally:
-        pool.shutdown(wait=True, cancel_futures=True)
-        items.close()
+        for step in ahead:
+            step.cancel()
+        try:
+            pool.submit(items.close)
+        except RuntimeError:  # the interpreter is shutting down: its exit already stopped the worker
+            pass
+        pool.shutdown(wait=False)
 
 
 def gathered(tables, min_rows):

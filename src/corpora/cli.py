@@ -63,7 +63,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
 
     push = commands.add_parser("push", help="build and upload a corpus to the Hugging Face Hub")
     push.add_argument("name", metavar="NAME")
-    push.add_argument("--repo-id", required=True, metavar="ID", help="e.g. your-org/diplomacy_detection")
+    push.add_argument("--repo-id", required=True, metavar="ID", help="the Hub dataset repository, e.g. your-org/NAME")
     push.add_argument("--private", action="store_true")
     push.add_argument("--dry-run", action="store_true", help="build and show what would be uploaded")
     push.add_argument("--data-dir", metavar="DIR", help="build from a local copy instead of the pinned URLs")
