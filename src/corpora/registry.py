@@ -72,11 +72,14 @@ class Corpus:
 
     @property
     def configs(self) -> list[str]:
-        return [config.name for config in self.builder_class.BUILDER_CONFIGS]
+        """The builder's configs, the default first (as `corpora list` and the card show them)."""
+        names = [config.name for config in self.builder_class.BUILDER_CONFIGS]
+        default = self.builder_class.DEFAULT_CONFIG_NAME or names[0]
+        return [default] + [name for name in names if name != default]
 
     @property
     def default_config(self) -> str:
-        return self.builder_class.DEFAULT_CONFIG_NAME or self.configs[0]
+        return self.configs[0]
 
     @property
     def split_sizes(self) -> dict[str, dict[str, int]]:
