@@ -18,7 +18,7 @@ of those contests; datasets gives such a config its own cache id.
 Each file is read whole into memory (a response archive's member inflated, its CRC-32 checked;
 archives are never extracted), parsed with pyarrow.csv in 16 MiB blocks (values may contain
 newlines), typed and checked with Arrow compute; no per-row Python. Why in memory and how that is
-fast (ISA-L, a read-ahead thread) is `_fast_io.py`.
+fast (ISA-L, read-ahead threads) is `_fast_io.py`.
 Deviations from the upstream schema, documented in the card:
 - summaries: `contest`, `round`, `algorithm` and `variant` come from the file name (the typo
   `RandomSamping` becomes `RandomSampling`; the file name is kept in `source_file`); the file's own
