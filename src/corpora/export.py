@@ -19,7 +19,6 @@ from corpora import build
 from corpora import cards
 from corpora import croissant
 from corpora import datasets_adapter
-from corpora import diff
 from corpora import registry
 from corpora import sources
 from corpora import stats
@@ -92,6 +91,8 @@ def export_corpus(
                                        dummy, data_dir, allow_modified_sources, repo_id)
             counts = reload_counts(partial, configs, workspace / "cache")
             if compare_to is not None:  # every check passed: what the swap is about to change
+                from corpora import diff  # DuckDB is imported for this only: 0.05 s of every other build
+
                 print(diff.summary(Path(compare_to) / name, partial, name, configs, target))
             swap.swap_in(partial, target)
         except Exception as error:
