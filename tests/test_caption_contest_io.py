@@ -2,6 +2,7 @@
 zip member reader with both inflaters, the copy into Arrow's memory, the read-ahead and the
 gathering of small tables. The messages a user sees for damaged archives are tested in test_caption_contest_ratings.py."""
 
+import gc
 import importlib
 import os
 import subprocess
@@ -27,6 +28,15 @@ THREAD = "caption-contest-read-ahead"
 
 def live_read_aheads():
     return [thread.name for thread in threading.enumerate() if thread.name.startswith(THREAD)]
+
+
+def join_read_aheads():
+    """Wait for the read-ahead workers that are ending, after the garbage collector has closed
+    any read-ahead an earlier test abandoned."""
+    gc.collect()
+    for thread in threading.enumerate():
+        if thread.name.startswith(THREAD):
+            thread.join(timeout=60)
 
 
 def archive_of(path, data, method):
@@ -124,9 +134,7 @@ def test_read_ahead_passes_items_and_errors_and_stops_with_the_consumer():
     early = fast_io.read_ahead(items(), depth=2)
     assert [next(early), next(early)] == [0, 1]
     early.close()  # the consumer stops: the worker closes the generator, then ends
-    for thread in threading.enumerate():
-        if thread.name.startswith(THREAD):
-            thread.join(timeout=60)
+    join_read_aheads()
     assert closed == [9, 4, produced[-1]]
     # The worker went no further than `depth` items past the consumer (a queued step is cancelled).
     assert produced == list(range(len(produced))) and 2 <= len(produced) <= 4
@@ -152,10 +160,31 @@ def test_closing_a_read_ahead_never_waits_for_its_worker():
     assert not release.is_set() and not closed.is_set()  # returned at once, the step still running
     release.set()
     assert closed.wait(timeout=60)  # the worker's last step closes the generator
-    for thread in threading.enumerate():
-        if thread.name.startswith(THREAD):
-            thread.join(timeout=60)
+    join_read_aheads()
     assert live_read_aheads() == []
+
+
+def test_an_error_in_a_file_leaves_no_reading_thread(tmp_path):
+    # The error's traceback keeps the loader's frames alive; the reader of the next files must be
+    # closed as the error passes, not when the garbage collector frees the traceback (a worker
+    # left waiting that way made the checks of other tests see a thread that was not theirs).
+    import shutil
+
+    root = tmp_path / "data"
+    shutil.copytree(corpus.dummy_dir, root)
+    broken = sorted((root / "contests" / "summaries").glob("*.csv"))[2]
+    broken.write_bytes(b"rank,funny,somewhat_funny,unfunny,count,score,precision,contest,caption\nx,1,2\n")
+    gc.disable()
+    try:
+        builder = corpus.builder("summaries", str(root), str(tmp_path / "cache"))
+        with pytest.raises(Exception) as caught:
+            builder.download_and_prepare()
+        for thread in threading.enumerate():
+            if thread.name.startswith(THREAD):
+                thread.join(timeout=60)
+        assert (live_read_aheads(), caught.value is not None) == ([], True)
+    finally:
+        gc.enable()
 
 
 def test_gathered_joins_small_tables_and_passes_big_ones():

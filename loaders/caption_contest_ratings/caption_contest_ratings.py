@@ -33,6 +33,7 @@ and the found columns. Every value outside its documented domain stops the build
 ValueError naming the file, the record, the field and the value.
 """
 
+import contextlib
 import csv
 import io
 import os
@@ -428,13 +429,18 @@ class CaptionContestRatings(datasets.ArrowBasedBuilder):
         }[name]
         # Three steps at once, each in a thread of its own: reading (inflating) the next files,
         # parsing and checking the next tables, and datasets writing this one.
-        read_files = read_ahead((read(file, source) for file, source in zip(files, sources, strict=True)), depth=1)
-        tables = (
-            (f"{os.path.basename(source)}:{index}", table)
-            for data, source in zip(read_files, sources, strict=True)
-            for index, table in enumerate(tables_of(data, source))
-        )
+        tables = _tables_of_files(read, tables_of, files, sources)
         yield from read_ahead(gathered(tables, _MIN_ROWS_PER_TABLE))
+
+
+def _tables_of_files(read, tables_of, files, sources):
+    """(key, table) for the tables of each file; the next file is read in a worker thread. An
+    error closes that reader at once (`closing`), so no thread waits for the garbage collector."""
+    read_files = read_ahead((read(file, source) for file, source in zip(files, sources, strict=True)), depth=1)
+    with contextlib.closing(read_files):
+        for data, source in zip(read_files, sources, strict=True):
+            for index, table in enumerate(tables_of(data, source)):
+                yield f"{os.path.basename(source)}:{index}", table
 
 
 def _count_source_records(config_name, split_name, local_paths):
@@ -451,7 +457,8 @@ def _count_source_records(config_name, split_name, local_paths):
             return read_member(raw, archive, _archive_member(archive, os.path.basename(path)))
 
     # The next file is read (inflated) in a worker thread while this one is counted.
-    return sum(_count_records(data) for data in read_ahead((read(path) for path in local_paths), depth=1))
+    with contextlib.closing(read_ahead((read(path) for path in local_paths), depth=1)) as read_files:
+        return sum(_count_records(data) for data in read_files)
 
 
 def _image_magic(path):
