@@ -453,8 +453,7 @@ def _count_source_records(config_name, split_name, local_paths):
     def read(path):
         if config_name == "summaries":
             return _read_csv_file(path, path)
-        with xopen(path, "rb") as raw, zipfile.ZipFile(raw) as archive:
-            return read_member(raw, archive, _archive_member(archive, os.path.basename(path)))
+        return _read_archive(path, os.path.basename(path))[1]
 
     # The next file is read (inflated) in a worker thread while this one is counted.
     with contextlib.closing(read_ahead((read(path) for path in local_paths), depth=1)) as read_files:
