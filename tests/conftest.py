@@ -37,6 +37,14 @@ from corpora import sources  # noqa: E402
 REPO = Path(__file__).resolve().parents[1]
 COLLECTION = registry.repo_root()
 
+# The toolkit's own tests (CLI, errors, cards, exports, pushes, diffs) run on a corpus made for
+# them, not on a corpus of the collection (tests/example_collection/README.md): adding, changing
+# or removing a real corpus touches no shared test, and their exact figures can be read off
+# its files.
+EXAMPLE_COLLECTION = Path(__file__).resolve().parent / "example_collection"
+EXAMPLE = "example_ratings"
+EXAMPLE_RELEASE = EXAMPLE_COLLECTION / "release" / EXAMPLE
+
 DATASETS_MAJOR = int(datasets.__version__.split(".")[0])
 CASES = [(corpus.name, config) for corpus in registry.all_corpora() for config in corpus.configs]
 
@@ -108,6 +116,22 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.skip(reason=f"script loading needs datasets 3.x, this leg has {datasets.__version__}"))
     if os.environ.get("CORPORA_COLLECTED_TESTS"):  # for tests/test_add_a_corpus.py: what this leg runs, before -k
         Path(os.environ["CORPORA_COLLECTED_TESTS"]).write_text("".join(f"{item.nodeid}\n" for item in items))
+
+
+@pytest.fixture(scope="module")
+def example_collection():
+    """The registry reads tests/example_collection (through CORPORA_ROOT) for the whole module:
+    `pytestmark = pytest.mark.usefixtures("example_collection")`."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("CORPORA_ROOT", str(EXAMPLE_COLLECTION))
+        yield EXAMPLE_COLLECTION
+
+
+@pytest.fixture
+def example_release(tmp_path):
+    """A writable copy of the example corpus's release files (the ones its checksums.tsv
+    records and its official sizes count)."""
+    return Path(shutil.copytree(EXAMPLE_RELEASE, tmp_path / "release"))
 
 
 @pytest.fixture(scope="session")

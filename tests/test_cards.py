@@ -60,9 +60,9 @@ def repo_copy(tmp_path, monkeypatch):
     for folder in ("loaders", "dataset_cards", "dummy_data"):
         shutil.copytree(REPO / folder, tmp_path / folder)
     monkeypatch.setenv("CORPORA_ROOT", str(tmp_path))
-    registry.get.cache_clear()
+    registry.forget()
     yield tmp_path
-    registry.get.cache_clear()
+    registry.forget()
 
 
 def edit_source(root, change):

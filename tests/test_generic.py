@@ -129,18 +129,18 @@ def loader_copy(tmp_path, monkeypatch):
     def copy(name):
         shutil.copytree(COLLECTION / "loaders" / name, tmp_path / "loaders" / name)
         monkeypatch.setenv("CORPORA_ROOT", str(tmp_path))
-        registry.get.cache_clear()
+        registry.forget()
         return tmp_path
 
     yield copy
-    registry.get.cache_clear()
+    registry.forget()
 
 
 def loader_with(root, name, lines):
     """Append lines to the loader of name under root; the loader file's name as errors give it."""
     script = root / "loaders" / name / f"{name}.py"
     script.write_text(script.read_text() + "\n" + "\n".join(lines) + "\n")
-    registry.get.cache_clear()
+    registry.forget()
     return f"loaders/{name}/{name}.py"
 
 

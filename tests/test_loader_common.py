@@ -6,13 +6,17 @@ import sys
 
 import pytest
 
+from conftest import EXAMPLE
+from conftest import EXAMPLE_COLLECTION
 from corpora import registry
 
 COMMON = "_loader_common.py"
 
 
 def copies():
-    return {name: (registry.get(name).loader_dir / COMMON) for name in registry.names()}
+    """Every loader folder's copy: the collection's, and the example corpus's of the toolkit tests."""
+    found = {name: (registry.get(name).loader_dir / COMMON) for name in registry.names()}
+    return dict(found, **{f"tests/example_collection: {EXAMPLE}": EXAMPLE_COLLECTION / "loaders" / EXAMPLE / COMMON})
 
 
 def test_every_loader_folder_has_the_same_copy():

@@ -80,13 +80,22 @@ def path_exists(root: Path, reference: str) -> bool:
     return (root / pattern).exists()
 
 
+def collection_of(root: Path, file: Path) -> Path:
+    """The collection a file belongs to: the repository's, or one inside it with loaders/ of its
+    own (tests/example_collection), whose files name paths from their own root."""
+    for folder in file.parents:
+        if folder == root or (folder / "loaders").is_dir():
+            return folder
+    return root
+
+
 def unresolved_paths(root: Path) -> list[str]:
     problems = []
     for file, number, line in lines_of(root):
         for match in PATH.finditer(line):
             if FOREIGN.search(line[: match.start()]):
                 continue
-            if not path_exists(root, match.group()):
+            if not path_exists(root, match.group()) and not path_exists(collection_of(root, file), match.group()):
                 problems.append(f"{file.relative_to(root)}:{number}: {match.group()}")
     return problems
 

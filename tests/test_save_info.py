@@ -30,9 +30,9 @@ def repo_copy(tmp_path, monkeypatch):
     for folder in ("loaders", "dataset_cards", "dummy_data"):
         shutil.copytree(REPO / folder, tmp_path / folder, ignore=shutil.ignore_patterns("__pycache__"))
     monkeypatch.setenv("CORPORA_ROOT", str(tmp_path))
-    registry.get.cache_clear()
+    registry.forget()
     yield tmp_path
-    registry.get.cache_clear()
+    registry.forget()
 
 
 @pytest.mark.datasets3

@@ -5,10 +5,12 @@ import math
 
 import datasets
 import pyarrow.parquet
+import pytest
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
+from conftest import EXAMPLE
 from corpora import registry
 from corpora import stats
 
@@ -81,19 +83,22 @@ def test_statistics_equal_a_plain_python_count(tmp_path_factory, files, row_grou
     assert computed.lengths == expected["lengths"]
 
 
+@pytest.mark.usefixtures("example_collection")
 def test_the_export_card_shows_the_statistics(dummy_export):
-    folder = dummy_export("diplomacy_detection")
+    # The example's dummy train sentences (tests/example_collection): s01, s02, s08, s11.
+    folder = dummy_export(EXAMPLE)
     card = (folder / "README.md").read_text()
-    features = registry.get("diplomacy_detection").features("conversations")
-    for split in ("train", "validation", "test"):
-        path = folder / "conversations" / f"{split}-00000-of-00001.parquet"
-        rows = pyarrow.parquet.read_table(path).to_pylist()
-        computed = stats.compute(features, [path])
-        assert f"| {split} | {len(rows)} | {len(rows)} |" in card
-        labels = [value for row in rows for value in row["sender_labels"]]
-        counts = f"True: {labels.count(True)}, False: {labels.count(False)}"
-        assert f"| `sender_labels` | {split} | {counts} |" in card
-        assert computed.distributions["sender_labels"] == [("True", labels.count(True)), ("False", labels.count(False))]
-        lengths = [len(message) for row in rows for message in row["messages"]]
-        assert computed.lengths["messages"] == nearest_rank(lengths)
-        assert f"| `messages` | {split} | {' | '.join(map(str, nearest_rank(lengths)))} |" in card
+    path = folder / "sentences" / "train-00000-of-00001.parquet"
+    computed = stats.compute(registry.get(EXAMPLE).features("sentences"), [path])
+    assert computed.examples == 4
+    assert computed.distributions == {
+        "language": [("de", 1), ("en", 3)],
+        "flagged": [("True", 1), ("False", 2), ("None", 1)],
+    }
+    # "The café opens at 7 ☕." has 22 characters, the three others 29, 30 and 31.
+    assert computed.lengths == {"sentence_id": (3, 3, 3, 3, 3), "text": (22, 22, 29, 30, 31), "raters": (3, 3, 3, 4, 4)}
+    assert "| train | 4 | 4 |" in card
+    assert "| `language` | train | de: 1, en: 3 |" in card
+    assert "| `flagged` | train | True: 1, False: 2, None: 1 |" in card
+    assert "| `flagged` | test | True: 1, False: 1 |" in card  # no None: no such row is shown
+    assert "| `text` | train | 22 | 22 | 29 | 30 | 31 |" in card

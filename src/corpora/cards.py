@@ -66,7 +66,7 @@ def vocabularies() -> dict[str, list[str]]:
 def card_source(corpus: registry.Corpus) -> dict:
     path = corpus.card_source
     if not path.is_file():
-        raise CardError(f"{corpus.name}: no card source {path.relative_to(registry.repo_root())}")
+        raise CardError(f"{corpus.name}: no card source {path.relative_to(corpus.root)}")
     source = _read_yaml(path.read_text(encoding="utf-8"))
     missing = [key for key in METADATA_KEYS + PROSE_KEYS if key not in source]
     unknown = [key for key in source if key not in METADATA_KEYS + PROSE_KEYS + OPTIONAL_KEYS]
@@ -442,7 +442,7 @@ def check(corpus: registry.Corpus, examples: dict[str, dict]) -> str | None:
     actual = corpus.card_path.read_text(encoding="utf-8") if corpus.card_path.is_file() else ""
     if actual == expected:
         return None
-    name = str(corpus.card_path.relative_to(registry.repo_root()))
+    name = str(corpus.card_path.relative_to(corpus.root))
     diff = difflib.unified_diff(actual.splitlines(True), expected.splitlines(True), name, name + " (rendered)")
     return "".join(diff) or f"{name} differs"
 

@@ -287,7 +287,7 @@ def cmd_card(args) -> int:
         else:
             registry.require_checkout(f"loaders/{name}/README.md")
             path = cards.write(corpus, examples)
-            print(f"wrote {path.relative_to(registry.repo_root())}")
+            print(f"wrote {path.relative_to(corpus.root)}")
     return 1 if stale else 0
 
 

@@ -49,10 +49,11 @@ class Corpus:
     name: str
     module: ModuleType
     builder_class: type
+    root: Path  # the collection it was found in (repo_root() when it was)
 
     @property
     def loader_dir(self) -> Path:
-        return repo_root() / "loaders" / self.name
+        return self.root / "loaders" / self.name
 
     @property
     def script(self) -> Path:
@@ -64,11 +65,11 @@ class Corpus:
 
     @property
     def card_source(self) -> Path:
-        return repo_root() / "dataset_cards" / f"{self.name}.yaml"
+        return self.root / "dataset_cards" / f"{self.name}.yaml"
 
     @property
     def dummy_dir(self) -> Path:
-        return repo_root() / "dummy_data" / self.name
+        return self.root / "dummy_data" / self.name
 
     @property
     def configs(self) -> list[str]:
@@ -162,11 +163,21 @@ def _package(name: str, path: Path | None) -> ModuleType:
     return package
 
 
-@functools.cache
 def get(name: str) -> Corpus:
+    """The corpus `name` of the collection at repo_root() (imported once per collection)."""
     if name not in names():
         raise CorporaError(f"unknown corpus {name!r}; known: {', '.join(names())}")
-    script = repo_root() / "loaders" / name / f"{name}.py"
+    return _load(repo_root().resolve(), name)
+
+
+def forget() -> None:
+    """Import loaders again at the next `get` (a loader file was edited in place)."""
+    _load.cache_clear()
+
+
+@functools.cache
+def _load(root: Path, name: str) -> Corpus:
+    script = root / "loaders" / name / f"{name}.py"
     # Bound as attributes too, as a real import does: pickling (dill, for num_proc > 1) finds a
     # class by getattr along its module path.
     folder = _package(f"{LOADERS_PACKAGE}.{name}", script.parent)
@@ -186,9 +197,9 @@ def get(name: str) -> Corpus:
         and value.__module__ == module_name
     ]
     if len(builders) != 1:
-        raise CorporaError(f"{script.relative_to(repo_root())}: expected one builder class, found {len(builders)}")
+        raise CorporaError(f"{script.relative_to(root)}: expected one builder class, found {len(builders)}")
     check_contract(f"loaders/{name}/{name}.py", module, builders[0])
-    return Corpus(name=name, module=module, builder_class=builders[0])
+    return Corpus(name=name, module=module, builder_class=builders[0], root=root)
 
 
 # What every loader module carries beside its builder class (README, "Add a corpus"): the toolkit

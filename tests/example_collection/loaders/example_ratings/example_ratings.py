@@ -1,0 +1,212 @@
+"""Example ratings: short sentences, each rated from 1 to 5 by a few raters, and the raters.
+
+Not a real corpus: the corpus the toolkit's own tests run on (tests/example_collection/README.md),
+small enough that every figure of a test can be checked by reading its files, and written like
+the real loaders: configs, features, splits, examples. Its "release" is
+tests/example_collection/release/example_ratings; its URLs are on example.org (never reached).
+"""
+
+import csv
+import io
+import json
+
+import datasets
+from datasets.utils.file_utils import xopen
+
+from ._loader_common import check_start
+from ._loader_common import loads
+from ._loader_common import local_files
+from ._loader_common import show
+from ._loader_common import utf8
+
+_CITATION = """\
+@misc{corpora-example-ratings,
+    title = {Example Ratings: the corpus of the corpora toolkit's tests},
+    year = {2026},
+}
+"""
+
+_DESCRIPTION = """\
+Short English and German sentences, each rated from 1 (unclear) to 5 (clear) by two or three
+raters, and the raters themselves: the corpus the corpora toolkit's tests run on.
+"""
+
+_HOMEPAGE = "https://example.org/corpora-example/ratings"
+
+_LICENSE = "cc-by-4.0"
+
+_URL_PREFIX = "https://example.org/corpora-example/ratings/v1/"
+
+# Paths relative to the upstream root. `sentences` and `ratings` read the same files; the train
+# split has several, so a build has shards for worker processes.
+_SENTENCE_FILES = {
+    "train": ["data/train-1.jsonl", "data/train-2.jsonl", "data/train-3.jsonl"],
+    "validation": ["data/validation.jsonl"],
+    "test": ["data/test.jsonl"],
+}
+_FILES = {
+    "sentences": _SENTENCE_FILES,
+    "ratings": _SENTENCE_FILES,
+    "raters": {"train": ["raters.csv"]},
+}
+_URLS = {path: _URL_PREFIX + path for splits in _FILES.values() for paths in splits.values() for path in paths}
+
+# Official sizes of the release; the raters' is not published (None).
+_SPLIT_SIZES = {
+    "sentences": {"train": 12, "validation": 3, "test": 4},
+    "ratings": {"train": 30, "validation": 7, "test": 10},
+    "raters": {"train": None},
+}
+
+# Natural key of each config's rows (`corpora diff`).
+_KEYS = {
+    "sentences": ["sentence_id"],
+    "ratings": ["sentence_id", "rater"],
+    "raters": ["rater"],
+}
+
+_LANGUAGES = ["de", "en"]
+_SCORES = range(1, 6)
+_SENTENCE_KEYS = ["sentence_id", "text", "language", "flagged", "raters", "scores"]
+_RATER_HEADER = ["rater", "native_language", "years_rating"]
+
+
+class ExampleRatings(datasets.GeneratorBasedBuilder):
+    """Sentences rated for clarity, one rating per rater, and the raters."""
+
+    VERSION = datasets.Version("1.0.0")
+    BUILDER_CONFIGS = [
+        datasets.BuilderConfig(name="sentences", version=VERSION, description="One example per sentence, its ratings as parallel lists."),
+        datasets.BuilderConfig(name="ratings", version=VERSION, description="One example per rating of a sentence."),
+        datasets.BuilderConfig(name="raters", version=VERSION, description="One example per rater."),
+    ]
+    DEFAULT_CONFIG_NAME = "sentences"
+
+    def _info(self):
+        language = datasets.ClassLabel(names=_LANGUAGES)
+        features = {
+            "sentences": {
+                "sentence_id": datasets.Value("string"),
+                "text": datasets.Value("string"),
+                "language": language,
+                "flagged": datasets.Value("bool"),
+                "raters": [datasets.Value("string")],
+                "scores": [datasets.Value("int32")],
+            },
+            "ratings": {
+                "sentence_id": datasets.Value("string"),
+                "language": language,
+                "rater": datasets.Value("string"),
+                "score": datasets.Value("int32"),
+            },
+            "raters": {
+                "rater": datasets.Value("string"),
+                "native_language": language,
+                "years_rating": datasets.Value("int32"),
+            },
+        }[self.config.name]
+        return datasets.DatasetInfo(
+            description=_DESCRIPTION,
+            features=datasets.Features(features),
+            homepage=_HOMEPAGE,
+            license=_LICENSE,
+            citation=_CITATION,
+        )
+
+    def _split_generators(self, dl_manager):
+        splits = _FILES[self.config.name]
+        local = local_files(self.config.data_dir, dl_manager, [p for paths in splits.values() for p in paths], _URLS)
+        return [
+            datasets.SplitGenerator(name=split, gen_kwargs={"files": [local[p] for p in paths], "sources": paths})
+            for split, paths in splits.items()
+        ]
+
+    def _generate_examples(self, files, sources):
+        for file, source in zip(files, sources, strict=True):
+            if self.config.name == "raters":
+                for line_number, rater in _read_raters(file, source):
+                    yield f"{source}:{line_number}", rater
+                continue
+            for line_number, sentence in _read_sentences(file, source):
+                if self.config.name == "sentences":
+                    yield f"{source}:{line_number}", sentence
+                    continue
+                for rater, score in zip(sentence["raters"], sentence["scores"], strict=True):
+                    rating = {"sentence_id": sentence["sentence_id"], "language": sentence["language"]}
+                    yield f"{source}:{line_number}:{rater}", dict(rating, rater=rater, score=score)
+
+
+def _count_source_records(config, split, local_paths):
+    """Source records of a split, counted without the typing above: a sentence per non-empty
+    line (for `ratings`, the length of its `scores` list), a rater per CSV line after the header."""
+    count = 0
+    for path in local_paths:
+        with xopen(path, "rb") as f:
+            lines = [line for line in f if line.strip()]
+        if config == "raters":
+            count += len(lines) - 1
+        else:
+            count += sum(1 if config == "sentences" else len(json.loads(line)["scores"]) for line in lines)
+    return count
+
+
+def _read_sentences(file, source):
+    """(line number, typed sentence) for every line of one JSON Lines file."""
+    line_number = 0
+    with xopen(file, "rb") as f:
+        for line_number, raw in enumerate(f, start=1):
+            if line_number == 1:
+                check_start(raw, source)
+            where = f"{source}, line {line_number}"
+            yield line_number, _typed_sentence(loads(utf8(raw, source, line_number), where), where)
+    if line_number == 0:
+        raise ValueError(f"{source}: empty file, no sentences")
+
+
+def _typed_sentence(record, where):
+    if not isinstance(record, dict):
+        raise ValueError(f"{where}: expected a JSON object, got {type(record).__name__}")
+    if sorted(record) != sorted(_SENTENCE_KEYS):
+        missing = sorted(set(_SENTENCE_KEYS) - set(record))
+        unknown = sorted(set(record) - set(_SENTENCE_KEYS))
+        raise ValueError(f"{where}: field(s) missing {missing}, unknown {unknown}")
+    for key in ("sentence_id", "text"):
+        if not isinstance(record[key], str) or not record[key]:
+            raise ValueError(f"{where}: field {key!r}: expected a non-empty string, got {show(record[key])}")
+    if record["language"] not in _LANGUAGES:
+        raise ValueError(f"{where}: field 'language': expected one of {_LANGUAGES}, got {show(record['language'])}")
+    # null: nobody looked at the sentence for problems.
+    if record["flagged"] is not None and not isinstance(record["flagged"], bool):
+        raise ValueError(f"{where}: field 'flagged': expected true, false or null, got {show(record['flagged'])}")
+    raters, scores = record["raters"], record["scores"]
+    if not (isinstance(raters, list) and raters and all(isinstance(r, str) and r for r in raters)):
+        raise ValueError(f"{where}: field 'raters': expected a non-empty list of names, got {show(raters)}")
+    if not (isinstance(scores, list) and len(scores) == len(raters)):
+        raise ValueError(f"{where}: field 'scores': expected one score per rater ({len(raters)}), got {show(scores)}")
+    for position, score in enumerate(scores):
+        if type(score) is not int or score not in _SCORES:
+            raise ValueError(f"{where}: field 'scores'[{position}]: expected an integer from 1 to 5, got {show(score)}")
+    return record
+
+
+def _read_raters(file, source):
+    """(line number, typed rater) for every record of the raters' CSV file."""
+    with xopen(file, "rb") as f:
+        data = f.read()
+    check_start(data, source)
+    rows = csv.reader(io.StringIO(utf8(data, source), newline=""), strict=True)
+    header = next(rows, None)
+    if header != _RATER_HEADER:
+        raise ValueError(f"{source}, line 1: expected the header {','.join(_RATER_HEADER)}, got {show(header)}")
+    for row in rows:
+        where = f"{source}, line {rows.line_num}"
+        if len(row) != len(_RATER_HEADER):
+            raise ValueError(f"{where}: expected {len(_RATER_HEADER)} fields, got {len(row)}: {show(row)}")
+        rater, language, years = row
+        if not rater:
+            raise ValueError(f"{where}: field 'rater': empty")
+        if language not in _LANGUAGES:
+            raise ValueError(f"{where}: field 'native_language': expected one of {_LANGUAGES}, got {show(language)}")
+        if not years.isdigit() or str(int(years)) != years:
+            raise ValueError(f"{where}: field 'years_rating': expected a whole number, got {show(years)}")
+        yield rows.line_num, {"rater": rater, "native_language": language, "years_rating": int(years)}
