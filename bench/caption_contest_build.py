@@ -1,5 +1,5 @@
 """caption_contest_ratings at full size, on synthetic files in the real formats
-(tests/synthetic_caption_contest.py), against raw pyarrow and the packaged csv builder measured in
+(tests/synthetic_caption_contest_ratings.py), against raw pyarrow and the packaged csv builder measured in
 the same run. Every measurement runs in its own subprocess; its peak memory is that process's
 maximum resident set size (os.wait4), worker processes of num_proc included as the largest one.
 
@@ -284,7 +284,7 @@ def bench_summaries(scale, runs):
         root = Path(root)
         total = round(SUMMARY_ROWS * scale)
         start = time.perf_counter()
-        from synthetic_caption_contest import write_summary_release
+        from synthetic_caption_contest_ratings import write_summary_release
 
         size = write_summary_release(root, total)
         print(
@@ -314,7 +314,7 @@ def bench_summaries(scale, runs):
 
 
 def _write_archive(job):
-    from synthetic_caption_contest import write_big_cardinal
+    from synthetic_caption_contest_ratings import write_big_cardinal
 
     path, rows, seed = job
     write_big_cardinal(Path(path), rows, seed=seed)

@@ -1,7 +1,7 @@
 """Peak memory and time of building curiosity_dialogs' full-size train split.
 
 Writes a synthetic train file at the real size (10,287 dialogs, about 67 MB on one line, see
-tests/synthetic.py; a tenth of it with --quick) and small validation/test/test_zero files, then
+tests/synthetic_curiosity_dialogs.py; a tenth of it with --quick) and small validation/test/test_zero files, then
 measures, each in its own subprocess:
 
 - builder:  `corpora.load("curiosity_dialogs", data_dir=..., cache_dir=...)` (prepares all four
@@ -35,7 +35,7 @@ GENERATE = """
 import sys
 from pathlib import Path
 sys.path.insert(0, sys.argv[2])
-from synthetic import write_curiosity
+from synthetic_curiosity_dialogs import write_curiosity
 root = Path(sys.argv[1])
 path = write_curiosity(root, dialogs=int(sys.argv[3]), split="train")
 for split in ("validation", "test", "test_zero"):

@@ -2,7 +2,7 @@
 raw scan of the same two Parquet files by DuckDB and by pyarrow.
 
 The old export is the loader's own output on synthetic summary files in the real format
-(tests/synthetic_caption_contest.py): `corpora.load(..., "summaries", data_dir=...)` written as
+(tests/synthetic_caption_contest_ratings.py): `corpora.load(..., "summaries", data_dir=...)` written as
 Parquet in row groups of 100,000 rows, as `corpora build` writes them. The new export is the old
 one with a caption edited in every 100th row, `funny` raised by one in every 1,000th row and
 1,000 rows appended (a new contest file), written one row group at a time.
@@ -46,7 +46,7 @@ import numpy
 import pyarrow
 import pyarrow.compute
 import pyarrow.parquet
-import synthetic_caption_contest as synthetic
+import synthetic_caption_contest_ratings as synthetic
 from corpora import build
 
 rows, work = int(sys.argv[2]), Path(sys.argv[3])

@@ -17,7 +17,7 @@ import pyarrow.parquet
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from corpora import build  # noqa: E402
 from corpora import export  # noqa: E402
-from synthetic import write_diplomacy  # noqa: E402
+from synthetic_diplomacy_detection import write_diplomacy  # noqa: E402
 
 MIXED = ("receiver_labels", "game_score", "game_score_delta")
 

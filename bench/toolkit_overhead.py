@@ -1,5 +1,5 @@
 """What the corpora toolkit costs around the builder: whole processes on a synthetic copy of the
-caption_contest_ratings summaries (199 files, 1,081,771 rows, tests/synthetic_caption_contest.py),
+caption_contest_ratings summaries (199 files, 1,081,771 rows, tests/synthetic_caption_contest_ratings.py),
 each timed from start to exit (wall) and by the CPU time it used (user + system, all its threads;
 steadier than wall time on a shared machine), median of 3 (of 1 with --quick):
 
@@ -93,7 +93,7 @@ def main(argv=None) -> None:
     parser.add_argument("--runs", type=int)
     args = parser.parse_args(argv)
     runs = args.runs or (1 if args.quick else 3)
-    from synthetic_caption_contest import write_summary_release
+    from synthetic_caption_contest_ratings import write_summary_release
 
     with tempfile.TemporaryDirectory(prefix="bench-toolkit-", dir=os.environ.get("BENCH_TMP")) as tmp:
         tmp = Path(tmp)

@@ -2,6 +2,7 @@
 same variables; they are set here too so a bare `pytest` cannot reach the network)."""
 
 import atexit
+import contextlib
 import http.server
 import inspect
 import os
@@ -118,13 +119,28 @@ def pytest_collection_modifyitems(config, items):
         Path(os.environ["CORPORA_COLLECTED_TESTS"]).write_text("".join(f"{item.nodeid}\n" for item in items))
 
 
-@pytest.fixture(scope="module")
-def example_collection():
-    """The registry reads tests/example_collection (through CORPORA_ROOT) for the whole module:
-    `pytestmark = pytest.mark.usefixtures("example_collection")`."""
+def readme_snippet():
+    """The Python snippet of README.md's "Class labels outside `datasets`" section."""
+    readme = (REPO / "README.md").read_text()
+    section = readme.split("## Class labels outside `datasets`", 1)[1]
+    return section.split("```python\n", 1)[1].split("\n```", 1)[0]
+
+
+@contextlib.contextmanager
+def using_example():
+    """The registry (and any subprocess) reads tests/example_collection, through CORPORA_ROOT,
+    inside the block: for a fixture of wider scope than one test."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("CORPORA_ROOT", str(EXAMPLE_COLLECTION))
         yield EXAMPLE_COLLECTION
+
+
+@pytest.fixture
+def example_collection():
+    """The registry (and any subprocess) reads tests/example_collection during one test; a
+    whole module: `pytestmark = pytest.mark.usefixtures("example_collection")`."""
+    with using_example() as root:
+        yield root
 
 
 @pytest.fixture

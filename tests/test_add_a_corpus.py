@@ -18,7 +18,7 @@ from conftest import DATASETS_MAJOR
 from corpora import registry
 
 # The corpus with the smallest dummy data (the quickest to test), and a new name for its copy
-# (diplomacy_detection -> diplomacy_copy) that no test id of another corpus contains.
+# (its first word and "_copy") that no test id of another corpus contains.
 ORIGINAL = min(registry.names(), key=lambda name: sum(p.stat().st_size for p in registry.get(name).dummy_dir.rglob("*")))
 COPY = ORIGINAL.split("_")[0] + "_copy"
 CLASSES = registry.get(ORIGINAL).builder_class.__name__, "".join(word.title() for word in COPY.split("_"))
@@ -63,9 +63,14 @@ def run(args, root, tmp_path, **env):
 
 
 def generic_test_files(root):
-    """Every test file but the per-corpus ones (tests/test_<name>.py) and this one."""
-    per_corpus = {f"test_{name}.py" for name in os.listdir(root / "loaders")} | {Path(__file__).name}
-    return sorted(str(path) for path in TESTS.glob("test_*.py") if path.name not in per_corpus)
+    """Every test file but the per-corpus ones (tests/test_<name>.py, tests/test_<name>_*.py)
+    and this one."""
+    names = os.listdir(root / "loaders")
+    return sorted(
+        str(path) for path in TESTS.glob("test_*.py")
+        if path.name != Path(__file__).name
+        and not any(path.stem == f"test_{name}" or path.stem.startswith(f"test_{name}_") for name in names)
+    )
 
 
 @pytest.mark.both_legs  # the copy is built, streamed and (datasets 3.x) loaded as a script

@@ -22,12 +22,12 @@ from conftest import BadInput
 from corpora import export
 from corpora import load
 from corpora import registry
-from synthetic_caption_contest import CARDINAL_HEADER
-from synthetic_caption_contest import DUELING_HEADER
-from synthetic_caption_contest import SUMMARY_A
-from synthetic_caption_contest import SUMMARY_B
-from synthetic_caption_contest import cardinal_csv
-from synthetic_caption_contest import write_archive
+from synthetic_caption_contest_ratings import CARDINAL_HEADER
+from synthetic_caption_contest_ratings import DUELING_HEADER
+from synthetic_caption_contest_ratings import SUMMARY_A
+from synthetic_caption_contest_ratings import SUMMARY_B
+from synthetic_caption_contest_ratings import cardinal_csv
+from synthetic_caption_contest_ratings import write_archive
 
 NAME = "caption_contest_ratings"
 corpus = registry.get(NAME)

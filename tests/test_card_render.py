@@ -1,7 +1,10 @@
 """Cards as people read them: every export card renders as the Hub renders Markdown (CommonMark
 with GitHub tables), with whole tables and every section, short lines, a small size even for
 huge values; the YAML sizes mean what the Hub means; ClassLabel names for pandas users; the
-terminal stays quiet when it is not a terminal; and the toolkit's modules import in layers."""
+terminal stays quiet when it is not a terminal; and the toolkit's modules import in layers.
+
+The generic tests run on every corpus of the collection; the others on the example corpus
+(tests/example_collection), whose figures can be read off its files."""
 
 import ast
 import re
@@ -12,15 +15,19 @@ import pyarrow.parquet as pq
 import pytest
 from markdown_it import MarkdownIt
 
+from conftest import EXAMPLE
 from conftest import REPO
+from conftest import readme_snippet
 from corpora import cards
 from corpora import registry
 from corpora import stats
+from corpora.cli import print_table
 
 NAMES = registry.names()
 TEMPLATE = (REPO / "src" / "corpora" / "templates" / "dataset_card.md.j2").read_text()
 MAX_CARD_BYTES = 60_000
 MAX_LINE = 500  # a table row is one line: the longest field description sets it
+
 
 
 def template_headings():
@@ -69,11 +76,13 @@ def test_committed_card_renders_whole_and_short(name):
     check_renders(corpus.card_path.read_text(encoding="utf-8"), cards.card_source(corpus), exported=False)
 
 
+@pytest.mark.usefixtures("example_collection")
 def test_the_title_is_the_pretty_name_and_sizes_mean_what_the_hub_means(dummy_export):
-    folder = dummy_export("diplomacy_detection")
+    folder = dummy_export(EXAMPLE)
     metadata = cards.read_metadata(folder / "README.md")
     assert (folder / "README.md").read_text().count("\n# ") == 1
-    assert "\n# Diplomacy Deception Detection: It Takes Two to Lie\n" in (folder / "README.md").read_text()
+    assert "\n# Example Ratings\n" in (folder / "README.md").read_text()
+    assert [info["config_name"] for info in metadata["dataset_info"]] == ["raters", "ratings", "sentences"]
     for info in metadata["dataset_info"]:
         files = list((folder / info["config_name"]).glob("*.parquet"))
         assert info["download_size"] == sum(f.stat().st_size for f in files) > 0
@@ -94,35 +103,45 @@ def test_a_huge_value_is_shown_cut():
     assert cards.cut(list(range(5))) == [0, 1, 2, 3, 4]  # a short list stays whole
 
 
+@pytest.mark.usefixtures("example_collection")
 def test_an_export_card_with_huge_values_stays_small(dummy_export, tmp_path):
     """The real first rows can be huge (issue: a 59,420-character first example); the card
     shows them cut and stays under the size limit."""
-    corpus = registry.get("diplomacy_detection")
-    folder = dummy_export("diplomacy_detection")
-    example = pq.read_table(folder / "conversations" / "train-00000-of-00001.parquet").slice(0, 1).to_pylist()[0]
-    example["messages"] = ["y" * 10_000_000] + ["z" * 60_000] * 700
+    corpus = registry.get(EXAMPLE)
+    folder = dummy_export(EXAMPLE)
+    example = pq.read_table(folder / "sentences" / "train-00000-of-00001.parquet").slice(0, 1).to_pylist()[0]
+    assert example["sentence_id"] == "s01"  # the first dummy sentence, made huge below
+    example["text"] = "x" * 5_000_000
+    example["raters"] = ["y" * 10_000_000] + ["z" * 60_000] * 700
     report = {
-        "conversations": stats.ConfigReport(read={"train": 1}, statistics={"train": stats.SplitStatistics(1)}, example=example)
+        "sentences": stats.ConfigReport(read={"train": 1}, statistics={"train": stats.SplitStatistics(1)}, example=example)
     }
     text = cards.render(corpus, None, None, None, report, "the test")
     assert len(text.encode()) < MAX_CARD_BYTES
     assert max(len(line) for line in body(text).splitlines()) <= MAX_LINE
     assert "… (10,000,000 characters)" in text and "… 698 more (701 items)" in text
+    assert "… (5,000,000 characters)" in text
 
 
+@pytest.mark.usefixtures("example_collection")
 def test_source_files_are_listed_by_pattern():
-    rows = cards.source_files(registry.get("saf_micro_job_german"))
-    assert [(r["pattern"], r["files"]) for r in rows] == [
-        ("data/*.parquet", 4),
-        ("data/training/german/*.xml", 6),
-        ("data/unseen_answers/german/*.xml", 6),
-        ("data/unseen_questions/german/*.xml", 2),
+    # The example's checksums.tsv: five JSON Lines files in data/ (589 + 759 + 601 + 433 + 439
+    # bytes: test, train-1, train-2, train-3, validation) and raters.csv (84 bytes), a pattern alone.
+    rows = cards.source_files(registry.get(EXAMPLE))
+    assert rows == [
+        {
+            "pattern": "data/*.jsonl",
+            "files": 5,
+            "bytes": 2_821,
+            "url": "https://example.org/corpora-example/ratings/v1/data/*.jsonl",
+        },
+        {
+            "pattern": "raters.csv",
+            "files": 1,
+            "bytes": 84,
+            "url": "https://example.org/corpora-example/ratings/v1/raters.csv",
+        },
     ]
-    assert rows[3]["bytes"] == sum(
-        int(line.split("\t")[1])
-        for line in (REPO / "loaders/saf_micro_job_german/checksums.tsv").read_text().splitlines()
-        if "/unseen_questions/" in line
-    )
 
 
 def test_wrapped_prose_never_starts_a_markdown_block():
@@ -133,28 +152,35 @@ def test_wrapped_prose_never_starts_a_markdown_block():
     assert " ".join(wrapped.split()) == " ".join(text.split())
 
 
-def readme_snippet():
-    readme = (REPO / "README.md").read_text()
-    section = readme.split("## Class labels outside `datasets`", 1)[1]
-    return section.split("```python\n", 1)[1].split("\n```", 1)[0]
+def on_corpus(snippet, name, config):
+    """The snippet with its corpus and config replaced: the README shows it on a corpus of the
+    collection, the test runs it on the example corpus."""
+    corpus = re.search(r'open\("(\w+)/README\.md"', snippet).group(1)
+    shown = re.search(r'i\["config_name"\] == "(\w+)"', snippet).group(1)
+    assert snippet.count(f"{corpus}/") == 2 and snippet.count(f'"{shown}"') == 1  # the card and the Parquet file
+    return (
+        snippet.replace(f"{corpus}/", f"{name}/")
+        .replace(f'"{shown}"', f'"{config}"')
+        .replace(f"/{shown}/", f"/{config}/")
+    )
 
 
+@pytest.mark.usefixtures("example_collection")
 def test_the_readme_turns_class_label_ids_into_names(dummy_export, monkeypatch):
-    """The README's snippet, run as written on a dummy export, with pandas."""
-    folder = dummy_export("diplomacy_detection")
+    """The README's snippet, run on a dummy export (its corpus and config replaced), with pandas."""
+    folder = dummy_export(EXAMPLE)
     monkeypatch.chdir(folder.parent)
     namespace = {}
-    exec(readme_snippet(), namespace)  # noqa: S102 - the README's own code
+    exec(on_corpus(readme_snippet(), EXAMPLE, "sentences"), namespace)  # noqa: S102 - the README's own code
     frame = namespace["df"]
-    rows = pq.read_table(folder / "messages" / "train-00000-of-00001.parquet").to_pylist()
-    countries = ["austria", "england", "france", "germany", "italy", "russia", "turkey"]
-    assert list(frame["speaker"]) == [countries[row["speaker"]] for row in rows]
-    assert list(frame["season"]) == [["Spring", "Fall", "Winter"][row["season"]] for row in rows]
+    # The dummy train sentences s01, s02, s08, s11; `language` is stored as its index (de = 0, en = 1).
+    assert [row["language"] for row in pq.read_table(folder / "sentences" / "train-00000-of-00001.parquet").to_pylist()] == [1, 0, 1, 1]
+    assert list(frame["sentence_id"]) == ["s01", "s02", "s08", "s11"]
+    assert list(frame["language"]) == ["en", "de", "en", "en"]
 
 
-@pytest.mark.parametrize(
-    "argv", [["build", "diplomacy_detection", "--dummy", "--out", "OUT"], ["card", "diplomacy_detection", "--check"]]
-)
+@pytest.mark.usefixtures("example_collection")  # CORPORA_ROOT: the subprocess reads the example too
+@pytest.mark.parametrize("argv", [["build", EXAMPLE, "--dummy", "--out", "OUT"], ["card", EXAMPLE, "--check"]])
 def test_no_progress_bars_when_the_output_is_not_a_terminal(argv, tmp_path):
     argv = [str(tmp_path) if a == "OUT" else a for a in argv]
     with open(tmp_path / "log", "w") as log:
@@ -166,19 +192,37 @@ def test_no_progress_bars_when_the_output_is_not_a_terminal(argv, tmp_path):
     if argv[0] == "build":
         assert output.splitlines()[:3] == [
             f"exported to {tmp_path}/:",
-            "corpus               config         split       source records  rows written  dummy data expects",
-            "diplomacy_detection  conversations  train                    4             4                   4",
+            "corpus           config     split       source records  rows written  dummy data expects",
+            "example_ratings  sentences  train                    4             4                   4",
         ]
 
 
-def test_list_aligns_numbers_and_unknown_to_the_right():
+@pytest.mark.usefixtures("example_collection")  # CORPORA_ROOT: the subprocess lists the example
+def test_list_aligns_numbers_and_unknown_to_the_right(capsys):
     done = subprocess.run([sys.executable, "-m", "corpora.cli", "list"], capture_output=True, text=True, check=True)
     lines = done.stdout.splitlines()
     assert lines[0].endswith("official rows")
     widths = {len(line) for line in lines}
     assert len(widths) == 1  # every row ends at the right edge of the numbers
-    assert any(line.endswith("  unknown") for line in lines)
-    assert any(line.endswith("  1,081,771") for line in lines)
+    # The example's official sizes (raters: unknown), the default config marked.
+    assert lines == [
+        "corpus           config               split       official rows",
+        "example_ratings  sentences (default)  train                  12",
+        "example_ratings  sentences (default)  validation              3",
+        "example_ratings  sentences (default)  test                    4",
+        "example_ratings  ratings              train                  30",
+        "example_ratings  ratings              validation              7",
+        "example_ratings  ratings              test                   10",
+        "example_ratings  raters               train             unknown",
+    ]
+    # Large numbers with thousands separators, aligned the same way (the example's are all small).
+    print_table(["corpus", "official rows"], [["a", 1_081_771], ["b", None], ["c", 12]])
+    assert capsys.readouterr().out.splitlines() == [
+        "corpus  official rows",
+        "a           1,081,771",
+        "b             unknown",
+        "c                  12",
+    ]
 
 
 # Each module may import only those of earlier layers (errors, feature_types, datasets_adapter and

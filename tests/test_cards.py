@@ -1,4 +1,7 @@
-"""Cards: generated from dataset_cards/<name>.yaml + the builder, checked like CI checks them."""
+"""Cards: generated from dataset_cards/<name>.yaml + the builder, checked like CI checks them.
+
+The generic tests check the card of every corpus of the collection; the others run on the example
+corpus (tests/example_collection), whose figures can be read off its files."""
 
 import json
 import shutil
@@ -8,14 +11,13 @@ import yaml
 from datasets.info import DatasetInfosDict
 from huggingface_hub import DatasetCard
 
-from conftest import REPO
+from conftest import EXAMPLE
+from conftest import EXAMPLE_COLLECTION
 from corpora import build
 from corpora import cards
 from corpora import registry
 from corpora.cli import main
 from corpora.errors import CorporaError
-
-NAME = "diplomacy_detection"
 
 
 @pytest.mark.both_legs  # the YAML header comes from datasets' own classes, which differ between versions
@@ -49,16 +51,26 @@ def test_card_metadata_follows_the_hub_conventions(name):
     assert "[More Information Needed]" not in card.text
 
 
-def test_size_category_comes_from_the_official_sizes():
-    # 17,289 messages: the old card's "n<1K" was wrong
-    assert cards.size_category(registry.get(NAME)) == "10K<n<100K"
+@pytest.mark.usefixtures("example_collection")
+def test_size_category_comes_from_the_official_sizes(monkeypatch):
+    corpus = registry.get(EXAMPLE)
+    # The largest config: ratings, 30 + 7 + 10 = 47 official rows (the raters' size is unknown).
+    assert cards.size_category(corpus) == "n<1K"
+    # The official sizes decide, not the dummy data's (10 / 5 / 6 ratings): a release of 10,000
+    # ratings is "10K<n<100K", one of 9,999 "1K<n<10K"; an unknown size counts for nothing.
+    monkeypatch.setitem(corpus.module._SPLIT_SIZES, "ratings", {"train": 9_000, "validation": 500, "test": 500})
+    assert cards.size_category(corpus) == "10K<n<100K"
+    monkeypatch.setitem(corpus.module._SPLIT_SIZES, "ratings", {"train": 9_000, "validation": 499, "test": 500})
+    assert cards.size_category(corpus) == "1K<n<10K"
+    monkeypatch.setitem(corpus.module._SPLIT_SIZES, "ratings", {"train": None, "validation": 7, "test": 10})
+    assert cards.size_category(corpus) == "n<1K"
 
 
 @pytest.fixture
 def repo_copy(tmp_path, monkeypatch):
-    """A copy of the collection to break; the registry reads it through CORPORA_ROOT."""
+    """A copy of the example collection to break; the registry reads it through CORPORA_ROOT."""
     for folder in ("loaders", "dataset_cards", "dummy_data"):
-        shutil.copytree(REPO / folder, tmp_path / folder)
+        shutil.copytree(EXAMPLE_COLLECTION / folder, tmp_path / folder, ignore=shutil.ignore_patterns("__pycache__"))
     monkeypatch.setenv("CORPORA_ROOT", str(tmp_path))
     registry.forget()
     yield tmp_path
@@ -66,7 +78,7 @@ def repo_copy(tmp_path, monkeypatch):
 
 
 def edit_source(root, change):
-    path = root / "dataset_cards" / f"{NAME}.yaml"
+    path = root / "dataset_cards" / f"{EXAMPLE}.yaml"
     source = yaml.safe_load(path.read_text())
     change(source)
     path.write_text(yaml.safe_dump(source, sort_keys=False, allow_unicode=True))
@@ -75,11 +87,11 @@ def edit_source(root, change):
 @pytest.mark.parametrize(
     "change,message",
     [
-        (lambda s: s["fields"].pop("game_id"), "field 'game_id' has no description in fields:"),
+        (lambda s: s["fields"].pop("years_rating"), "field 'years_rating' has no description in fields:"),
         (lambda s: s["fields"].update(score_delta="x"), "fields: 'score_delta' is not a field of any config"),
         (lambda s: s.update(license="mit"), "keys missing [], unknown ['license']"),
         (lambda s: s["released"].update(date="June 2020"), "released: date 'June 2020' is not a YYYY-MM-DD date"),
-        (lambda s: s["config_notes"].update(dialogs="x"), "config_notes: 'dialogs' is not a config"),
+        (lambda s: s["config_notes"].update(sentence="x"), "config_notes: 'sentence' is not a config"),
         (lambda s: s.update(task_categories=["intent-classification"]),
          "task_categories: 'intent-classification' is not in the Hub's task_categories vocabulary"),
         (lambda s: s.update(language=["english"]), "language: 'english' is not in the Hub's languages vocabulary"),
@@ -90,28 +102,35 @@ def edit_source(root, change):
 def test_card_errors(repo_copy, change, message):
     edit_source(repo_copy, change)
     with pytest.raises(CorporaError) as caught:
-        cards.render(registry.get(NAME), {})
+        cards.render(registry.get(EXAMPLE), {})
     assert message in str(caught.value)
 
 
 def test_card_check_reports_a_hand_edit(repo_copy, capsys):
-    card = repo_copy / "loaders" / NAME / "README.md"
+    card = repo_copy / "loaders" / EXAMPLE / "README.md"
     card.write_text(card.read_text().replace("## Errata", "## Known issues"))
-    assert main(["card", NAME, "--check"]) == 1
+    assert main(["card", EXAMPLE, "--check"]) == 1
     out, err = capsys.readouterr()
     assert "-## Known issues\n+## Errata\n" in out
-    assert err.endswith(f"README.md of {NAME} is out of date: run `corpora card {NAME}`\n")
-    assert main(["card", NAME]) == 0
-    assert cards.check(registry.get(NAME), build.dummy_examples(NAME)) is None
+    assert err.endswith("README.md of example_ratings is out of date: run `corpora card example_ratings`\n")
+    assert main(["card", EXAMPLE]) == 0
+    assert cards.check(registry.get(EXAMPLE), build.dummy_examples(EXAMPLE)) is None
 
 
 @pytest.mark.both_legs
+@pytest.mark.usefixtures("example_collection")
 def test_export_card_has_the_build_split_sizes(dummy_export):
-    metadata = cards.read_metadata(dummy_export(NAME) / "README.md")
+    metadata = cards.read_metadata(dummy_export(EXAMPLE) / "README.md")
     splits = {
         info["config_name"]: {s["name"]: s["num_examples"] for s in info["splits"]} for info in metadata["dataset_info"]
     }
-    assert splits == registry.get(NAME).expected_dummy_counts()
+    # The dummy data's sizes (dummy_data/example_ratings/expected_counts.json), not the official
+    # 12 / 3 / 4 and 30 / 7 / 10; the raters, of unknown official size, have theirs too.
+    assert splits == {
+        "sentences": {"train": 4, "validation": 2, "test": 2},
+        "ratings": {"train": 10, "validation": 5, "test": 6},
+        "raters": {"train": 3},
+    }
 
 
 @pytest.mark.parametrize("name", registry.names())
@@ -123,21 +142,14 @@ def test_card_example_is_the_first_dummy_training_example(name, dummy_build):
     assert json.loads(block) == json.loads(json.dumps(cards.cut(first), default=str))
 
 
+@pytest.mark.usefixtures("example_collection")
 def test_the_card_takes_each_fact_from_the_loader():
-    corpus = registry.get(NAME)
+    corpus = registry.get(EXAMPLE)
     text = corpus.card_path.read_text()
     summary = " ".join(corpus.module._DESCRIPTION.split())
+    assert summary.startswith("Short English and German sentences, each rated from 1 (unclear) to 5 (clear)")
     assert " ".join(text.split("### Dataset Summary\n", 1)[1].split("###", 1)[0].split()) == summary
+    assert [config.name for config in corpus.builder_class.BUILDER_CONFIGS] == ["sentences", "ratings", "raters"]
     for config in corpus.builder_class.BUILDER_CONFIGS:
         assert f"| `{config.name}` | " in text and config.description in text
-
-
-def test_diplomacy_migration_notes_give_the_old_ids():
-    text = registry.get(NAME).card_path.read_text()
-    notes = " ".join(text.split("## Migrating from the Earlier Hub Loader\n", 1)[1].split("\n## ", 1)[0].split())
-    assert "old 0 -> 4, 1 -> 6, 2 -> 5, 3 -> 1, 4 -> 0, 5 -> 3, 6 -> 2" in notes
-    assert "spring = 0, fall = 1, winter = 2, Spring = 3, Fall = 4, Winter = 5" in notes
-    old = ["italy", "turkey", "russia", "england", "austria", "germany", "france"]
-    new = ["austria", "england", "france", "germany", "italy", "russia", "turkey"]
-    mapping = ", ".join(f"{i} -> {new.index(name)}" for i, name in enumerate(old))
-    assert f"old {mapping}" in notes
+    assert "| `raters` |  | One example per rater. |" in text

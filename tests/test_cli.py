@@ -1,4 +1,6 @@
-"""The `corpora` command line, as a user runs it."""
+"""The `corpora` command line, as a user runs it, on the example corpus (tests/example_collection):
+its release, dummy data and official sizes are small enough that every figure below can be read
+off its files."""
 
 import os
 import subprocess
@@ -8,13 +10,37 @@ from pathlib import Path
 import datasets
 import pytest
 
+from conftest import EXAMPLE
+from conftest import EXAMPLE_RELEASE
 from corpora import cards
 from corpora import registry
 from corpora import sources
 from corpora.cli import main
-from synthetic import write_diplomacy
 
-NAME = "diplomacy_detection"
+pytestmark = pytest.mark.usefixtures("example_collection")
+
+NAME = EXAMPLE
+URL = "https://example.org/corpora-example/ratings/v1/"
+# The release files (tests/example_collection/release/example_ratings): size and sha256 of each,
+# as loaders/example_ratings/checksums.tsv records them, in the loader's order.
+RELEASE = {
+    "data/train-1.jsonl": (759, "13dfee158a49d088a1c425a72d6aa3f718f51a0520347bc98ae3e97e87126085"),
+    "data/train-2.jsonl": (601, "5655e3c6c0be2823ca82001c927ccb6dc2bc968e3882c28fdde1e296c8c702f4"),
+    "data/train-3.jsonl": (433, "6d52f61807c706462afb2c79e12610634beb565cef9a15e0969e29c0eb937203"),
+    "data/validation.jsonl": (439, "9bca6312f96918edcfe6f7e6b446edf2071ab534ba5c71f487ece76b3bde4438"),
+    "data/test.jsonl": (589, "7e02eea2e1d6db34ce2c123032fa1ed64e77feb5eb9d7770c7d4bbcc8b1e14e0"),
+    "raters.csv": (84, "c78941299e92db4d1d9fca9b1d69b54b927a802985b96d16d4ab8ba4c7018db9"),
+}
+# The table of a build of the release: source records, rows written, official rows.
+RELEASE_TABLE = [
+    [NAME, "sentences", "train", "12", "12", "12"],
+    [NAME, "sentences", "validation", "3", "3", "3"],
+    [NAME, "sentences", "test", "4", "4", "4"],
+    [NAME, "ratings", "train", "30", "30", "30"],
+    [NAME, "ratings", "validation", "7", "7", "7"],
+    [NAME, "ratings", "test", "10", "10", "10"],
+    [NAME, "raters", "train", "5", "5", "unknown"],  # no official size
+]
 
 
 def run(capsys, *argv):
@@ -31,131 +57,138 @@ def table_lines(out):
     return [line.split() for line in lines[start + 2:]]
 
 
+def cut_last_line(path):
+    """The file without its last line (a copy cut short)."""
+    lines = path.read_bytes().splitlines(keepends=True)
+    path.write_bytes(b"".join(lines[:-1]))
+
+
 def test_list_shows_every_corpus_config_split_and_official_size(capsys):
     code, out, _ = run(capsys, "list")
     assert code == 0
-    rows = [line.split() for line in out.splitlines()[1:]]
-    assert ["diplomacy_detection", "conversations", "(default)", "train", "189"] in rows
-    assert ["diplomacy_detection", "messages", "test", "2,741"] in rows
-    expected = sum(len(s) for c in registry.all_corpora() for s in c.split_sizes.values())
-    assert len(rows) == expected
+    assert out.splitlines()[0].split() == ["corpus", "config", "split", "official", "rows"]
+    assert [line.split() for line in out.splitlines()[1:]] == [
+        [NAME, "sentences", "(default)", "train", "12"],
+        [NAME, "sentences", "(default)", "validation", "3"],
+        [NAME, "sentences", "(default)", "test", "4"],
+        [NAME, "ratings", "train", "30"],
+        [NAME, "ratings", "validation", "7"],
+        [NAME, "ratings", "test", "10"],
+        [NAME, "raters", "train", "unknown"],
+    ]
 
 
 def test_build_dummy_writes_the_export_and_reports_reloaded_rows(capsys, tmp_path):
     code, out, err = run(capsys, "build", NAME, "--dummy", "--out", str(tmp_path))
     assert code == 0, err
+    # dummy_data/example_ratings/expected_counts.json
     assert table_lines(out) == [
-        [NAME, "conversations", "train", "4", "4", "4"],
-        [NAME, "conversations", "validation", "2", "2", "2"],
-        [NAME, "conversations", "test", "2", "2", "2"],
-        [NAME, "messages", "train", "10", "10", "10"],
-        [NAME, "messages", "validation", "3", "3", "3"],
-        [NAME, "messages", "test", "5", "5", "5"],
+        [NAME, "sentences", "train", "4", "4", "4"],
+        [NAME, "sentences", "validation", "2", "2", "2"],
+        [NAME, "sentences", "test", "2", "2", "2"],
+        [NAME, "ratings", "train", "10", "10", "10"],
+        [NAME, "ratings", "validation", "5", "5", "5"],
+        [NAME, "ratings", "test", "6", "6", "6"],
+        [NAME, "raters", "train", "3", "3", "3"],
     ]
     folder = tmp_path / NAME
     assert sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()) == [
         "README.md",
-        "conversations/test-00000-of-00001.parquet",
-        "conversations/train-00000-of-00001.parquet",
-        "conversations/validation-00000-of-00001.parquet",
         "croissant.json",
-        "messages/test-00000-of-00001.parquet",
-        "messages/train-00000-of-00001.parquet",
-        "messages/validation-00000-of-00001.parquet",
+        "raters/train-00000-of-00001.parquet",
+        "ratings/test-00000-of-00001.parquet",
+        "ratings/train-00000-of-00001.parquet",
+        "ratings/validation-00000-of-00001.parquet",
+        "sentences/test-00000-of-00001.parquet",
+        "sentences/train-00000-of-00001.parquet",
+        "sentences/validation-00000-of-00001.parquet",
     ]
     metadata = cards.read_metadata(folder / "README.md")
-    messages_info = next(i for i in metadata["dataset_info"] if i["config_name"] == "messages")
-    assert {s["name"]: s["num_examples"] for s in messages_info["splits"]} == {"train": 10, "validation": 3, "test": 5}
-    assert metadata["configs"][0] == {
-        "config_name": "conversations",
-        "data_files": [
-            {"split": "train", "path": "conversations/train-*"},
-            {"split": "validation", "path": "conversations/validation-*"},
-            {"split": "test", "path": "conversations/test-*"},
-        ],
-        "default": True,
-    }
+    ratings_info = next(i for i in metadata["dataset_info"] if i["config_name"] == "ratings")
+    assert {s["name"]: s["num_examples"] for s in ratings_info["splits"]} == {"train": 10, "validation": 5, "test": 6}
+    assert metadata["configs"] == [  # by name; the default one says so
+        {"config_name": "raters", "data_files": [{"split": "train", "path": "raters/train-*"}]},
+        {
+            "config_name": "ratings",
+            "data_files": [
+                {"split": "train", "path": "ratings/train-*"},
+                {"split": "validation", "path": "ratings/validation-*"},
+                {"split": "test", "path": "ratings/test-*"},
+            ],
+        },
+        {
+            "config_name": "sentences",
+            "data_files": [
+                {"split": "train", "path": "sentences/train-*"},
+                {"split": "validation", "path": "sentences/validation-*"},
+                {"split": "test", "path": "sentences/test-*"},
+            ],
+            "default": True,
+        },
+    ]
 
 
 def test_build_one_config(capsys, tmp_path):
-    code, out, _ = run(capsys, "build", NAME, "--dummy", "--config", "messages", "--out", str(tmp_path))
+    code, out, _ = run(capsys, "build", NAME, "--dummy", "--config", "ratings", "--out", str(tmp_path))
     assert code == 0
-    assert [row[1] for row in table_lines(out)] == ["messages"] * 3
-    assert sorted(p.name for p in (tmp_path / NAME).iterdir()) == ["README.md", "croissant.json", "messages"]
+    assert [row[1] for row in table_lines(out)] == ["ratings"] * 3
+    assert sorted(p.name for p in (tmp_path / NAME).iterdir()) == ["README.md", "croissant.json", "ratings"]
 
 
 def test_build_from_a_full_size_copy_gives_the_official_sizes(capsys, tmp_path):
-    copy = write_diplomacy(tmp_path / "upstream")
-    code, out, err = run(capsys, "build", NAME, "--data-dir", str(copy), "--out", str(tmp_path / "out"),
-                         "--allow-modified-sources")  # synthetic files: not the release's bytes
+    # The release is what checksums.tsv records: no flag needed.
+    code, out, err = run(capsys, "build", NAME, "--data-dir", str(EXAMPLE_RELEASE), "--out", str(tmp_path / "out"))
     assert code == 0, err
-    assert table_lines(out) == [
-        [NAME, "conversations", "train", "189", "189", "189"],
-        [NAME, "conversations", "validation", "21", "21", "21"],
-        [NAME, "conversations", "test", "42", "42", "42"],
-        [NAME, "messages", "train", "13,132", "13,132", "13,132"],
-        [NAME, "messages", "validation", "1,416", "1,416", "1,416"],
-        [NAME, "messages", "test", "2,741", "2,741", "2,741"],
-    ]
+    assert table_lines(out) == RELEASE_TABLE
 
 
-def test_build_from_files_that_are_not_the_recorded_release_is_refused(capsys, tmp_path):
-    copy = write_diplomacy(tmp_path / "upstream")
-    code, out, err = run(capsys, "build", NAME, "--data-dir", str(copy), "--out", str(tmp_path))
+def test_build_from_files_that_are_not_the_recorded_release_is_refused(capsys, tmp_path, example_release):
+    cut_last_line(example_release / "data" / "test.jsonl")  # 3 of 4 sentences
+    cut_last_line(example_release / "raters.csv")  # 4 of 5 raters
+    code, out, err = run(capsys, "build", NAME, "--data-dir", str(example_release), "--out", str(tmp_path))
     assert code == 1
-    corpus = registry.get(NAME)
-    records = sources.read_records(corpus)
-    described = []
-    for path in corpus.source_files():
-        url = corpus.module._URLS[path]
-        found = sources.measure(copy / path)
-        described.append(
-            f"{url}: expected size {records[url].size}, sha256 {records[url].sha256}; "
-            f"found size {found.size}, sha256 {found.sha256}"
-        )
     assert err == (
-        "corpora build: error: diplomacy_detection: 3 source file(s) differ from the recorded release: "
-        + "; ".join(described)
-        + ". If the new files are right, record them with `corpora checksums diplomacy_detection --update`; "
+        "corpora build: error: example_ratings: 2 source file(s) differ from the recorded release: "
+        f"{URL}data/test.jsonl: expected size 589, sha256 "
+        "7e02eea2e1d6db34ce2c123032fa1ed64e77feb5eb9d7770c7d4bbcc8b1e14e0; found size 443, sha256 "
+        "269c0d431c0fde5bd9ae21326849ace41aa6c12415658501c061697a871c57ae; "
+        f"{URL}raters.csv: expected size 84, sha256 "
+        "c78941299e92db4d1d9fca9b1d69b54b927a802985b96d16d4ab8ba4c7018db9; found size 74, sha256 "
+        "5e41245d0a96d172c7a699963b43bf97957d8744b6f5dc4862ed1a88c9d4fa2a"
+        ". If the new files are right, record them with `corpora checksums example_ratings --update`; "
         "to build them once without recording, use --allow-modified-sources.\n"
     )
     assert not (tmp_path / NAME).exists()
 
 
-def test_files_with_the_recorded_checksums_build_without_the_flag(capsys, tmp_path, record_release):
-    copy = write_diplomacy(tmp_path / "upstream")
-    record_release(NAME, copy)
-    code, out, err = run(capsys, "build", NAME, "--data-dir", str(copy), "--out", str(tmp_path / "out"))
+def test_files_with_the_recorded_checksums_build_without_the_flag(capsys, tmp_path, example_release, record_release):
+    # A corrected release: one sentence's text changes, no count does; then recorded as the release.
+    path = example_release / "data" / "train-2.jsonl"
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace('"Add salt, then wait."', '"Add salt, then stir."'), encoding="utf-8")
+    assert path.read_text(encoding="utf-8") != text  # no longer the committed release
+    record_release(NAME, example_release)
+    code, out, err = run(capsys, "build", NAME, "--data-dir", str(example_release), "--out", str(tmp_path / "out"))
     assert code == 0, err
-    assert table_lines(out) == [
-        [NAME, "conversations", "train", "189", "189", "189"],
-        [NAME, "conversations", "validation", "21", "21", "21"],
-        [NAME, "conversations", "test", "42", "42", "42"],
-        [NAME, "messages", "train", "13,132", "13,132", "13,132"],
-        [NAME, "messages", "validation", "1,416", "1,416", "1,416"],
-        [NAME, "messages", "test", "2,741", "2,741", "2,741"],
-    ]
+    assert table_lines(out) == RELEASE_TABLE
 
 
-def test_checksums_measures_a_copy_and_update_records_it(capsys, tmp_path, record_release):
+def test_checksums_measures_a_copy_and_update_records_it(capsys, example_release, record_release):
     corpus = registry.get(NAME)
     record_release(NAME, corpus.dummy_dir)  # a temporary checksums.tsv, so the real one is untouched
-    copy = write_diplomacy(tmp_path / "upstream")
-    code, out, err = run(capsys, "checksums", NAME, "--data-dir", str(copy))
+    code, out, err = run(capsys, "checksums", NAME, "--data-dir", str(example_release))
     assert code == 1  # differs from the record: reported, not written
-    rows = [line.split() for line in out.splitlines()[1:]]
-    assert [(row[0], int(row[1].replace(",", "")), row[2], row[3]) for row in rows] == [
-        (path, (copy / path).stat().st_size, sources.measure(copy / path).sha256, "differs")
-        for path in corpus.source_files()
+    assert [line.split() for line in out.splitlines()[1:]] == [
+        [path, str(size), sha256, "differs"] for path, (size, sha256) in RELEASE.items()
     ]
-    code, out, err = run(capsys, "checksums", NAME, "--data-dir", str(copy), "--update")
+    code, out, err = run(capsys, "checksums", NAME, "--data-dir", str(example_release), "--update")
     assert code == 0
     assert sources.read_records(corpus) == {
-        corpus.module._URLS[path]: sources.measure(copy / path) for path in corpus.source_files()
+        URL + path: sources.Record(size, sha256) for path, (size, sha256) in RELEASE.items()
     }
-    code, out, err = run(capsys, "checksums", NAME, "--data-dir", str(copy))
+    code, out, err = run(capsys, "checksums", NAME, "--data-dir", str(example_release))
     assert code == 0
-    assert [line.split()[-1] for line in out.splitlines()[1:]] == ["ok", "ok", "ok"]
+    assert [line.split()[-1] for line in out.splitlines()[1:]] == ["ok"] * 6
 
 
 def test_a_copy_with_other_split_sizes_is_refused_without_the_flag(capsys, tmp_path, record_release):
@@ -163,15 +196,16 @@ def test_a_copy_with_other_split_sizes_is_refused_without_the_flag(capsys, tmp_p
     record_release(NAME, dummy)  # the release checksums pass: only the sizes differ
     code, out, err = run(capsys, "build", NAME, "--data-dir", str(dummy), "--out", str(tmp_path / "out"))
     assert code == 1
+    # raters has no official size: its 3 rows are not a difference
     assert err == (
-        "corpora build: error: diplomacy_detection: split sizes differ from the official ones: "
-        "conversations/train: 4 rows (official 189); conversations/validation: 2 rows (official 21); "
-        "conversations/test: 2 rows (official 42); messages/train: 10 rows (official 13,132); "
-        "messages/validation: 3 rows (official 1,416); messages/test: 5 rows (official 2,741). To build a fixed, extended or cut copy anyway, "
+        "corpora build: error: example_ratings: split sizes differ from the official ones: "
+        "sentences/train: 4 rows (official 12); sentences/validation: 2 rows (official 3); "
+        "sentences/test: 2 rows (official 4); ratings/train: 10 rows (official 30); "
+        "ratings/validation: 5 rows (official 7); ratings/test: 6 rows (official 10). To build a fixed, extended or cut copy anyway, "
         "use --allow-modified-sources (allow_modified_sources=True in Python)\n"
     )
     # nothing half-written is left behind; the lock file stays (removing it would race a waiting build)
-    assert [p.name for p in (tmp_path / "out").iterdir()] == [".diplomacy_detection.lock"]
+    assert [p.name for p in (tmp_path / "out").iterdir()] == [".example_ratings.lock"]
 
 
 def test_allow_modified_sources_builds_a_cut_copy_and_shows_the_official_sizes(capsys, tmp_path):
@@ -180,42 +214,51 @@ def test_allow_modified_sources_builds_a_cut_copy_and_shows_the_official_sizes(c
                          "--allow-modified-sources")
     assert code == 0, err
     assert table_lines(out) == [
-        [NAME, "conversations", "train", "4", "4", "189", "(differs)"],
-        [NAME, "conversations", "validation", "2", "2", "21", "(differs)"],
-        [NAME, "conversations", "test", "2", "2", "42", "(differs)"],
-        [NAME, "messages", "train", "10", "10", "13,132", "(differs)"],
-        [NAME, "messages", "validation", "3", "3", "1,416", "(differs)"],
-        [NAME, "messages", "test", "5", "5", "2,741", "(differs)"],
+        [NAME, "sentences", "train", "4", "4", "12", "(differs)"],
+        [NAME, "sentences", "validation", "2", "2", "3", "(differs)"],
+        [NAME, "sentences", "test", "2", "2", "4", "(differs)"],
+        [NAME, "ratings", "train", "10", "10", "30", "(differs)"],
+        [NAME, "ratings", "validation", "5", "5", "7", "(differs)"],
+        [NAME, "ratings", "test", "6", "6", "10", "(differs)"],
+        [NAME, "raters", "train", "3", "3", "unknown"],
     ]
     card = (tmp_path / NAME / "README.md").read_text()
     assert (
         "Built from files that may differ from the release, read from a local copy (built with "
         "--allow-modified-sources; see Source files); split sizes that differ from the official ones: "
-        "conversations/train: 4 rows (official 189), conversations/validation: 2 rows (official 21), "
-        "conversations/test: 2 rows (official 42), messages/train: 10 rows (official 13,132), "
-        "messages/validation: 3 rows (official 1,416), messages/test: 5 rows (official 2,741)."
+        "sentences/train: 4 rows (official 12), sentences/validation: 2 rows (official 3), "
+        "sentences/test: 2 rows (official 4), ratings/train: 10 rows (official 30), "
+        "ratings/validation: 5 rows (official 7), ratings/test: 6 rows (official 10)."
     ) in " ".join(card.split())
 
 
 def test_errors_are_one_line_without_traceback(capsys, tmp_path):
     code, _, err = run(capsys, "build", "nope", "--dummy", "--out", str(tmp_path))
     assert code == 1
-    assert err == f"corpora build: error: unknown corpus 'nope'; known: {', '.join(registry.names())}\n"
+    assert err == "corpora build: error: unknown corpus 'nope'; known: example_ratings\n"
 
     code, _, err = run(capsys, "build", NAME, "--data-dir", str(tmp_path / "empty"), "--out", str(tmp_path))
     assert code == 1
-    missing = ", ".join(str(tmp_path / "empty" / "data" / f) for f in ["train.jsonl", "validation.jsonl", "test.jsonl"])
-    assert err == f"corpora build: error: diplomacy_detection: 3 source file(s) missing: {missing}\n"
+    missing = ", ".join(
+        str(tmp_path / "empty" / f)
+        for f in ["data/train-1.jsonl", "data/train-2.jsonl", "data/train-3.jsonl", "data/validation.jsonl",
+                  "data/test.jsonl", "raters.csv"]
+    )
+    assert err == f"corpora build: error: example_ratings: 6 source file(s) missing: {missing}\n"
 
 
 def test_a_bad_record_is_named_on_one_line(capsys, tmp_path, dummy_copy):
     data_dir = dummy_copy(NAME)
     path = data_dir / "data" / "test.jsonl"
-    path.write_text(path.read_text().replace('"Autumn"', "").replace('"Fall"', '"Autumn"'))
+    # line 2 (s18) is rated [2, 4, 1]; a score of 6 is out of the scale
+    path.write_text(path.read_text(encoding="utf-8").replace('"scores": [2, 4, 1]', '"scores": [2, 4, 6]'),
+                    encoding="utf-8")
     code, _, err = run(capsys, "build", NAME, "--data-dir", str(data_dir), "--out", str(tmp_path),
                        "--allow-modified-sources")
     assert code == 1
-    assert err == "corpora build: error: data/test.jsonl, line 2: field 'seasons'[2]: invalid value 'Autumn'\n"
+    assert err == (
+        "corpora build: error: data/test.jsonl, line 2: field 'scores'[2]: expected an integer from 1 to 5, got 6\n"
+    )
 
 
 def test_debug_shows_the_traceback(capsys, tmp_path):
@@ -231,15 +274,16 @@ def test_names_or_all(capsys):
 def test_card_check_is_clean(capsys):
     code, out, _ = run(capsys, "card", "--all", "--check")
     assert code == 0
-    assert out.splitlines() == [f"{name}: card up to date" for name in registry.names()]
+    assert out.splitlines() == ["example_ratings: card up to date"]
 
 
 def test_validate_passes_on_the_committed_tree(capsys):
     code, out, _ = run(capsys, "validate", NAME)
     assert code == 0
     assert out.splitlines() == [
-        f"{NAME}: dummy build conversations: ok",
-        f"{NAME}: dummy build messages: ok",
+        f"{NAME}: dummy build sentences: ok",
+        f"{NAME}: dummy build ratings: ok",
+        f"{NAME}: dummy build raters: ok",
         f"{NAME}: card: ok",
         f"{NAME}: export round trip: ok",
     ]
@@ -248,34 +292,43 @@ def test_validate_passes_on_the_committed_tree(capsys):
 def test_console_script_runs(tmp_path):
     script = Path(sys.executable).with_name("corpora")
     result = subprocess.run(
-        [str(script), "build", NAME, "--dummy", "--config", "messages", "--out", str(tmp_path)],
-        capture_output=True, text=True, env=os.environ.copy(), check=False,
+        [str(script), "build", NAME, "--dummy", "--config", "ratings", "--out", str(tmp_path)],
+        capture_output=True, text=True, env=os.environ.copy(), check=False,  # CORPORA_ROOT included
     )
     assert result.returncode == 0, result.stderr
-    assert [NAME, "messages", "validation", "3", "3", "3"] in table_lines(result.stdout)
+    assert [NAME, "ratings", "validation", "5", "5", "5"] in table_lines(result.stdout)
 
 
 def test_build_with_worker_processes_gives_the_rows_of_one_process(tmp_path):
-    # In a subprocess with a timeout, so a hang (see the test above) fails instead of waiting.
+    # In a subprocess with a timeout, so a hang (see the test below) fails instead of waiting.
+    # The dummy train split is three files (shards): two processes write a file each.
     script = Path(sys.executable).with_name("corpora")
-    name = "caption_contest_ratings"
     for num_proc in ("1", "2"):
         result = subprocess.run(
-            [str(script), "build", name, "--dummy", "--config", "summaries", "--num-proc", num_proc,
+            [str(script), "build", NAME, "--dummy", "--config", "ratings", "--num-proc", num_proc,
              "--out", str(tmp_path / num_proc)],
             capture_output=True, text=True, env=os.environ.copy(), check=False, timeout=120,
         )
         assert result.returncode == 0, result.stderr
-        assert table_lines(result.stdout) == [[name, "summaries", "train", "400", "400", "400"]]
-    one = sorted(p.name for p in (tmp_path / "1" / name / "summaries").iterdir())
-    two = sorted(p.name for p in (tmp_path / "2" / name / "summaries").iterdir())
-    assert (one, two) == (["train-00000-of-00001.parquet"], ["train-00000-of-00002.parquet", "train-00001-of-00002.parquet"])
-    rows = {n: datasets.load_dataset(str(tmp_path / n / name), "summaries", split="train", cache_dir=str(tmp_path / "c"))
+        assert table_lines(result.stdout) == [
+            [NAME, "ratings", "train", "10", "10", "10"],
+            [NAME, "ratings", "validation", "5", "5", "5"],
+            [NAME, "ratings", "test", "6", "6", "6"],
+        ]
+    one = sorted(p.name for p in (tmp_path / "1" / NAME / "ratings").iterdir())
+    two = sorted(p.name for p in (tmp_path / "2" / NAME / "ratings").iterdir())
+    assert one == ["test-00000-of-00001.parquet", "train-00000-of-00001.parquet", "validation-00000-of-00001.parquet"]
+    assert two == [
+        "test-00000-of-00001.parquet", "train-00000-of-00002.parquet", "train-00001-of-00002.parquet",
+        "validation-00000-of-00001.parquet",
+    ]
+    rows = {n: datasets.load_dataset(str(tmp_path / n / NAME), "ratings", split="train", cache_dir=str(tmp_path / "c"))
             for n in ("1", "2")}
 
     def key(row):
-        return (row["source_file"], row["rank"], row["caption"])
+        return (row["sentence_id"], row["rater"])
 
+    assert len(rows["2"]) == 10
     assert sorted(rows["1"].to_list(), key=key) == sorted(rows["2"].to_list(), key=key)
 
 

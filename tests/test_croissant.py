@@ -1,5 +1,6 @@
 """croissant.json of every export: valid for mlcroissant, every field described, and its record
-sets read back the rows of the Parquet files."""
+sets read back the rows of the Parquet files. The generic tests run on every corpus of the
+collection; the split record set is checked on the example corpus (tests/example_collection)."""
 
 import hashlib
 import io
@@ -9,6 +10,7 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
+from conftest import EXAMPLE
 from corpora import cards
 from corpora import croissant
 from corpora import registry
@@ -16,6 +18,7 @@ from corpora import registry
 mlc = pytest.importorskip("mlcroissant")
 
 NAMES = registry.names()
+
 
 
 def described_fields(fields, prefix=""):
@@ -55,19 +58,29 @@ def source_date(corpus):
     return released.isoformat()
 
 
+@pytest.mark.usefixtures("example_collection")
 def test_the_split_record_set_says_what_each_split_is(dummy_export):
-    metadata = json.loads((dummy_export("curiosity_dialogs") / "croissant.json").read_text())
+    metadata = json.loads((dummy_export(EXAMPLE) / "croissant.json").read_text())
     splits = metadata["recordSet"][0]
     assert splits["dataType"] == "cr:Split"
+    # Every split of every config once, in the order of the configs (raters: train only).
     assert splits["data"] == [
         {"splits/name": "train", "splits/url": "cr:TrainingSplit"},
         {"splits/name": "validation", "splits/url": "cr:ValidationSplit"},
         {"splits/name": "test", "splits/url": "cr:TestSplit"},
-        {"splits/name": "test_zero", "splits/url": "cr:TestSplit"},
     ]
+    assert [r["@id"] for r in metadata["recordSet"]] == ["splits", "sentences", "ratings", "raters"]
     for record_set in metadata["recordSet"][1:]:
         assert record_set["field"][0]["references"] == {"field": {"@id": "splits/name"}}
-    assert metadata["datePublished"] == "2020-11-03"
+    assert metadata["datePublished"] == "2026-11-30"
+    # A split named otherwise is what its name starts with (the example has only the three).
+    assert croissant.split_record_set(["train", "val", "test", "test_zero", "extra"])["data"] == [
+        {"splits/name": "train", "splits/url": "cr:TrainingSplit"},
+        {"splits/name": "val", "splits/url": "cr:ValidationSplit"},
+        {"splits/name": "test", "splits/url": "cr:TestSplit"},
+        {"splits/name": "test_zero", "splits/url": "cr:TestSplit"},
+        {"splits/name": "extra", "splits/url": "extra"},
+    ]
 
 
 def plain(value):
@@ -105,7 +118,7 @@ def readable_fields(record_set):
     for field in record_set["field"][1:]:  # not the split (from the file path, not a column)
         subs = [s["name"] for s in field.get("subField", []) if "subField" not in s]
         if field.get("subField") and not subs:
-            continue  # a struct of structs only (crowd_deliberation's statistics): nothing it can read
+            continue  # a struct of structs only (a struct whose every field is a struct): nothing it can read
         readable[field["name"]] = subs
     return readable
 

@@ -16,8 +16,8 @@ from conftest import near_valid
 from corpora import load
 from corpora import registry
 from corpora.cli import main
-from synthetic import CURIOSITY_SPLITS
-from synthetic import write_curiosity
+from synthetic_curiosity_dialogs import CURIOSITY_SPLITS
+from synthetic_curiosity_dialogs import write_curiosity
 
 NAME = "curiosity_dialogs"
 TRAIN = "dialog_data/curiosity_dialogs.train.json"

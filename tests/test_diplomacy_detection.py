@@ -14,10 +14,13 @@ from conftest import BadInput
 from conftest import build_error as shared_build_error
 from conftest import json_values
 from conftest import near_valid
+from conftest import readme_snippet
 from corpora import load
 from corpora import registry
+from corpora.cli import main
 from corpora.errors import CorporaError
 from corpora.sources import MissingSourceFiles
+from synthetic_diplomacy_detection import write_diplomacy
 
 NAME = "diplomacy_detection"
 COUNTRIES = ["austria", "england", "france", "germany", "italy", "russia", "turkey"]
@@ -199,6 +202,24 @@ def test_every_missing_split_file_is_listed(dummy_copy):
     )
 
 
+def test_full_size_files_build_to_the_official_sizes(tmp_path, capsys):
+    # A synthetic release at the real sizes (tests/synthetic_diplomacy_detection.py): every
+    # dialog and every message accounted for, in the official counts of both configs.
+    release = write_diplomacy(tmp_path / "release")
+    argv = ["build", NAME, "--data-dir", str(release), "--out", str(tmp_path / "out"), "--allow-modified-sources"]
+    assert main(argv) == 0
+    lines = capsys.readouterr().out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("exported to"))
+    assert [line.split() for line in lines[start + 2:]] == [
+        [NAME, "conversations", "train", "189", "189", "189"],
+        [NAME, "conversations", "validation", "21", "21", "21"],
+        [NAME, "conversations", "test", "42", "42", "42"],
+        [NAME, "messages", "train", "13,132", "13,132", "13,132"],
+        [NAME, "messages", "validation", "1,416", "1,416", "1,416"],
+        [NAME, "messages", "test", "2,741", "2,741", "2,741"],
+    ]
+
+
 def test_unknown_config():
     with pytest.raises(CorporaError, match="diplomacy_detection has no config 'dialogs'; configs: conversations, messages"):
         load(NAME, "dialogs", dummy=True)
@@ -374,3 +395,31 @@ def test_fuzzed_lines(tmp_path_factory, raw):
         list(loader._read_dialogs(str(path), TRAIN))
     except ValueError as error:
         assert str(error).startswith(TRAIN)
+
+
+def test_diplomacy_migration_notes_give_the_old_ids():
+    text = registry.get(NAME).card_path.read_text()
+    notes = " ".join(text.split("## Migrating from the Earlier Hub Loader\n", 1)[1].split("\n## ", 1)[0].split())
+    assert "old 0 -> 4, 1 -> 6, 2 -> 5, 3 -> 1, 4 -> 0, 5 -> 3, 6 -> 2" in notes
+    assert "spring = 0, fall = 1, winter = 2, Spring = 3, Fall = 4, Winter = 5" in notes
+    old = ["italy", "turkey", "russia", "england", "austria", "germany", "france"]
+    new = ["austria", "england", "france", "germany", "italy", "russia", "turkey"]
+    mapping = ", ".join(f"{i} -> {new.index(name)}" for i, name in enumerate(old))
+    assert f"old {mapping}" in notes
+
+
+def test_the_readme_snippet_runs_as_written(dummy_export, monkeypatch):
+    """README.md shows class label ids turned into names on this corpus's `messages` export;
+    run as written on the dummy export, with pandas (tests/test_card_render.py runs it on the
+    toolkit's example corpus)."""
+    import pyarrow.parquet as pq
+
+    folder = dummy_export(NAME)
+    monkeypatch.chdir(folder.parent)
+    namespace = {}
+    exec(readme_snippet(), namespace)  # noqa: S102 - the README's own code
+    frame = namespace["df"]
+    rows = pq.read_table(folder / "messages" / "train-00000-of-00001.parquet").to_pylist()
+    assert list(frame["speaker"]) == [COUNTRIES[row["speaker"]] for row in rows]
+    assert list(frame["season"]) == [["Spring", "Fall", "Winter"][row["season"]] for row in rows]
+    assert len(rows) == 10

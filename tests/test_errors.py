@@ -1,6 +1,7 @@
 """Errors a user can act on, each one line: Git LFS pointers, failed downloads (which URL, why,
 how to build from a local copy), a missing token before any build, failed uploads, long lists
-cut short, `checksums --config`, and a --data-dir laid out for another config."""
+cut short, `checksums --config`, and a --data-dir laid out for another config. They run on the
+example corpus (tests/example_collection): its figures and file names are read off its files."""
 
 import functools
 import http.server
@@ -12,11 +13,19 @@ import threading
 import datasets
 import pytest
 
+from conftest import EXAMPLE
 from corpora import registry
 from corpora import sources
 from corpora.cli import main
 
-NAME = "diplomacy_detection"
+pytestmark = pytest.mark.usefixtures("example_collection")
+
+NAME = EXAMPLE
+# The example's source files in the loader's order: sentences and ratings read the five JSON
+# Lines files, raters reads raters.csv.
+SENTENCE_FILES = ["data/train-1.jsonl", "data/train-2.jsonl", "data/train-3.jsonl", "data/validation.jsonl",
+                  "data/test.jsonl"]
+ALL_FILES = [*SENTENCE_FILES, "raters.csv"]
 POINTER = b"version https://git-lfs.github.com/spec/v1\noid sha256:" + b"0" * 64 + b"\nsize 1234\n"
 
 
@@ -33,6 +42,18 @@ def copy_of(name, tmp_path):
     return target
 
 
+def train_in_shards(monkeypatch, count):
+    """The example's train split in `count` files instead of its 3 (train-1.jsonl ...): with all
+    its other files, a list of source files long enough to be cut (up to 6 are all named, as "and
+    1 more" would be no shorter). Only the file lists change: the checks tested here stop before
+    the build starts."""
+    module = registry.get(NAME).module
+    train = [f"data/train-{shard}.jsonl" for shard in range(1, count + 1)]
+    monkeypatch.setitem(module._FILES["sentences"], "train", train)  # the same dict as ratings'
+    assert module._FILES["ratings"]["train"] == train
+    monkeypatch.setattr(module, "_URLS", {**module._URLS, **{path: module._URL_PREFIX + path for path in train}})
+
+
 # --- Git LFS pointers ---------------------------------------------------------------------------
 
 
@@ -42,7 +63,7 @@ def test_lfs_pointers_are_found_before_the_checksums(capsys, tmp_path):
     code, _, err = run(capsys, "build", NAME, "--data-dir", str(copy), "--out", str(tmp_path / "out"))
     assert code == 1
     assert err == (
-        f"corpora build: error: diplomacy_detection: 1 source file(s) in {copy} are Git LFS pointers, not the data: "
+        f"corpora build: error: example_ratings: 1 source file(s) in {copy} are Git LFS pointers, not the data: "
         f"data/validation.jsonl; run `git lfs pull` in {copy} (a clone needs Git LFS for these files)\n"
     )
     # Modified sources are not compared with the release: the loader names the pointer itself.
@@ -52,19 +73,26 @@ def test_lfs_pointers_are_found_before_the_checksums(capsys, tmp_path):
                               "fetch the real file (git lfs pull)\n")
 
 
-def test_many_lfs_pointers_are_counted_and_cut(capsys, tmp_path):
-    name = "caption_contest_ratings"
-    copy = copy_of(name, tmp_path)
-    paths = registry.get(name).source_files(["summaries"])
-    for path in paths:
+def test_many_lfs_pointers_are_counted_and_cut(capsys, tmp_path, monkeypatch):
+    copy = copy_of(NAME, tmp_path)
+    for path in ALL_FILES:
         (copy / path).write_bytes(POINTER)
-    code, _, err = run(capsys, "build", name, "--config", "summaries", "--data-dir", str(copy), "--out",
-                       str(tmp_path / "out"))
+    code, _, err = run(capsys, "build", NAME, "--data-dir", str(copy), "--out", str(tmp_path / "out"))
+    assert code == 1
+    assert err == (  # six are all named
+        f"corpora build: error: example_ratings: 6 source file(s) in {copy} are Git LFS pointers, not the data: "
+        "data/train-1.jsonl, data/train-2.jsonl, data/train-3.jsonl, data/validation.jsonl, data/test.jsonl, "
+        f"raters.csv; run `git lfs pull` in {copy} (a clone needs Git LFS for these files)\n"
+    )
+    train_in_shards(monkeypatch, 5)  # 8 files: the first five are named
+    for shard in (4, 5):
+        (copy / "data" / f"train-{shard}.jsonl").write_bytes(POINTER)
+    code, _, err = run(capsys, "build", NAME, "--data-dir", str(copy), "--out", str(tmp_path / "out"))
     assert code == 1
     assert err == (
-        f"corpora build: error: caption_contest_ratings: {len(paths)} source file(s) in {copy} are Git LFS pointers, "
-        f"not the data: {', '.join(paths[:5])}, and {len(paths) - 5} more; run `git lfs pull` in {copy} "
-        "(a clone needs Git LFS for these files)\n"
+        f"corpora build: error: example_ratings: 8 source file(s) in {copy} are Git LFS pointers, not the data: "
+        "data/train-1.jsonl, data/train-2.jsonl, data/train-3.jsonl, data/train-4.jsonl, data/train-5.jsonl, "
+        f"and 3 more; run `git lfs pull` in {copy} (a clone needs Git LFS for these files)\n"
     )
 
 
@@ -76,7 +104,7 @@ def test_checksums_update_refuses_to_record_a_pointer(capsys, tmp_path, record_r
     code, out, err = run(capsys, "checksums", NAME, "--data-dir", str(copy), "--update")
     assert code == 1
     assert err == (
-        f"corpora checksums: error: diplomacy_detection: 1 source file(s) in {copy} are Git LFS pointers, not the "
+        f"corpora checksums: error: example_ratings: 1 source file(s) in {copy} are Git LFS pointers, not the "
         f"data: data/test.jsonl; run `git lfs pull` in {copy} (a clone needs Git LFS for these files)\n"
     )
     assert out == ""
@@ -87,43 +115,61 @@ def test_checksums_update_refuses_to_record_a_pointer(capsys, tmp_path, record_r
 
 
 def test_checksums_of_one_config(capsys):
-    name = "saf_micro_job_german"
-    corpus = registry.get(name)
-    code, out, _ = run(capsys, "checksums", name, "--config", "upstream_xml", "--data-dir", str(corpus.dummy_dir))
+    dummy = registry.get(NAME).dummy_dir
+    code, out, _ = run(capsys, "checksums", NAME, "--config", "raters", "--data-dir", str(dummy))
     assert code == 1  # the dummy files are not the release
-    assert [line.split()[0] for line in out.splitlines()[1:]] == corpus.source_files(["upstream_xml"])
-    assert all(path.endswith(".xml") for path in corpus.source_files(["upstream_xml"]))
-    code, _, err = run(capsys, "checksums", name, "--config", "xml")
-    assert (code, err) == (1, "corpora checksums: error: saf_micro_job_german has no config 'xml'; configs: default, upstream_xml\n")
-
-
-def test_a_data_dir_of_another_config_says_which_config_reads_it(capsys, tmp_path):
-    name = "saf_micro_job_german"
-    copy = copy_of(name, tmp_path)
-    parquet = registry.get(name).source_files(["default"])
-    for path in parquet:
-        (copy / path).unlink()  # a clone of the GitHub repository: the XML files only
-    code, _, err = run(capsys, "build", name, "--data-dir", str(copy), "--out", str(tmp_path / "out"))
+    assert [line.split() for line in out.splitlines()[1:]] == [
+        ["raters.csv", "64", "6a176703da456b4fbe54ee97ab3196a3a29b4fde2aa2c449d1f65167a53cf647", "differs"]
+    ]
+    code, out, _ = run(capsys, "checksums", NAME, "--config", "ratings", "--data-dir", str(dummy))
     assert code == 1
-    assert err == (
-        f"corpora build: error: saf_micro_job_german: 4 source file(s) missing: "
-        f"{', '.join(str(copy / path) for path in parquet)}. {copy} holds the files of config 'upstream_xml': "
-        "build only that with --config upstream_xml\n"
+    assert [line.split()[0] for line in out.splitlines()[1:]] == SENTENCE_FILES
+    code, _, err = run(capsys, "checksums", NAME, "--config", "xml")
+    assert (code, err) == (
+        1, "corpora checksums: error: example_ratings has no config 'xml'; configs: sentences, ratings, raters\n"
     )
 
 
-def test_a_long_list_of_missing_files_is_cut(capsys, tmp_path):
-    name = "caption_contest_ratings"
-    corpus = registry.get(name)
-    paths = corpus.source_files(corpus.configs)
+def test_a_data_dir_of_another_config_says_which_config_reads_it(capsys, tmp_path):
+    copy = copy_of(NAME, tmp_path)
+    for path in SENTENCE_FILES:
+        (copy / path).unlink()  # the raters' file only
+    code, _, err = run(capsys, "build", NAME, "--data-dir", str(copy), "--out", str(tmp_path / "out"))
+    assert code == 1
+    assert err == (
+        f"corpora build: error: example_ratings: 5 source file(s) missing: {copy / 'data/train-1.jsonl'}, "
+        f"{copy / 'data/train-2.jsonl'}, {copy / 'data/train-3.jsonl'}, {copy / 'data/validation.jsonl'}, "
+        f"{copy / 'data/test.jsonl'}. {copy} holds the files of config 'raters': build only that with --config raters\n"
+    )
+    # The other way round: the files of two configs, and either can be built.
+    shutil.rmtree(copy)
+    copy = copy_of(NAME, tmp_path)
+    (copy / "raters.csv").unlink()
+    code, _, err = run(capsys, "build", NAME, "--data-dir", str(copy), "--out", str(tmp_path / "out"))
+    assert code == 1
+    assert err == (
+        f"corpora build: error: example_ratings: 1 source file(s) missing: {copy / 'raters.csv'}. {copy} holds the "
+        "files of config 'sentences', 'ratings': build only that with --config sentences or --config ratings\n"
+    )
+
+
+def test_a_long_list_of_missing_files_is_cut(capsys, tmp_path, monkeypatch):
     data_dir = tmp_path / "src"  # not around --out/NAME: that is refused first
     data_dir.mkdir()
-    code, _, err = run(capsys, "build", name, "--data-dir", str(data_dir), "--out", str(tmp_path / "out"))
+    code, _, err = run(capsys, "build", NAME, "--data-dir", str(data_dir), "--out", str(tmp_path / "out"))
     assert code == 1
-    shown = ", ".join(str(data_dir / path) for path in paths[:5])
+    assert err == (  # six are all named
+        f"corpora build: error: example_ratings: 6 source file(s) missing: {data_dir / 'data/train-1.jsonl'}, "
+        f"{data_dir / 'data/train-2.jsonl'}, {data_dir / 'data/train-3.jsonl'}, {data_dir / 'data/validation.jsonl'}, "
+        f"{data_dir / 'data/test.jsonl'}, {data_dir / 'raters.csv'}\n"
+    )
+    train_in_shards(monkeypatch, 6)  # 9 files: the first five are named
+    code, _, err = run(capsys, "build", NAME, "--data-dir", str(data_dir), "--out", str(tmp_path / "out"))
+    assert code == 1
     assert err == (
-        f"corpora build: error: caption_contest_ratings: {len(paths)} source file(s) missing: {shown}, "
-        f"and {len(paths) - 5} more\n"
+        f"corpora build: error: example_ratings: 9 source file(s) missing: {data_dir / 'data/train-1.jsonl'}, "
+        f"{data_dir / 'data/train-2.jsonl'}, {data_dir / 'data/train-3.jsonl'}, {data_dir / 'data/train-4.jsonl'}, "
+        f"{data_dir / 'data/train-5.jsonl'}, and 4 more\n"
     )
 
 
@@ -163,8 +209,9 @@ LOCAL_COPY = "To build from a local copy of the upstream files instead, pass --d
 def test_a_missing_file_on_the_server_is_named_with_its_status(capsys, tmp_path, monkeypatch, online):
     served = tmp_path / "served"
     (served / "data").mkdir(parents=True)
-    shutil.copy(registry.get(NAME).dummy_dir / "data" / "train.jsonl", served / "data" / "train.jsonl")
-    server = serve(served)  # serves train.jsonl only: validation.jsonl is a 404
+    for shard in ("train-1.jsonl", "train-2.jsonl", "train-3.jsonl"):
+        shutil.copy(registry.get(NAME).dummy_dir / "data" / shard, served / "data" / shard)
+    server = serve(served)  # serves the train files only: validation.jsonl is a 404
     base = f"http://127.0.0.1:{server.server_port}/"
     point_urls_at(monkeypatch, base)
     try:
@@ -173,7 +220,7 @@ def test_a_missing_file_on_the_server_is_named_with_its_status(capsys, tmp_path,
         server.shutdown()
     assert code == 1
     assert err == (
-        f"corpora build: error: diplomacy_detection: cannot download {base}data/validation.jsonl: the server answered "
+        f"corpora build: error: example_ratings: cannot download {base}data/validation.jsonl: the server answered "
         f"HTTP 404 File not found. {LOCAL_COPY} with this file at DIR/data/validation.jsonl\n"
     )
 
@@ -184,20 +231,20 @@ def test_no_connection(capsys, tmp_path, monkeypatch, online):
     code, _, err = run(capsys, "checksums", NAME)
     assert code == 1
     assert err == (
-        f"corpora checksums: error: diplomacy_detection: cannot download http://127.0.0.1:{port}/data/train.jsonl: "
+        f"corpora checksums: error: example_ratings: cannot download http://127.0.0.1:{port}/data/train-1.jsonl: "
         f"no connection (Cannot connect to host 127.0.0.1:{port} ssl:default [Connect call failed ('127.0.0.1', {port})]): "
-        f"no network, or the host cannot be reached. {LOCAL_COPY} with this file at DIR/data/train.jsonl\n"
+        f"no network, or the host cannot be reached. {LOCAL_COPY} with this file at DIR/data/train-1.jsonl\n"
     )
 
 
 @pytest.mark.parametrize("command", [["build", NAME], ["checksums", NAME], ["push", NAME, "--repo-id", "a/b", "--dry-run"]])
 def test_offline_without_a_data_dir(capsys, tmp_path, command):
-    url = registry.get(NAME).module._URLS["data/train.jsonl"]
+    url = "https://example.org/corpora-example/ratings/v1/data/train-1.jsonl"
     code, _, err = run(capsys, *command, *(["--out", str(tmp_path)] if command[0] != "checksums" else []))
     assert code == 1
     assert err == (
-        f"corpora {command[0]}: error: diplomacy_detection: cannot download {url}: offline mode is on "
-        f"(HF_HUB_OFFLINE=1 or HF_DATASETS_OFFLINE=1). {LOCAL_COPY} with this file at DIR/data/train.jsonl\n"
+        f"corpora {command[0]}: error: example_ratings: cannot download {url}: offline mode is on "
+        f"(HF_HUB_OFFLINE=1 or HF_DATASETS_OFFLINE=1). {LOCAL_COPY} with this file at DIR/data/train-1.jsonl\n"
     )
 
 
@@ -207,7 +254,7 @@ def test_offline_without_a_data_dir(capsys, tmp_path, command):
 def test_push_without_a_token_stops_before_building(capsys, tmp_path, monkeypatch):
     monkeypatch.delenv("HF_TOKEN", raising=False)
     monkeypatch.delenv("HUGGING_FACE_HUB_TOKEN", raising=False)
-    code, out, err = run(capsys, "push", NAME, "--repo-id", "my-org/diplomacy", "--data-dir",
+    code, out, err = run(capsys, "push", NAME, "--repo-id", "my-org/ratings", "--data-dir",
                          str(registry.get(NAME).dummy_dir), "--allow-modified-sources", "--out", str(tmp_path / "out"))
     assert code == 1
     assert err == (
@@ -244,7 +291,7 @@ def upload(capsys, tmp_path, monkeypatch, endpoint):
     monkeypatch.setenv("HF_TOKEN", "hf_fakeTokenThatMustNeverBePrinted")
     monkeypatch.setattr(constants, "ENDPOINT", endpoint)
     monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
-    return run(capsys, "push", NAME, "--repo-id", "my-org/diplomacy", "--data-dir", str(registry.get(NAME).dummy_dir),
+    return run(capsys, "push", NAME, "--repo-id", "my-org/ratings", "--data-dir", str(registry.get(NAME).dummy_dir),
                "--allow-modified-sources", "--out", str(tmp_path / "out"))
 
 
@@ -257,7 +304,7 @@ def test_an_upload_the_hub_refuses_is_one_line(capsys, tmp_path, monkeypatch):
         server.shutdown()
     assert code == 1
     assert err == (
-        "corpora push: error: diplomacy_detection: uploading to dataset repository my-org/diplomacy failed: the server "
+        "corpora push: error: example_ratings: uploading to dataset repository my-org/ratings failed: the server "
         "answered HTTP 403 Forbidden (You don't have the rights to create a dataset under the namespace my-org); "
         f"the export is complete in {tmp_path / 'out' / NAME}: run the push again when fixed\n"
     )
@@ -268,7 +315,7 @@ def test_an_upload_without_a_connection_is_one_line(capsys, tmp_path, monkeypatc
     code, _, err = upload(capsys, tmp_path, monkeypatch, f"http://127.0.0.1:{port}")
     assert code == 1
     assert err.startswith(
-        "corpora push: error: diplomacy_detection: uploading to dataset repository my-org/diplomacy failed: no connection ("
+        "corpora push: error: example_ratings: uploading to dataset repository my-org/ratings failed: no connection ("
     )
     assert err.endswith(
         f"): no network, or the host cannot be reached; the export is complete in {tmp_path / 'out' / NAME}: "

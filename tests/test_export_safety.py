@@ -1,7 +1,8 @@
 """Safe exports, with real `corpora build` processes: one writer per OUT/NAME, every check before an
 atomic swap, leftovers of killed builds cleaned by the next build, sources never touched, and every
 failure one line. CORPORA_TEST_PAUSE_AT=<phase> makes a build stop at a phase so it can be killed
-there (corpora.swap.pause_at)."""
+there (corpora.swap.pause_at). The builds are of the example corpus's dummy data
+(tests/example_collection); each subprocess gets the environment of the moment, CORPORA_ROOT included."""
 
 import hashlib
 import json
@@ -22,16 +23,18 @@ import datasets
 import pyarrow.parquet
 import pytest
 
+from conftest import EXAMPLE
 from corpora import datasets_adapter
 from corpora import export
 from corpora import registry
 from corpora.cli import main
 
-NAME = "diplomacy_detection"
-ROOT = Path(__file__).resolve().parents[1]
-ENV = dict(os.environ, CORPORA_ROOT=str(ROOT), HF_DATASETS_DISABLE_PROGRESS_BARS="1")
-DUMMY_COUNTS = {"conversations": {"train": 4, "validation": 2, "test": 2},
-                "messages": {"train": 10, "validation": 3, "test": 5}}
+NAME = EXAMPLE
+pytestmark = pytest.mark.usefixtures("example_collection")
+# dummy_data/example_ratings/expected_counts.json
+DUMMY_COUNTS = {"sentences": {"train": 4, "validation": 2, "test": 2},
+                "ratings": {"train": 10, "validation": 5, "test": 6},
+                "raters": {"train": 3}}
 WAITING = re.compile(rf"corpora: (\S+): waiting for another build \(pid (\d+) on {re.escape(socket.gethostname())}, "
                      r"started \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\)\n")
 
@@ -40,12 +43,18 @@ def command(out, *extra, source=("--dummy",)):
     return [sys.executable, "-m", "corpora.cli", "build", NAME, *source, "--out", str(out), *extra]
 
 
+def environment(**extra):
+    """The environment of the moment (CORPORA_ROOT: the example collection, set by its fixture)."""
+    return dict(os.environ, HF_DATASETS_DISABLE_PROGRESS_BARS="1", **extra)
+
+
 def run(args, prefix=()):
-    return subprocess.run([*prefix, *args], capture_output=True, text=True, env=ENV, timeout=300, check=False)
+    return subprocess.run([*prefix, *args], capture_output=True, text=True, env=environment(), timeout=300,
+                          check=False)
 
 
 def start(out, *extra, pause=None, source=("--dummy",)):
-    env = dict(ENV, CORPORA_TEST_PAUSE_AT=pause) if pause else ENV
+    env = environment(CORPORA_TEST_PAUSE_AT=pause) if pause else environment()
     return subprocess.Popen(command(out, *extra, source=source), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, env=env)
 
@@ -104,8 +113,8 @@ def only_the_export(out: Path) -> None:
     assert sorted(os.listdir(out)) == sorted([f".{NAME}.lock", target, NAME])
 
 
-MESSAGES_ONLY = ("--dummy", "--config", "messages")  # a build whose export differs from the full one
-MESSAGES_COUNTS = {"messages": DUMMY_COUNTS["messages"]}
+RATINGS_ONLY = ("--dummy", "--config", "ratings")  # a build whose export differs from the full one
+RATINGS_COUNTS = {"ratings": DUMMY_COUNTS["ratings"]}
 
 
 @pytest.mark.both_legs  # datasets resolves (and here reloads) the export
@@ -114,12 +123,12 @@ def test_two_concurrent_builds_both_end_with_a_whole_export(tmp_path, offset):
     out = tmp_path / "out"
     first = start(out)
     time.sleep(offset)
-    second = start(out, source=MESSAGES_ONLY)
+    second = start(out, source=RATINGS_ONLY)
     results = [(p.wait(timeout=300), p.stderr.read()) for p in (first, second)]
     assert [code for code, _ in results] == [0, 0], results
     for _, err in results:  # at most a line saying it waited for the other build
         assert err == "" or WAITING.fullmatch(err), err
-    assert check_export(out / NAME, tmp_path / "cache") in (DUMMY_COUNTS, MESSAGES_COUNTS)
+    assert check_export(out / NAME, tmp_path / "cache") in (DUMMY_COUNTS, RATINGS_COUNTS)
     only_the_export(out)
 
 
@@ -152,7 +161,7 @@ def test_a_build_killed_at_any_phase_leaves_the_previous_export_and_the_next_bui
     out = tmp_path / "out"
     export.export_corpus(NAME, out, dummy=True)
     before = files_of(out / NAME)
-    killed = start(out, pause=phase, source=MESSAGES_ONLY)
+    killed = start(out, pause=phase, source=RATINGS_ONLY)
     wait_for_line(killed, f"corpora: paused at {phase}")
     killed.kill()
     killed.wait()
@@ -163,9 +172,9 @@ def test_a_build_killed_at_any_phase_leaves_the_previous_export_and_the_next_bui
     assert leftovers == ({partial} if phase != "swapping" else {partial, f".{NAME}.v", f".{NAME}.link"})
     if phase == "writing":  # the killed build's datasets cache is inside its partial folder
         assert len(list(out.glob(f"{partial}-*/cache/{NAME}"))) == 1
-    result = run(command(out, source=MESSAGES_ONLY))
+    result = run(command(out, source=RATINGS_ONLY))
     assert (result.returncode, result.stderr) == (0, "")
-    assert check_export(out / NAME, tmp_path / "cache") == MESSAGES_COUNTS
+    assert check_export(out / NAME, tmp_path / "cache") == RATINGS_COUNTS
     only_the_export(out)
 
 
@@ -185,7 +194,7 @@ def test_an_interrupted_swap_of_an_export_from_before_the_symlinks_is_restored(t
     (tmp_path / "empty").mkdir()
     result = run(command(out, source=("--data-dir", str(tmp_path / "empty"))))
     assert result.returncode == 1
-    assert result.stderr.startswith(f"corpora build: error: {NAME}: 3 source file(s) missing: ")
+    assert result.stderr.startswith(f"corpora build: error: {NAME}: 6 source file(s) missing: ")
     assert not (out / NAME).is_symlink()
     assert files_of(out / NAME) == before
 
@@ -252,7 +261,7 @@ def namespace_with_tmpfs(mount: Path, options: str) -> list[str]:
 
 def test_a_full_file_system_is_one_line_and_leaves_nothing(tmp_path):
     mount = tmp_path / "small"
-    prefix = namespace_with_tmpfs(mount, "size=64k")  # the dummy export needs about 120 kB
+    prefix = namespace_with_tmpfs(mount, "size=32k")  # the dummy export takes 56 kB, about 88 kB while built
     # The listing is taken inside the namespace, before its tmpfs is gone.
     script = f'{shlex.join(command(mount))}; code=$?; ls -A "{mount}"; exit $code'
     result = run(["sh", "-c", script], prefix=prefix)
@@ -316,13 +325,13 @@ def test_debug_shows_the_traceback_wherever_it_is_given(capsys, tmp_path):
 @pytest.mark.both_legs  # datasets' private parts differ between versions
 def test_datasets_private_parts_are_where_the_adapter_expects_them(tmp_path):
     corpus = registry.get(NAME)
-    builder = corpus.builder("messages", corpus.dummy_dir, tmp_path / "cache")
+    builder = corpus.builder("ratings", corpus.dummy_dir, tmp_path / "cache")
     builder.download_and_prepare(file_format="parquet")
     shards = datasets_adapter.prepared_shards(builder, "parquet")
     assert {split: [p.name for p in paths] for split, paths in shards.items()} == {
         split: [f"{NAME}-{split}.parquet"] for split in ("train", "validation", "test")
     }
-    assert datasets_adapter.declared_features(corpus.builder_class, "messages") == builder.info.features
+    assert datasets_adapter.declared_features(corpus.builder_class, "ratings") == builder.info.features
 
 
 def test_the_adapter_names_the_private_part_that_changed():

@@ -10,8 +10,10 @@ import pytest
 from conftest import CASES
 from conftest import COLLECTION
 from conftest import LFS
+from corpora import export
 from corpora import registry
 from corpora import validate
+from corpora.cli import main
 from corpora.errors import CorporaError
 
 each_config = pytest.mark.parametrize("name,config", CASES, ids=[f"{n}-{c}" for n, c in CASES])
@@ -198,3 +200,32 @@ def test_a_broken_loader_is_one_clear_line_from_the_cli(name, loader_copy, capsy
     assert capsys.readouterr().err == (
         f'corpora build: error: {label}: the loader must define _URLS (README, "Add a corpus")\n'
     )
+
+
+# --- exports: reproducible, with keys for `corpora diff`, and valid -------------------------------
+
+
+@each_corpus
+def test_two_dummy_builds_are_identical(name, dummy_export, tmp_path, capsys):
+    export.export_corpus(name, tmp_path, dummy=True)
+    assert main(["diff", str(dummy_export(name)), str(tmp_path / name)]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[-1] == "identical"
+    corpus = registry.get(name)
+    keys = corpus.module._KEYS
+    configs = [corpus.default_config] + [c for c in corpus.configs if c != corpus.default_config]
+    expected = [f"config {c} (rows matched {'by ' + ', '.join(keys[c]) if c in keys else 'by position'}):" for c in configs]
+    assert [line for line in out.splitlines() if line.startswith("config ")] == expected
+
+
+def test_every_loader_key_is_a_column_of_its_config():
+    for corpus in registry.all_corpora():
+        for config, key in getattr(corpus.module, "_KEYS", {}).items():
+            assert config in corpus.configs
+            assert set(key) <= set(corpus.features(config)), (corpus.name, config)
+
+
+@each_corpus
+def test_the_dummy_export_validates(name, dummy_export):
+    # What `corpora push` and `corpora validate` check before anything leaves the machine.
+    assert validate.export_problems(registry.get(name), dummy_export(name)) == []

@@ -4,7 +4,11 @@ cards and checksums, and the dummy data, and the installed `corpora` runs from a
 The wheel is built offline with the setuptools of this environment, then installed (without its
 dependencies) into a fresh virtual environment that finds them through a .pth file naming this
 environment's site-packages: nothing is downloaded, and nothing of the checkout is on its path.
-One leg is enough (the package is the same on every datasets version)."""
+One leg is enough (the package is the same on every datasets version).
+
+The installed package carries the repository's collection, checked over every corpus of it
+(`registry.names()`); what builds or loads a corpus runs on the example corpus
+(tests/example_collection), which the installed `corpora` reads through $CORPORA_ROOT."""
 
 import json
 import os
@@ -18,12 +22,15 @@ from pathlib import Path
 
 import pytest
 
+from conftest import EXAMPLE
+from conftest import EXAMPLE_COLLECTION
 from conftest import REPO
 from corpora import registry
 
 pytestmark = pytest.mark.datasets5
 
-NAME = "diplomacy_detection"
+NAME = EXAMPLE
+ON_EXAMPLE = {"CORPORA_ROOT": str(EXAMPLE_COLLECTION)}  # for run(): the installed corpora reads the example
 SHIPPED = ["loaders", "dataset_cards", "dummy_data"]
 
 
@@ -83,6 +90,11 @@ def test_the_wheel_and_the_sdist_carry_the_data_folders(dist):
     in_wheel = sorted(n.removeprefix("corpora/_data/") for n in zipfile.ZipFile(wheel).namelist()
                       if n.startswith("corpora/_data/"))
     assert in_wheel == data_files()
+    names = registry.names()  # every corpus of the collection: its loader, checksums, card source, dummy data
+    assert names
+    for name in names:
+        assert {f"loaders/{name}/{name}.py", f"loaders/{name}/checksums.tsv", f"loaders/{name}/README.md",
+                f"dataset_cards/{name}.yaml", f"dummy_data/{name}/expected_counts.json"} <= set(in_wheel), name
     prefix = sdist.name.removesuffix(".tar.gz") + "/"
     with tarfile.open(sdist) as archive:
         in_sdist = {m.name.removeprefix(prefix) for m in archive.getmembers() if m.isfile()}
@@ -107,71 +119,96 @@ def test_list_from_another_folder(installed, tmp_path, capsys):
     result = run(installed, tmp_path, "corpora", "list")
     assert result.returncode == 0, result.stderr
     assert result.stdout == expected
-    assert ["diplomacy_detection", "messages", "test", "2,741"] in [line.split() for line in expected.splitlines()]
+    # every corpus of the collection, from the package's own copy of it
+    assert sorted({line.split()[0] for line in expected.splitlines()[1:]}) == registry.names()
+    example = run(installed, tmp_path, "corpora", "list", env=ON_EXAMPLE)  # and a collection of $CORPORA_ROOT
+    assert example.returncode == 0, example.stderr
+    assert [line.split() for line in example.stdout.splitlines()] == [
+        ["corpus", "config", "split", "official", "rows"],
+        [NAME, "sentences", "(default)", "train", "12"],
+        [NAME, "sentences", "(default)", "validation", "3"],
+        [NAME, "sentences", "(default)", "test", "4"],
+        [NAME, "ratings", "train", "30"],
+        [NAME, "ratings", "validation", "7"],
+        [NAME, "ratings", "test", "10"],
+        [NAME, "raters", "train", "unknown"],
+    ]
 
 
 def test_build_dummy_from_another_folder(installed, tmp_path):
-    result = run(installed, tmp_path, "corpora", "build", NAME, "--dummy", "--out", "exports")
+    result = run(installed, tmp_path, "corpora", "build", NAME, "--dummy", "--out", "exports", env=ON_EXAMPLE)
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     table = [line.split() for line in lines[lines.index(next(x for x in lines if x.startswith("exported to"))) + 2:]]
     assert table == [
-        [NAME, "conversations", "train", "4", "4", "4"],
-        [NAME, "conversations", "validation", "2", "2", "2"],
-        [NAME, "conversations", "test", "2", "2", "2"],
-        [NAME, "messages", "train", "10", "10", "10"],
-        [NAME, "messages", "validation", "3", "3", "3"],
-        [NAME, "messages", "test", "5", "5", "5"],
+        [NAME, "sentences", "train", "4", "4", "4"],
+        [NAME, "sentences", "validation", "2", "2", "2"],
+        [NAME, "sentences", "test", "2", "2", "2"],
+        [NAME, "ratings", "train", "10", "10", "10"],
+        [NAME, "ratings", "validation", "5", "5", "5"],
+        [NAME, "ratings", "test", "6", "6", "6"],
+        [NAME, "raters", "train", "3", "3", "3"],
     ]
     assert sorted(p.name for p in (tmp_path / "exports" / NAME).iterdir()) == [
-        "README.md", "conversations", "croissant.json", "messages"
+        "README.md", "croissant.json", "raters", "ratings", "sentences"
     ]
 
 
-def test_corpora_load_from_another_folder(installed, tmp_path, dummy_build):
+def test_corpora_load_from_another_folder(installed, tmp_path):
     script = (
         "import json, corpora\n"
-        "ds = corpora.load('diplomacy_detection', 'messages', split='train[:3]+test', dummy=True)\n"
+        f"ds = corpora.load({NAME!r}, 'ratings', split='train[:3]+test', dummy=True)\n"
         "print(json.dumps(ds.to_list()))\n"
-        "print(sorted(corpora.load('curiosity_dialogs', dummy=True)))\n"
+        f"print(sorted(corpora.load({NAME!r}, dummy=True)))\n"
     )
-    result = run(installed, tmp_path, "python", "-c", script)
+    result = run(installed, tmp_path, "python", "-c", script, env=ON_EXAMPLE)
     assert result.returncode == 0, result.stderr
     rows, splits = result.stdout.splitlines()
-    messages = dummy_build(NAME, "messages")
-    assert json.loads(rows) == messages["train"].to_list()[:3] + messages["test"].to_list()
-    assert len(json.loads(rows)) == 8
-    assert splits == "['test', 'test_zero', 'train', 'validation']"
+    # The dummy ratings: train-1.jsonl's first sentence (s01, three raters), then test.jsonl's two
+    # sentences (s16, s18); language is a class label: de 0, en 1.
+    assert json.loads(rows) == [
+        {"sentence_id": sentence, "language": language, "rater": rater, "score": score}
+        for sentence, language, rater, score in [
+            ("s01", 1, "ana", 1), ("s01", 1, "ben", 3), ("s01", 1, "chen", 5),
+            ("s16", 0, "ana", 1), ("s16", 0, "ben", 3), ("s16", 0, "chen", 5),
+            ("s18", 1, "chen", 2), ("s18", 1, "dara", 4), ("s18", 1, "emil", 1),
+        ]
+    ]
+    assert splits == "['test', 'train', 'validation']"  # the default config, sentences
 
 
 def test_the_other_commands_from_another_folder(installed, tmp_path):
-    check = run(installed, tmp_path, "corpora", "card", NAME, "--check")
+    check = run(installed, tmp_path, "corpora", "card", NAME, "--check", env=ON_EXAMPLE)
     assert (check.returncode, check.stdout) == (0, f"{NAME}: card up to date\n"), check.stderr
-    validate = run(installed, tmp_path, "corpora", "validate", NAME)
+    validate = run(installed, tmp_path, "corpora", "validate", NAME, env=ON_EXAMPLE)
     assert validate.returncode == 0, validate.stderr
     assert validate.stdout.splitlines() == [
-        f"{NAME}: dummy build conversations: ok", f"{NAME}: dummy build messages: ok", f"{NAME}: card: ok",
-        f"{NAME}: export round trip: ok",
+        f"{NAME}: dummy build sentences: ok", f"{NAME}: dummy build ratings: ok", f"{NAME}: dummy build raters: ok",
+        f"{NAME}: card: ok", f"{NAME}: export round trip: ok",
     ]
-    refused = run(installed, tmp_path, "corpora", "card", NAME)
+    # The package's own copy of the collection is not rewritten: any corpus of it will do.
+    own = registry.names()[0]
+    refused = run(installed, tmp_path, "corpora", "card", own)
     assert refused.returncode == 1
-    assert refused.stderr.startswith(f"corpora card: error: loaders/{NAME}/README.md belongs to the installed package (")
+    assert refused.stderr.startswith(f"corpora card: error: loaders/{own}/README.md belongs to the installed package (")
     assert refused.stderr.endswith(
         "/corpora/_data); run this in a clone of the repository (an editable install: pip install -e .), "
         "or point CORPORA_ROOT at one\n"
     )
-    dummy = registry.get(NAME).dummy_dir
-    checksums = run(installed, tmp_path, "corpora", "checksums", NAME, "--data-dir", str(dummy))
+    dummy = EXAMPLE_COLLECTION / "dummy_data" / NAME
+    checksums = run(installed, tmp_path, "corpora", "checksums", NAME, "--data-dir", str(dummy), env=ON_EXAMPLE)
     assert checksums.returncode == 1  # measured and compared: the dummy files are not the release
-    assert [line.split()[-1] for line in checksums.stdout.splitlines()[1:]] == ["differs"] * 3
-    url = registry.get(NAME).module._URLS["data/train.jsonl"]
-    offline = run(installed, tmp_path, "corpora", "build", NAME)
+    assert [line.split()[-1] for line in checksums.stdout.splitlines()[1:]] == ["differs"] * 6
+    url = "https://example.org/corpora-example/ratings/v1/data/train-1.jsonl"
+    offline = run(installed, tmp_path, "corpora", "build", NAME, env=ON_EXAMPLE)
     assert (offline.returncode, offline.stderr) == (1, (
-        f"corpora build: error: diplomacy_detection: cannot download {url}: offline mode is on (HF_HUB_OFFLINE=1 or "
+        f"corpora build: error: {NAME}: cannot download {url}: offline mode is on (HF_HUB_OFFLINE=1 or "
         "HF_DATASETS_OFFLINE=1). To build from a local copy of the upstream files instead, pass --data-dir DIR "
-        "(data_dir= in Python) with this file at DIR/data/train.jsonl\n"
+        "(data_dir= in Python) with this file at DIR/data/train-1.jsonl\n"
     ))
     push = run(installed, tmp_path, "corpora", "push", NAME, "--repo-id", "a/b", "--data-dir", str(dummy),
-               "--allow-modified-sources", "--dry-run")
+               "--allow-modified-sources", "--dry-run", env=ON_EXAMPLE)
     assert push.returncode == 0, push.stderr
-    assert push.stdout.splitlines()[-9].startswith("would upload 8 files from build/diplomacy_detection to ")
+    assert push.stdout.splitlines()[-10] == (
+        f"would upload 9 files from build/{NAME} to https://huggingface.co/datasets/a/b (public):"
+    )

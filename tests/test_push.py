@@ -1,4 +1,5 @@
-"""`corpora push` against a fake Hub on 127.0.0.1 (only the Hub's HTTP edge is faked)."""
+"""`corpora push` against a fake Hub on 127.0.0.1 (only the Hub's HTTP edge is faked), of the example
+corpus (tests/example_collection): its release files as the upstream copy."""
 
 import os
 import subprocess
@@ -7,10 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from conftest import EXAMPLE
+from conftest import EXAMPLE_COLLECTION
 from fake_hub import FakeHub
-from synthetic import write_diplomacy
 
-NAME = "diplomacy_detection"
+pytestmark = pytest.mark.usefixtures("example_collection")  # the subprocesses inherit its CORPORA_ROOT
+
+NAME = EXAMPLE
 TOKEN = "hf_fakeTokenThatMustNeverBePrinted"
 
 
@@ -21,9 +25,21 @@ def hub():
     server.close()
 
 
-@pytest.fixture(scope="module")
-def upstream_copy(tmp_path_factory):
-    return write_diplomacy(tmp_path_factory.mktemp("upstream"))
+@pytest.fixture
+def upstream_copy(example_release):
+    """The example's release, the files its checksums.tsv records: no --allow-modified-sources."""
+    return example_release
+
+
+# What the export of the example holds: its card and Croissant file, and one Parquet file per split
+# of each config (raters: train; ratings and sentences: train, validation, test).
+EXPORTED = [
+    "README.md",
+    "croissant.json",
+    "raters/train-00000-of-00001.parquet",
+    *(f"ratings/{split}-00000-of-00001.parquet" for split in ("test", "train", "validation")),
+    *(f"sentences/{split}-00000-of-00001.parquet" for split in ("test", "train", "validation")),
+]
 
 
 def corpora(*args, hub, home):
@@ -34,51 +50,48 @@ def corpora(*args, hub, home):
 
 def test_push_creates_the_repo_and_uploads_the_export(hub, upstream_copy, tmp_path):
     out = tmp_path / "out"
-    result = corpora("push", NAME, "--repo-id", "my-org/diplomacy", "--private", "--data-dir", str(upstream_copy),
-                     "--out", str(out), "--allow-modified-sources", hub=hub, home=tmp_path / "home")
+    result = corpora("push", NAME, "--repo-id", "my-org/ratings", "--private", "--data-dir", str(upstream_copy),
+                     "--out", str(out), hub=hub, home=tmp_path / "home")
     assert result.returncode == 0, result.stderr
     assert TOKEN not in result.stdout + result.stderr
     assert len(hub.created) == 1
     created = hub.created[0]
-    assert (created["organization"], created["name"], created["type"]) == ("my-org", "diplomacy", "dataset")
+    assert (created["organization"], created["name"], created["type"]) == ("my-org", "ratings", "dataset")
     # huggingface_hub 1.x and later send a visibility, earlier versions a flag
     assert created.get("visibility") == "private" or created.get("private") is True
     assert len(hub.commits) == 1
     commit = hub.commits[0]
-    assert commit["summary"] == "Upload diplomacy_detection built by corpora"
+    assert commit["summary"] == "Upload example_ratings built by corpora"
     export = out / NAME
     local = {p.relative_to(export).as_posix(): p.read_bytes() for p in export.rglob("*") if p.is_file()}
     assert commit["files"] == local
-    assert b'ds = load_dataset("my-org/diplomacy", "conversations")' in local["README.md"]
-    assert sorted(local) == [
-        "README.md",
-        *(f"conversations/{split}-00000-of-00001.parquet" for split in ("test", "train", "validation")),
-        "croissant.json",
-        *(f"messages/{split}-00000-of-00001.parquet" for split in ("test", "train", "validation")),
-    ]
+    assert b'ds = load_dataset("my-org/ratings", "sentences")' in local["README.md"]
+    assert sorted(local) == EXPORTED
     # every call carried the token, from HF_TOKEN
     assert {auth for method, path, auth in hub.requests if path.startswith("/api/datasets") or path.startswith("/api/repos")} == {f"Bearer {TOKEN}"}
 
 
 def test_dry_run_sends_nothing(hub, upstream_copy, tmp_path):
-    result = corpora("push", NAME, "--repo-id", "my-org/diplomacy", "--dry-run", "--data-dir", str(upstream_copy),
-                     "--out", str(tmp_path / "out"), "--allow-modified-sources", hub=hub, home=tmp_path / "home")
+    result = corpora("push", NAME, "--repo-id", "my-org/ratings", "--dry-run", "--data-dir", str(upstream_copy),
+                     "--out", str(tmp_path / "out"), hub=hub, home=tmp_path / "home")
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
-    assert lines[-9].startswith("would upload 8 files from ")
-    assert lines[-9].endswith(" to https://huggingface.co/datasets/my-org/diplomacy (public):")
-    assert lines[-8:] == ["  README.md"] + [
-        f"  conversations/{split}-00000-of-00001.parquet" for split in ("test", "train", "validation")
-    ] + ["  croissant.json"] + [f"  messages/{split}-00000-of-00001.parquet" for split in ("test", "train", "validation")]
+    assert lines[-10] == (
+        f"would upload 9 files from {tmp_path / 'out' / NAME} to "
+        "https://huggingface.co/datasets/my-org/ratings (public):"
+    )
+    assert lines[-9:] == [f"  {path}" for path in EXPORTED]
     assert [r for r in hub.requests if r[1].startswith("/api/")] == []
 
 
 def test_push_refuses_data_that_is_not_the_release(hub, tmp_path):
-    dummy = Path(__file__).resolve().parents[1] / "dummy_data" / NAME
-    result = corpora("push", NAME, "--repo-id", "my-org/diplomacy", "--data-dir", str(dummy),
+    dummy = EXAMPLE_COLLECTION / "dummy_data" / NAME
+    result = corpora("push", NAME, "--repo-id", "my-org/ratings", "--data-dir", str(dummy),
                      "--out", str(tmp_path / "out"), hub=hub, home=tmp_path / "home")
     assert result.returncode == 1
-    assert "differ from the recorded release" in result.stderr.splitlines()[-1]
+    assert result.stderr.splitlines()[-1].startswith(
+        "corpora push: error: example_ratings: 6 source file(s) differ from the recorded release: "
+    )
     assert hub.created == [] and hub.commits == []
 
 
@@ -92,26 +105,25 @@ def test_push_refuses_an_export_whose_card_does_not_validate(tmp_path, monkeypat
     def build_then_break_the_card(name, out, **kwargs):  # as a hand edit or a template bug would
         rows = real_build(name, out, **kwargs)
         card = Path(out) / name / "README.md"
-        text = card.read_text().replace("num_examples: 189", "num_examples: 190", 1)
-        card.write_text(text.replace("license: unknown", "license: not-a-license", 1))
+        text = card.read_text().replace("num_examples: 12", "num_examples: 13", 1)  # sentences/train
+        card.write_text(text.replace("license: cc-by-4.0", "license: not-a-license", 1))
         return rows
 
     monkeypatch.setattr(export, "export_corpus", build_then_break_the_card)
     monkeypatch.setattr(push, "HfApi", None)  # nothing may reach the Hub
     monkeypatch.setenv("HF_TOKEN", TOKEN)  # a token is checked before anything is built
     with pytest.raises(CorporaError) as caught:
-        push.push(NAME, "my-org/diplomacy", data_dir=upstream_copy, out=tmp_path / "out", allow_modified_sources=True)
+        push.push(NAME, "my-org/ratings", data_dir=upstream_copy, out=tmp_path / "out")
     assert str(caught.value) == (
         f"{NAME}: not uploading {tmp_path / 'out' / NAME}: its card does not validate: "
         "license 'not-a-license' is not in the Hub's licenses vocabulary; "
-        "license 'not-a-license', the loader says 'unknown'; "
-        "conversations/train: dataset_info says 190 rows, the files hold 189"
+        "license 'not-a-license', the loader says 'cc-by-4.0'; "
+        "sentences/train: dataset_info says 13 rows, the files hold 12"
     )
 
 
-@pytest.mark.parametrize("name", ["diplomacy_detection", "curiosity_dialogs"])
-def test_every_dummy_export_card_validates(name, dummy_export):
+def test_a_dummy_export_card_validates(dummy_export):
     from corpora import registry
     from corpora import validate
 
-    assert validate.export_problems(registry.get(name), dummy_export(name)) == []
+    assert validate.export_problems(registry.get(NAME), dummy_export(NAME)) == []

@@ -80,13 +80,10 @@ def path_exists(root: Path, reference: str) -> bool:
     return (root / pattern).exists()
 
 
-def collection_of(root: Path, file: Path) -> Path:
-    """The collection a file belongs to: the repository's, or one inside it with loaders/ of its
-    own (tests/example_collection), whose files name paths from their own root."""
-    for folder in file.parents:
-        if folder == root or (folder / "loaders").is_dir():
-            return folder
-    return root
+def collections(root: Path) -> list[Path]:
+    """The repository's collection, and those inside tests/ with loaders/ of their own
+    (tests/example_collection): a collection's paths (`loaders/<name>/...`) resolve in any."""
+    return [root] + sorted(p.parent for p in (root / "tests").glob("*/loaders") if p.is_dir())
 
 
 def unresolved_paths(root: Path) -> list[str]:
@@ -95,7 +92,7 @@ def unresolved_paths(root: Path) -> list[str]:
         for match in PATH.finditer(line):
             if FOREIGN.search(line[: match.start()]):
                 continue
-            if not path_exists(root, match.group()) and not path_exists(collection_of(root, file), match.group()):
+            if not any(path_exists(collection, match.group()) for collection in collections(root)):
                 problems.append(f"{file.relative_to(root)}:{number}: {match.group()}")
     return problems
 
@@ -166,7 +163,26 @@ def outside_references(root: Path) -> list[str]:
     ]
 
 
-CHECKS = [unresolved_paths, unresolved_links, unresolved_quirks, outside_references]
+def own_files(name: str) -> tuple[str, ...]:
+    """The test files that belong to corpus `name`, by their names (README, "Add a corpus")."""
+    return f"test_{name}.py", f"test_{name}_", f"synthetic_{name}.py"
+
+
+def shared_files_naming_a_corpus(root: Path) -> list[str]:
+    """Lines of src/ and of the shared test files (every tests/*.py that is not a corpus's own)
+    that name a corpus: adding, changing or removing a corpus must not touch them."""
+    names = corpus_names(root)
+    files = sorted((root / "src").rglob("*.py")) + sorted((root / "tests").glob("*.py"))
+    problems = []
+    for file in files:
+        if file.name == "test_repository.py" or any(file.name.startswith(own_files(n)) for n in names):
+            continue
+        for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), start=1):
+            problems += [f"{file.relative_to(root)}:{number}: {n}" for n in names if re.search(rf"\b{n}\b", line)]
+    return problems
+
+
+CHECKS = [unresolved_paths, unresolved_links, unresolved_quirks, outside_references, shared_files_naming_a_corpus]
 
 
 @pytest.mark.parametrize("check", CHECKS, ids=[check.__name__ for check in CHECKS])
@@ -212,6 +228,8 @@ def tiny_repo(tmp_path):
         "# no corpus here: quirk 1\n# from the notes in ../shared/formats and /home/me/x\n"
     )
     (tmp_path / "bench" / "toy_data.py").write_text("# the same by name: quirk 2 and 9\n")
+    (tmp_path / "tests" / "test_cli.py").write_text('NAME = "toy"\nTOYS = "toy_box"\n')
+    (tmp_path / "tests" / "synthetic_toy.py").write_text('NAME = "toy"\n')
     return tmp_path
 
 
@@ -234,3 +252,5 @@ def test_the_checks_find_each_broken_reference(tiny_repo):
         "bench/make_data.py:2: /home/",
     ]
     assert numbered_quirks(tiny_repo / "docs" / "formats" / "toy.md") == {1, 2}
+    # test_toy.py and synthetic_toy.py are the corpus's own; test_cli.py is shared.
+    assert shared_files_naming_a_corpus(tiny_repo) == ["tests/test_cli.py:1: toy"]

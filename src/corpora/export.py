@@ -124,7 +124,7 @@ def export_into(corpus, partial: Path, cache_dir: Path, configs, local, files, n
         swap.pause_at("generating")
         # The source records are counted in a second thread while the builder runs: both spend
         # their time in Arrow and zlib, which release the GIL, and the count is about a fifth of a
-        # summaries build (bench/caption_contest_build.py: build_summaries against
+        # build of many small CSV files (`make bench`: build_summaries against
         # build_summaries_without_count). Never beside worker processes (--num-proc): a process
         # must not fork while another of its threads runs.
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="count-source-records") as pool:
@@ -200,7 +200,7 @@ def describe_sources(corpus: registry.Corpus, data_dir, dummy: bool, allow_modif
     differ from the official ones."""
     if dummy:
         return f"the dummy data of `dummy_data/{corpus.name}/` (not the real corpus)"
-    release = "the pinned release files" if not allow_modified_sources else "files that may differ from the release"
+    release = cards.RELEASE_FILES if not allow_modified_sources else "files that may differ from the release"
     where = "a local copy" if data_dir is not None else "the pinned URLs"
     checked = "size and sha256 checked" if not allow_modified_sources else "built with --allow-modified-sources"
     described = f"{release}, read from {where} ({checked}; see Source files)"

@@ -2,7 +2,7 @@
 summary CSVs written like upstream (csv.writer, LF, quoting only where needed, both headers, the
 real file names), and zipped pandas-style response CSVs (unnamed index column first). Used by the
 tests, the benchmarks (full size) and to regenerate the dummy data (`python
-tests/synthetic_caption_contest.py DIR` writes the dummy layout; the quirk files are then the
+tests/synthetic_caption_contest_ratings.py DIR` writes the dummy layout; the quirk files are then the
 hand-written ones in dummy_data/).
 Deterministic: the same seed gives the same bytes."""
 

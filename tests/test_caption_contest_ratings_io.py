@@ -17,8 +17,8 @@ import pytest
 from isal import isal_zlib
 
 from corpora import registry
-from synthetic_caption_contest import cardinal_csv
-from synthetic_caption_contest import write_big_cardinal
+from synthetic_caption_contest_ratings import cardinal_csv
+from synthetic_caption_contest_ratings import write_big_cardinal
 
 corpus = registry.get("caption_contest_ratings")
 loader = corpus.module
