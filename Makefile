@@ -37,11 +37,14 @@ test-datasets3: $(VENV3)/.installed $(VENV)/.installed
 	rm -rf .cache/hf-test
 	$(OFFLINE) CORPORA_DATASETS5_PYTHON=$(CURDIR)/$(VENV)/bin/python $(VENV3)/bin/python -m pytest
 
+# The example corpus of the toolkit tests (tests/example_collection) has a card too.
 cards: $(VENV)/.installed
 	$(VENV)/bin/corpora card --all
+	CORPORA_ROOT=tests/example_collection $(VENV)/bin/corpora card --all
 
 cards-check: $(VENV)/.installed
 	$(OFFLINE) $(VENV)/bin/corpora card --all --check
+	$(OFFLINE) CORPORA_ROOT=tests/example_collection $(VENV)/bin/corpora card --all --check
 
 validate: $(VENV)/.installed
 	$(OFFLINE) $(VENV)/bin/corpora validate

@@ -26,6 +26,15 @@ def test_committed_card_is_what_the_sources_render(name):
     assert cards.check(registry.get(name), build.dummy_examples(name)) is None, f"run `corpora card {name}`"
 
 
+@pytest.mark.both_legs
+@pytest.mark.usefixtures("example_collection")
+def test_the_example_corpus_card_is_what_the_sources_render():
+    # The toolkit tests read the example's committed card: `make cards` renders it too.
+    assert cards.check(registry.get(EXAMPLE), build.dummy_examples(EXAMPLE)) is None, (
+        f"run `CORPORA_ROOT=tests/example_collection corpora card {EXAMPLE}` (or `make cards`)"
+    )
+
+
 @pytest.mark.parametrize("name", registry.names())
 def test_card_metadata_follows_the_hub_conventions(name):
     corpus = registry.get(name)
