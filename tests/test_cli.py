@@ -3,6 +3,7 @@ its release, dummy data and official sizes are small enough that every figure be
 off its files."""
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +12,7 @@ import datasets
 import pytest
 
 from conftest import EXAMPLE
+from conftest import EXAMPLE_COLLECTION
 from conftest import EXAMPLE_RELEASE
 from corpora import cards
 from corpora import registry
@@ -361,3 +363,52 @@ def test_a_reader_that_stops_early_ends_the_command_quietly(tmp_path):
 
 def test_diff_reports_trouble_with_status_two(capsys, tmp_path):
     assert run(capsys, "diff", str(tmp_path / "old"), str(tmp_path / "new"))[0] == 2
+
+
+# --- a collection of two corpora: --all and the lists of names ---------------------------------
+
+TWIN = "example_twin"
+
+
+@pytest.fixture
+def two_corpora(tmp_path, monkeypatch):
+    """The example collection plus a renamed copy of its corpus, `example_twin` (its three
+    folders, as README's "Add a corpus" lays them out); the registry reads it."""
+    root = tmp_path / "collection"
+    for folder, suffix in (("loaders", ""), ("dataset_cards", ".yaml"), ("dummy_data", "")):
+        (root / folder).mkdir(parents=True)
+        source, target = EXAMPLE_COLLECTION / folder / f"{NAME}{suffix}", root / folder / f"{TWIN}{suffix}"
+        (shutil.copytree if source.is_dir() else shutil.copyfile)(source, root / folder / f"{NAME}{suffix}")
+        (shutil.copytree if source.is_dir() else shutil.copyfile)(source, target)
+    script = root / "loaders" / TWIN / f"{NAME}.py"
+    text = script.read_text().replace("class ExampleRatings(", "class ExampleTwin(")
+    script.unlink()
+    (root / "loaders" / TWIN / f"{TWIN}.py").write_text(text)
+    (root / "loaders" / TWIN / "README.md").unlink()  # `corpora card` writes it
+    monkeypatch.setenv("CORPORA_ROOT", str(root))
+    return root
+
+
+def test_every_command_with_all_takes_every_corpus_in_name_order(two_corpora, tmp_path, capsys):
+    code, out, _ = run(capsys, "list")
+    assert code == 0
+    listed = [line.split()[:2] for line in out.splitlines()[1:]]
+    configs = [["sentences"], ["ratings"], ["ratings"], ["ratings"], ["raters"]]  # sentences: 3 splits, one "(default)"
+    assert listed == [[name, *config] for name in (NAME, TWIN) for config in [["sentences"]] * 2 + configs]
+    assert run(capsys, "card", TWIN) == (0, f"wrote loaders/{TWIN}/README.md\n", "")
+    code, out, _ = run(capsys, "card", "--all", "--check")
+    assert (code, out) == (0, f"{NAME}: card up to date\n{TWIN}: card up to date\n")
+    code, out, _ = run(capsys, "build", "--all", "--dummy", "--out", str(tmp_path / "out"))
+    assert code == 0
+    assert [row[:3] + row[-1:] for row in table_lines(out)] == [
+        [name, config, split, rows]
+        for name in (NAME, TWIN)
+        for config, split, rows in [
+            ("sentences", "train", "4"), ("sentences", "validation", "2"), ("sentences", "test", "2"),
+            ("ratings", "train", "10"), ("ratings", "validation", "5"), ("ratings", "test", "6"),
+            ("raters", "train", "3"),
+        ]
+    ]
+    assert sorted(p.name for p in (tmp_path / "out").iterdir() if not p.name.startswith(".")) == [NAME, TWIN]
+    code, _, err = run(capsys, "build", "example", "--dummy", "--out", str(tmp_path / "out"))
+    assert (code, err) == (1, f"corpora build: error: unknown corpus 'example'; known: {NAME}, {TWIN}\n")

@@ -264,6 +264,8 @@ def cmd_card(args) -> int:
     stale = 0
     for name in _names(args):
         corpus = registry.get(name)
+        if not args.check:  # refused before the dummy build, not after it
+            registry.require_checkout(f"loaders/{name}/README.md")
         examples = build.dummy_examples(name)  # the card shows the first example of each config
         if args.check:
             diff = cards.check(corpus, examples)
@@ -274,7 +276,6 @@ def cmd_card(args) -> int:
             else:
                 print(f"{name}: card up to date")
         elif args.sizes_from:
-            registry.require_checkout(f"loaders/{name}/README.md")
             export = Path(args.sizes_from) / name
             if not (export / "README.md").is_file():
                 raise CorporaError(
@@ -285,7 +286,6 @@ def cmd_card(args) -> int:
                 raise CorporaError(f"{export} has no config with the official split sizes (not a build of the release)")
             print(f"wrote loaders/{name}/README.md: the byte sizes of {export} for {', '.join(recorded)}")
         else:
-            registry.require_checkout(f"loaders/{name}/README.md")
             path = cards.write(corpus, examples)
             print(f"wrote {path.relative_to(corpus.root)}")
     return 1 if stale else 0
