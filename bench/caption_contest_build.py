@@ -15,7 +15,8 @@ maximum resident set size (os.wait4), worker processes of num_proc included as t
    per row zipped, 200 unzipped): rows per second of the builder with num_proc 1 and 2, and with
    num_proc 1 held to one core; raw pyarrow (unzip + typed CSV read, nothing written) in one and in
    two processes and on one core, which shows what two processes can get out of the machine; the
-   builder without its read-ahead thread; the record count; peak memory.
+   builder without its read-ahead threads, in one process and in num_proc 2 worker processes
+   (whether threads still pay beside a second process); the record count; peak memory.
 
 Usage: python bench/caption_contest_build.py [--quick] [--scale 0.05] [--runs N] [--only summaries|cardinal]
 (--quick: summaries at full size and 400,000 cardinal rows, one run each.)
@@ -162,6 +163,11 @@ def task_cardinal_2(root, work):
     builder = _cardinal_builder(root, work)
     builder.download_and_prepare(num_proc=2)
     return builder.info.splits["train"].num_examples
+
+
+def task_cardinal_2_sequential(root, work):
+    _without_read_ahead()  # before the fork: the worker processes inherit it
+    return task_cardinal_2(root, work)
 
 
 def _cardinal_types():
@@ -348,7 +354,7 @@ def bench_cardinal(scale, runs):
         )
         results = {}
         tasks = ["raw_cardinal", "raw_cardinal_2", "raw_cardinal_one_core", "count_cardinal"]
-        tasks += ["cardinal_1", "cardinal_1_sequential", "cardinal_2", "cardinal_1_one_core"]
+        tasks += ["cardinal_1", "cardinal_1_sequential", "cardinal_2", "cardinal_2_sequential", "cardinal_1_one_core"]
         for task in tasks:
             results[task] = best(task, root, runs)
             seconds, rows, rss, cpu = results[task]
@@ -360,6 +366,7 @@ def bench_cardinal(scale, runs):
         r = results
         print(f"  builder (num_proc 1) / raw pyarrow read: {ratio(r, 'cardinal_1', 'raw_cardinal')}")
         print(f"  without / with read-ahead: {ratio(r, 'cardinal_1_sequential', 'cardinal_1')}")
+        print(f"  num_proc 2, without / with read-ahead: {ratio(r, 'cardinal_2_sequential', 'cardinal_2')}")
         print(f"  on one core, builder / raw pyarrow: {ratio(r, 'cardinal_1_one_core', 'raw_cardinal_one_core')}")
         print(f"  num_proc 1 / num_proc 2 (rate of 2 vs 1): {ratio(r, 'cardinal_1', 'cardinal_2')}")
         print(f"  raw pyarrow, 1 / 2 processes: {ratio(r, 'raw_cardinal', 'raw_cardinal_2')}")
