@@ -45,6 +45,26 @@ COLLECTION = registry.repo_root()
 EXAMPLE_COLLECTION = Path(__file__).resolve().parent / "example_collection"
 EXAMPLE = "example_ratings"
 EXAMPLE_RELEASE = EXAMPLE_COLLECTION / "release" / EXAMPLE
+# Its figures as the CLI prints them, split into cells: `corpora list` (official sizes), and the
+# table of a build of the dummy data (records read, rows written, dummy_data's expected_counts.json).
+EXAMPLE_LISTED = [
+    [EXAMPLE, "sentences", "(default)", "train", "12"],
+    [EXAMPLE, "sentences", "(default)", "validation", "3"],
+    [EXAMPLE, "sentences", "(default)", "test", "4"],
+    [EXAMPLE, "ratings", "train", "30"],
+    [EXAMPLE, "ratings", "validation", "7"],
+    [EXAMPLE, "ratings", "test", "10"],
+    [EXAMPLE, "raters", "train", "unknown"],
+]
+EXAMPLE_DUMMY_TABLE = [
+    [EXAMPLE, "sentences", "train", "4", "4", "4"],
+    [EXAMPLE, "sentences", "validation", "2", "2", "2"],
+    [EXAMPLE, "sentences", "test", "2", "2", "2"],
+    [EXAMPLE, "ratings", "train", "10", "10", "10"],
+    [EXAMPLE, "ratings", "validation", "5", "5", "5"],
+    [EXAMPLE, "ratings", "test", "6", "6", "6"],
+    [EXAMPLE, "raters", "train", "3", "3", "3"],
+]
 
 DATASETS_MAJOR = int(datasets.__version__.split(".")[0])
 CASES = [(corpus.name, config) for corpus in registry.all_corpora() for config in corpus.configs]

@@ -13,6 +13,8 @@ import pytest
 
 from conftest import EXAMPLE
 from conftest import EXAMPLE_COLLECTION
+from conftest import EXAMPLE_DUMMY_TABLE
+from conftest import EXAMPLE_LISTED
 from conftest import EXAMPLE_RELEASE
 from corpora import cards
 from corpora import registry
@@ -69,30 +71,13 @@ def test_list_shows_every_corpus_config_split_and_official_size(capsys):
     code, out, _ = run(capsys, "list")
     assert code == 0
     assert out.splitlines()[0].split() == ["corpus", "config", "split", "official", "rows"]
-    assert [line.split() for line in out.splitlines()[1:]] == [
-        [NAME, "sentences", "(default)", "train", "12"],
-        [NAME, "sentences", "(default)", "validation", "3"],
-        [NAME, "sentences", "(default)", "test", "4"],
-        [NAME, "ratings", "train", "30"],
-        [NAME, "ratings", "validation", "7"],
-        [NAME, "ratings", "test", "10"],
-        [NAME, "raters", "train", "unknown"],
-    ]
+    assert [line.split() for line in out.splitlines()[1:]] == EXAMPLE_LISTED
 
 
 def test_build_dummy_writes_the_export_and_reports_reloaded_rows(capsys, tmp_path):
     code, out, err = run(capsys, "build", NAME, "--dummy", "--out", str(tmp_path))
     assert code == 0, err
-    # dummy_data/example_ratings/expected_counts.json
-    assert table_lines(out) == [
-        [NAME, "sentences", "train", "4", "4", "4"],
-        [NAME, "sentences", "validation", "2", "2", "2"],
-        [NAME, "sentences", "test", "2", "2", "2"],
-        [NAME, "ratings", "train", "10", "10", "10"],
-        [NAME, "ratings", "validation", "5", "5", "5"],
-        [NAME, "ratings", "test", "6", "6", "6"],
-        [NAME, "raters", "train", "3", "3", "3"],
-    ]
+    assert table_lines(out) == EXAMPLE_DUMMY_TABLE
     folder = tmp_path / NAME
     assert sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()) == [
         "README.md",
@@ -392,23 +377,14 @@ def two_corpora(tmp_path, monkeypatch):
 def test_every_command_with_all_takes_every_corpus_in_name_order(two_corpora, tmp_path, capsys):
     code, out, _ = run(capsys, "list")
     assert code == 0
-    listed = [line.split()[:2] for line in out.splitlines()[1:]]
-    configs = [["sentences"], ["ratings"], ["ratings"], ["ratings"], ["raters"]]  # sentences: 3 splits, one "(default)"
-    assert listed == [[name, *config] for name in (NAME, TWIN) for config in [["sentences"]] * 2 + configs]
+    twin = [[TWIN, *cells[1:]] for cells in EXAMPLE_LISTED]
+    assert [line.split() for line in out.splitlines()[1:]] == EXAMPLE_LISTED + twin
     assert run(capsys, "card", TWIN) == (0, f"wrote loaders/{TWIN}/README.md\n", "")
     code, out, _ = run(capsys, "card", "--all", "--check")
     assert (code, out) == (0, f"{NAME}: card up to date\n{TWIN}: card up to date\n")
     code, out, _ = run(capsys, "build", "--all", "--dummy", "--out", str(tmp_path / "out"))
     assert code == 0
-    assert [row[:3] + row[-1:] for row in table_lines(out)] == [
-        [name, config, split, rows]
-        for name in (NAME, TWIN)
-        for config, split, rows in [
-            ("sentences", "train", "4"), ("sentences", "validation", "2"), ("sentences", "test", "2"),
-            ("ratings", "train", "10"), ("ratings", "validation", "5"), ("ratings", "test", "6"),
-            ("raters", "train", "3"),
-        ]
-    ]
+    assert table_lines(out) == EXAMPLE_DUMMY_TABLE + [[TWIN, *cells[1:]] for cells in EXAMPLE_DUMMY_TABLE]
     assert sorted(p.name for p in (tmp_path / "out").iterdir() if not p.name.startswith(".")) == [NAME, TWIN]
     code, _, err = run(capsys, "build", "example", "--dummy", "--out", str(tmp_path / "out"))
     assert (code, err) == (1, f"corpora build: error: unknown corpus 'example'; known: {NAME}, {TWIN}\n")

@@ -24,6 +24,8 @@ import pytest
 
 from conftest import EXAMPLE
 from conftest import EXAMPLE_COLLECTION
+from conftest import EXAMPLE_DUMMY_TABLE
+from conftest import EXAMPLE_LISTED
 from conftest import REPO
 from corpora import registry
 
@@ -124,14 +126,7 @@ def test_list_from_another_folder(installed, tmp_path, capsys):
     example = run(installed, tmp_path, "corpora", "list", env=ON_EXAMPLE)  # and a collection of $CORPORA_ROOT
     assert example.returncode == 0, example.stderr
     assert [line.split() for line in example.stdout.splitlines()] == [
-        ["corpus", "config", "split", "official", "rows"],
-        [NAME, "sentences", "(default)", "train", "12"],
-        [NAME, "sentences", "(default)", "validation", "3"],
-        [NAME, "sentences", "(default)", "test", "4"],
-        [NAME, "ratings", "train", "30"],
-        [NAME, "ratings", "validation", "7"],
-        [NAME, "ratings", "test", "10"],
-        [NAME, "raters", "train", "unknown"],
+        ["corpus", "config", "split", "official", "rows"], *EXAMPLE_LISTED
     ]
 
 
@@ -140,15 +135,7 @@ def test_build_dummy_from_another_folder(installed, tmp_path):
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     table = [line.split() for line in lines[lines.index(next(x for x in lines if x.startswith("exported to"))) + 2:]]
-    assert table == [
-        [NAME, "sentences", "train", "4", "4", "4"],
-        [NAME, "sentences", "validation", "2", "2", "2"],
-        [NAME, "sentences", "test", "2", "2", "2"],
-        [NAME, "ratings", "train", "10", "10", "10"],
-        [NAME, "ratings", "validation", "5", "5", "5"],
-        [NAME, "ratings", "test", "6", "6", "6"],
-        [NAME, "raters", "train", "3", "3", "3"],
-    ]
+    assert table == EXAMPLE_DUMMY_TABLE
     assert sorted(p.name for p in (tmp_path / "exports" / NAME).iterdir()) == [
         "README.md", "croissant.json", "raters", "ratings", "sentences"
     ]
