@@ -32,12 +32,18 @@ MEASURED = re.compile(r"^\s*(num_bytes|num_examples|download_size|dataset_size):
 
 @pytest.fixture
 def repo_copy(tmp_path, monkeypatch):
-    """A copy of the example collection (its release is the `example_release` fixture); the
-    registry reads it through CORPORA_ROOT."""
+    """A copy of the example collection (its release is the `example_release` fixture), whose
+    card records no byte sizes yet, as when a corpus is added; the registry reads it through
+    CORPORA_ROOT."""
     for folder in ("loaders", "dataset_cards", "dummy_data"):
         shutil.copytree(EXAMPLE_COLLECTION / folder, tmp_path / folder, ignore=shutil.ignore_patterns("__pycache__"))
     monkeypatch.setenv("CORPORA_ROOT", str(tmp_path))
     registry.forget()
+    corpus = registry.get(EXAMPLE)
+    assert cards.recorded_byte_sizes(corpus)  # the committed card has the release's
+    corpus.card_path.unlink()
+    cards.write(corpus, build.dummy_examples(EXAMPLE))
+    assert cards.recorded_byte_sizes(corpus) == {}
     yield tmp_path
     registry.forget()
 
