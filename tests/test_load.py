@@ -125,7 +125,8 @@ def test_the_script_route_refuses_a_cut_copy(cut_copy, tmp_path, monkeypatch):
     with pytest.raises(datasets.utils.info_utils.NonMatchingSplitsSizesError) as caught:
         datasets.load_dataset(f"loaders/{NAME}", "ratings", data_dir=str(cut_copy), trust_remote_code=True,
                               cache_dir=str(tmp_path))
-    assert "'expected': SplitInfo(name='test', num_bytes=0, num_examples=10," in str(caught.value)
+    # the committed card's record of the release: 10 ratings in 267 bytes
+    assert "'expected': SplitInfo(name='test', num_bytes=267, num_examples=10," in str(caught.value)
     # what was built: the 8 ratings of the cut copy (its byte size is datasets' own figure)
     assert re.search(r"'recorded': SplitInfo\(name='test', num_bytes=\d+, num_examples=8,", str(caught.value))
     assert str(caught.value).count("'expected'") == 1  # only the test split differs
