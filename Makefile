@@ -9,7 +9,7 @@ OFFLINE := HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 HF_HOME=$(CURDIR)/.cache/hf-te
 .PHONY: demo test test-main test-datasets3 cards cards-check validate bench bench-quick lint clean
 
 # Leg 1: the current datasets (5.x).
-$(VENV)/.installed: pyproject.toml
+$(VENV)/.installed: pyproject.toml setup.py
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
 	$(VENV)/bin/pip install --quiet -e '.[test]' 'datasets>=5,<6'
@@ -17,7 +17,7 @@ $(VENV)/.installed: pyproject.toml
 
 # Leg 2: datasets 3.6, the last version that runs loading scripts, with the Hub client and
 # fsspec it was released with.
-$(VENV3)/.installed: pyproject.toml
+$(VENV3)/.installed: pyproject.toml setup.py
 	$(PYTHON) -m venv $(VENV3)
 	$(VENV3)/bin/pip install --quiet --upgrade pip
 	$(VENV3)/bin/pip install --quiet -e '.[test]' 'datasets==3.6.0' 'huggingface_hub<1.0'

@@ -51,7 +51,7 @@ def dist(tmp_path_factory):
     import shutil
 
     source = tmp_path_factory.mktemp("source")
-    for name in ["pyproject.toml", "README.md"]:
+    for name in ["pyproject.toml", "setup.py", "README.md"]:
         shutil.copy(REPO / name, source / name)
     for folder in ["src", *SHIPPED]:
         shutil.copytree(REPO / folder, source / folder, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
@@ -61,6 +61,9 @@ def dist(tmp_path_factory):
         result = subprocess.run([sys.executable, "-c", script, str(out)], cwd=source, capture_output=True, text=True,
                                 check=False)
         assert result.returncode == 0, result.stderr[-3000:]
+        # setuptools warns of data folders it was not given as packages, and says it will stop
+        # shipping them (setup.py lists every one)
+        assert "absent from the `packages` configuration" not in result.stderr, result.stderr[-3000:]
     return out / "corpora-0.1.0-py3-none-any.whl", out / "corpora-0.1.0.tar.gz"
 
 

@@ -18,7 +18,7 @@ from corpora import datasets_adapter
 from corpora.errors import CorporaError
 
 # Where an installed package (wheel or sdist) carries the repository's top-level folders
-# loaders/, dataset_cards/ and dummy_data/ (see [tool.setuptools] in pyproject.toml).
+# loaders/, dataset_cards/ and dummy_data/ (see setup.py).
 INSTALLED_DATA = Path(__file__).resolve().parent / "_data"
 
 
