@@ -194,7 +194,12 @@ def test_an_interrupted_swap_of_an_export_from_before_the_symlinks_is_restored(t
     (tmp_path / "empty").mkdir()
     result = run(command(out, source=("--data-dir", str(tmp_path / "empty"))))
     assert result.returncode == 1
-    assert result.stderr.startswith(f"corpora build: error: {NAME}: 6 source file(s) missing: ")
+    empty = tmp_path / "empty"
+    missing = ["data/train-1.jsonl", "data/train-2.jsonl", "data/train-3.jsonl", "data/validation.jsonl",
+               "data/test.jsonl", "raters.csv"]
+    assert result.stderr.splitlines()[-1] == (
+        f"corpora build: error: {NAME}: 6 source file(s) missing: {', '.join(str(empty / path) for path in missing)}"
+    )
     assert not (out / NAME).is_symlink()
     assert files_of(out / NAME) == before
 
