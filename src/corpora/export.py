@@ -191,8 +191,10 @@ def write_parquet(dataset: datasets.Dataset, folder: Path, split: str) -> list[P
     return paths
 
 def first_example(paths: list[Path]) -> dict:
-    """The first row of a split as stored (class labels as their index, images as bytes)."""
-    parquet = pyarrow.parquet.ParquetFile(paths[0])
+    """The first row of a split as stored (class labels as their index, images as bytes). Read
+    through a small buffer: by default pyarrow reads the whole first row group (0.06 s warm, 0.27 s
+    cold for 100,000 summary rows; 3 ms so)."""
+    parquet = pyarrow.parquet.ParquetFile(paths[0], pre_buffer=False, buffer_size=1 << 16)
     return next(parquet.iter_batches(batch_size=1)).to_pylist()[0]
 
 def describe_sources(corpus: registry.Corpus, data_dir, dummy: bool, allow_modified_sources: bool, infos=None) -> str:
