@@ -29,7 +29,6 @@ MAX_CARD_BYTES = 60_000
 MAX_LINE = 500  # a table row is one line: the longest field description sets it
 
 
-
 def template_headings():
     """The headings of the template: (level, text), with Jinja expressions left out."""
     headings = []

@@ -20,7 +20,6 @@ mlc = pytest.importorskip("mlcroissant")
 NAMES = registry.names()
 
 
-
 def described_fields(fields, prefix=""):
     names = []
     for field in fields:

@@ -321,7 +321,6 @@ BAD_INPUT = [
 # --- fuzzing the parsers: the typed value or a ValueError, never another exception ------------------
 
 
-
 DUMMY_DIALOGS = json.loads((registry.get(NAME).dummy_dir / TRAIN).read_text())["dialogs"]
 
 

@@ -372,7 +372,6 @@ BAD_INPUT = [
 # --- fuzzing the record parser: the typed value or a ValueError, never another exception ----------
 
 
-
 DUMMY_RECORDS = [json.loads(line) for line in (registry.get(NAME).dummy_dir / TRAIN).read_text().splitlines()]
 
 

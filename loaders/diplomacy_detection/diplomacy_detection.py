@@ -93,7 +93,6 @@ _MESSAGE_FIELDS = {
 _DIALOG_KEYS = list(_MESSAGE_FIELDS) + ["players", "game_id"]
 
 
-
 def _message_features():
     return {
         "message": datasets.Value("string"),

@@ -137,7 +137,6 @@ def describe_type(feature) -> str:
     return type(feature).__name__
 
 
-
 FOLDED_FIELDS = 5  # a struct nested in a struct with more fields is one row of the card's table
 
 

@@ -103,7 +103,6 @@ def data_type(feature) -> str:
     return "sc:Text"
 
 
-
 def fields(features, descriptions: dict, file_set: str, record_set: str, prefix: str = "", column=None) -> list:
     """Croissant fields for a features dict; nested structs become sub-fields, lists arrays."""
     result = []

@@ -27,6 +27,7 @@ from corpora import swap
 # Shards stay well under the Hub's recommended file size.
 MAX_SHARD_BYTES = 500 * 1024 * 1024
 
+
 @dataclass(frozen=True)
 class SplitRows:
     corpus: str
@@ -36,6 +37,7 @@ class SplitRows:
     read: int
     official: int | None  # the official size (None: a dummy build, or unknown)
     differs: bool = False  # rows differ from the official size (a build with --allow-modified-sources)
+
 
 def export_corpus(
     name: str,
@@ -110,6 +112,7 @@ def export_corpus(
             rows.append(SplitRows(name, config, split, count, read[config][split], official, differs))
     return rows
 
+
 def export_into(corpus, partial: Path, cache_dir: Path, configs, local, files, num_proc, dummy, data_dir,
                 allow_modified_sources, repo_id):
     """Build every config into `partial` (Parquet, README.md, croissant.json) and check rows in =
@@ -159,6 +162,7 @@ def export_into(corpus, partial: Path, cache_dir: Path, configs, local, files, n
     cards.write_export_card(corpus, infos, partial / "README.md", repo_id, report, built_from)
     return report, {config: report[config].read for config in configs}
 
+
 def _located(error: BaseException, target: Path) -> OSError | None:
     """A full disk reported without a file (datasets and pyarrow write through file objects)
     is about the export: the same error, naming OUT/NAME. None for any other error."""
@@ -166,6 +170,7 @@ def _located(error: BaseException, target: Path) -> OSError | None:
     if isinstance(cause, OSError) and cause.filename is None and cause.errno in (errno.ENOSPC, errno.EDQUOT):
         return OSError(cause.errno, os.strerror(cause.errno), str(target))
     return None
+
 
 def move_parquet(builder: datasets.DatasetBuilder, folder: Path) -> dict[str, list[Path]]:
     """Move the Parquet shards a builder prepared into `folder` as
@@ -180,6 +185,7 @@ def move_parquet(builder: datasets.DatasetBuilder, folder: Path) -> dict[str, li
             written[split].append(path)
     return written
 
+
 def write_parquet(dataset: datasets.Dataset, folder: Path, split: str) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
     num_shards = max(1, math.ceil(dataset.data.nbytes / MAX_SHARD_BYTES))
@@ -190,12 +196,14 @@ def write_parquet(dataset: datasets.Dataset, folder: Path, split: str) -> list[P
         paths.append(path)
     return paths
 
+
 def first_example(paths: list[Path]) -> dict:
     """The first row of a split as stored (class labels as their index, images as bytes). Read
     through a small buffer: by default pyarrow reads the whole first row group (0.06 s warm, 0.27 s
     cold for 100,000 summary rows; 3 ms so)."""
     parquet = pyarrow.parquet.ParquetFile(paths[0], pre_buffer=False, buffer_size=1 << 16)
     return next(parquet.iter_batches(batch_size=1)).to_pylist()[0]
+
 
 def describe_sources(corpus: registry.Corpus, data_dir, dummy: bool, allow_modified_sources: bool, infos=None) -> str:
     """What a build read, in words for its card (never a local path), with the split sizes that
@@ -210,6 +218,7 @@ def describe_sources(corpus: registry.Corpus, data_dir, dummy: bool, allow_modif
     if differing:
         described += "; split sizes that differ from the official ones: " + ", ".join(differing)
     return described
+
 
 def reload_counts(folder: Path, configs: list[str], cache_dir) -> dict[str, dict[str, int]]:
     """Rows per config and split of the export, in the files `load_dataset(folder, config)`
