@@ -49,7 +49,7 @@ cards-check: $(VENV)/.installed
 validate: $(VENV)/.installed
 	$(OFFLINE) $(VENV)/bin/corpora validate
 
-# Every benchmark in bench/run.py's BENCHMARKS at full size (tens of minutes); bench-quick runs
+# Every benchmark, bench/<name>.py, at full size (tens of minutes); bench-quick runs
 # each at a small scale in a few minutes and prints the same ratios.
 bench: $(VENV)/.installed
 	$(VENV)/bin/python bench/run.py

@@ -1,5 +1,6 @@
-"""Run the benchmarks, one process each, one after the other: every one listed in BENCHMARKS, or
-those named. `--quick` runs each at a small scale (`make bench-quick`, a few minutes)."""
+"""Run the benchmarks, one process each, one after the other: every bench/<name>.py but this
+one (a new benchmark needs no edit here), or those named. `--quick` runs each at a small scale
+(`make bench-quick`, a few minutes)."""
 
 import argparse
 import subprocess
@@ -9,14 +10,9 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 
-# Each is bench/<name>.py, a script that accepts --quick and prints its figures and ratios.
-BENCHMARKS = [
-    "caption_contest_build",
-    "toolkit_overhead",
-    "diplomacy_build",
-    "curiosity_memory",
-    "diff_summaries",
-]
+# Each is bench/<name>.py, a script that accepts --quick and prints its figures and ratios; in
+# name order.
+BENCHMARKS = sorted(path.stem for path in HERE.glob("*.py") if path.name != Path(__file__).name)
 
 
 def main(argv=None) -> int:
