@@ -139,6 +139,14 @@ def pytest_collection_modifyitems(config, items):
         Path(os.environ["CORPORA_COLLECTED_TESTS"]).write_text("".join(f"{item.nodeid}\n" for item in items))
 
 
+def table_lines(out):
+    """The rows of the table `corpora build` prints after its "exported to" line, split into
+    cells (the table's header left out)."""
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("exported to"))
+    return [line.split() for line in lines[start + 2:]]
+
+
 def readme_snippet():
     """The Python snippet of README.md's "Class labels outside `datasets`" section."""
     readme = (REPO / "README.md").read_text()

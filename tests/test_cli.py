@@ -16,6 +16,7 @@ from conftest import EXAMPLE_COLLECTION
 from conftest import EXAMPLE_DUMMY_TABLE
 from conftest import EXAMPLE_LISTED
 from conftest import EXAMPLE_RELEASE
+from conftest import table_lines
 from corpora import cards
 from corpora import registry
 from corpora import sources
@@ -52,13 +53,6 @@ def run(capsys, *argv):
     code = main(list(argv))
     out, err = capsys.readouterr()
     return code, out, err.rstrip("\n").split("\n")[-1].split("\r")[-1] + "\n" if err else ""
-
-
-def table_lines(out):
-    """The table rows that follow the 'exported to' line, split into cells."""
-    lines = out.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith("exported to"))
-    return [line.split() for line in lines[start + 2:]]
 
 
 def cut_last_line(path):

@@ -15,6 +15,7 @@ from conftest import HTML
 from conftest import LFS
 from conftest import BadInput
 from conftest import build_error as shared_build_error
+from conftest import table_lines
 from corpora import load
 from corpora import registry
 from corpora.cli import main
@@ -682,10 +683,7 @@ def test_full_size_files_build_with_every_record_accounted_for(tmp_path, capsys)
     upstream = write_full_size(tmp_path / "upstream")
     argv = ["build", NAME, "--data-dir", str(upstream), "--out", str(tmp_path / "out"), "--allow-modified-sources"]
     assert main(argv) == 0
-    lines = capsys.readouterr().out.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith("exported to"))
-    rows = [line.split() for line in lines[start + 2:]]  # after the table's header
-    assert rows == [
+    assert table_lines(capsys.readouterr().out) == [
         [NAME, "deliberations", "train", "418", "418", "418"],
         [NAME, "labels", "train", "4,165", "4,165", "4,165"],
         [NAME, "texts", "train", "80", "80", "80"],

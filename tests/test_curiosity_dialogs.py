@@ -13,6 +13,7 @@ from conftest import BadInput
 from conftest import build_error as shared_build_error
 from conftest import json_values
 from conftest import near_valid
+from conftest import table_lines
 from corpora import load
 from corpora import registry
 from corpora.cli import main
@@ -206,10 +207,7 @@ def test_full_size_files_build_with_every_dialog_accounted_for(tmp_path, capsys)
                                 "unfolded_generated_time", "generated_time"]
     argv = ["build", NAME, "--data-dir", str(upstream), "--out", str(tmp_path / "out"), "--allow-modified-sources"]
     assert main(argv) == 0
-    lines = capsys.readouterr().out.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith("exported to"))
-    rows = [line.split() for line in lines[start + 2:]]  # after the table's header
-    assert rows == [
+    assert table_lines(capsys.readouterr().out) == [
         [NAME, "dialogs", "train", "10,287", "10,287", "10,287"],
         [NAME, "dialogs", "validation", "1,287", "1,287", "1,287"],
         [NAME, "dialogs", "test", "1,287", "1,287", "1,287"],

@@ -15,6 +15,7 @@ from conftest import build_error as shared_build_error
 from conftest import json_values
 from conftest import near_valid
 from conftest import readme_snippet
+from conftest import table_lines
 from corpora import load
 from corpora import registry
 from corpora.cli import main
@@ -208,9 +209,7 @@ def test_full_size_files_build_to_the_official_sizes(tmp_path, capsys):
     release = write_diplomacy(tmp_path / "release")
     argv = ["build", NAME, "--data-dir", str(release), "--out", str(tmp_path / "out"), "--allow-modified-sources"]
     assert main(argv) == 0
-    lines = capsys.readouterr().out.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith("exported to"))
-    assert [line.split() for line in lines[start + 2:]] == [
+    assert table_lines(capsys.readouterr().out) == [
         [NAME, "conversations", "train", "189", "189", "189"],
         [NAME, "conversations", "validation", "21", "21", "21"],
         [NAME, "conversations", "test", "42", "42", "42"],

@@ -27,6 +27,7 @@ from conftest import EXAMPLE_COLLECTION
 from conftest import EXAMPLE_DUMMY_TABLE
 from conftest import EXAMPLE_LISTED
 from conftest import REPO
+from conftest import table_lines
 from corpora import registry
 
 pytestmark = pytest.mark.datasets5
@@ -136,9 +137,7 @@ def test_list_from_another_folder(installed, tmp_path, capsys):
 def test_build_dummy_from_another_folder(installed, tmp_path):
     result = run(installed, tmp_path, "corpora", "build", NAME, "--dummy", "--out", "exports", env=ON_EXAMPLE)
     assert result.returncode == 0, result.stderr
-    lines = result.stdout.splitlines()
-    table = [line.split() for line in lines[lines.index(next(x for x in lines if x.startswith("exported to"))) + 2:]]
-    assert table == EXAMPLE_DUMMY_TABLE
+    assert table_lines(result.stdout) == EXAMPLE_DUMMY_TABLE
     assert sorted(p.name for p in (tmp_path / "exports" / NAME).iterdir()) == [
         "README.md", "croissant.json", "raters", "ratings", "sentences"
     ]

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from conftest import BadInput
 from conftest import build_error as shared_build_error
+from conftest import table_lines
 from corpora import load
 from corpora import registry
 from corpora.cli import main
@@ -692,10 +693,7 @@ def test_full_size_copies_build_export_and_reload_with_every_answer(tmp_path, ca
     record_release(NAME, upstream)  # as if these were the recorded release files
     argv = ["build", NAME, "--data-dir", str(upstream), "--out", str(tmp_path / "out")]
     assert main(argv) == 0
-    lines = capsys.readouterr().out.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith("exported to"))
-    rows = [line.split() for line in lines[start + 2:]]  # after the table's header
-    assert rows == [
+    assert table_lines(capsys.readouterr().out) == [
         [NAME, "default", "train", "1,226", "1,226", "1,226"],
         [NAME, "default", "validation", "308", "308", "308"],
         [NAME, "default", "test_unseen_answers", "271", "271", "271"],
