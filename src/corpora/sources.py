@@ -240,6 +240,8 @@ def verify(corpus: Corpus, files: dict[str, Path]) -> None:
     """Stop unless every file is the recorded release."""
     found = differences(corpus, files)
     if found:
+        # Three, not the five of other lists: each names a URL, two sizes and two sha256
+        # (about 250 characters), and the line still has to say what to do.
         raise ChecksumError(
             f"{corpus.name}: {len(found)} source file(s) differ from the recorded release: {shorten(found, 3, '; ')}. "
             f"If the new files are right, record them with `corpora checksums {corpus.name} --update`; "
