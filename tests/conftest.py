@@ -139,12 +139,43 @@ def pytest_collection_modifyitems(config, items):
         Path(os.environ["CORPORA_COLLECTED_TESTS"]).write_text("".join(f"{item.nodeid}\n" for item in items))
 
 
+def own_test_file(name: str, filename: str) -> bool:
+    """Whether the file tests/<filename> belongs to corpus `name` (README, "Add a corpus"):
+    test_<name>.py, test_<name>_*.py or synthetic_<name>.py. Every other test file is shared."""
+    return filename in (f"test_{name}.py", f"synthetic_{name}.py") or filename.startswith(f"test_{name}_")
+
+
 def table_lines(out):
     """The rows of the table `corpora build` prints after its "exported to" line, split into
     cells (the table's header left out)."""
     lines = out.splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("exported to"))
     return [line.split() for line in lines[start + 2:]]
+
+
+def add_renamed_copy(source: Path, root: Path, original: str, copy: str, classes: tuple[str, str]) -> None:
+    """Add to the collection at `root` corpus `original` of the collection at `source` as `copy`:
+    its three folders (README, "Add a corpus"), with the corpus name and the builder class name
+    (`classes`: old, new) replaced in file names and text files. Its card is left for `corpora
+    card` to write."""
+
+    def renamed(text):
+        return text.replace(original, copy).replace(*classes)
+
+    def copy_renamed(path, target):
+        if path.is_dir():
+            for child in path.iterdir():
+                copy_renamed(child, target / renamed(child.name))
+            return
+        target.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            target.write_text(renamed(path.read_text(encoding="utf-8")), encoding="utf-8")
+        except UnicodeDecodeError:
+            shutil.copyfile(path, target)
+
+    for folder, suffix in (("loaders", ""), ("dataset_cards", ".yaml"), ("dummy_data", "")):
+        copy_renamed(source / folder / f"{original}{suffix}", root / folder / f"{copy}{suffix}")
+    (root / "loaders" / copy / "README.md").unlink()
 
 
 def readme_snippet():

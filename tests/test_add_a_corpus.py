@@ -15,6 +15,8 @@ import pytest
 
 from conftest import COLLECTION
 from conftest import DATASETS_MAJOR
+from conftest import add_renamed_copy
+from conftest import own_test_file
 from corpora import registry
 
 # The corpus with the smallest dummy data (the quickest to test), and a new name for its copy
@@ -30,30 +32,13 @@ def renamed(text: str) -> str:
     return text.replace(ORIGINAL, COPY).replace(*CLASSES)
 
 
-def copy_renamed(source: Path, target: Path) -> None:
-    """source copied to target with the corpus's name (and class name) replaced in file names
-    and in every text file."""
-    if source.is_file():
-        target.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            target.write_text(renamed(source.read_text(encoding="utf-8")), encoding="utf-8")
-        except UnicodeDecodeError:
-            shutil.copyfile(source, target)
-        return
-    for path in source.iterdir():
-        copy_renamed(path, target / renamed(path.name))
-
-
 @pytest.fixture(scope="module")
 def collection(tmp_path_factory):
     """The collection's three folders, plus the copy in each; nothing else."""
     root = tmp_path_factory.mktemp("collection")
     for folder in ("loaders", "dataset_cards", "dummy_data"):
         shutil.copytree(COLLECTION / folder, root / folder, ignore=shutil.ignore_patterns("__pycache__"))
-    copy_renamed(COLLECTION / "loaders" / ORIGINAL, root / "loaders" / COPY)
-    (root / "loaders" / COPY / "README.md").unlink()  # generated: `corpora card` writes it
-    copy_renamed(COLLECTION / "dataset_cards" / f"{ORIGINAL}.yaml", root / "dataset_cards" / f"{COPY}.yaml")
-    copy_renamed(COLLECTION / "dummy_data" / ORIGINAL, root / "dummy_data" / COPY)
+    add_renamed_copy(COLLECTION, root, ORIGINAL, COPY, CLASSES)
     return root
 
 
@@ -68,8 +53,7 @@ def generic_test_files(root):
     names = os.listdir(root / "loaders")
     return sorted(
         str(path) for path in TESTS.glob("test_*.py")
-        if path.name != Path(__file__).name
-        and not any(path.stem == f"test_{name}" or path.stem.startswith(f"test_{name}_") for name in names)
+        if path.name != Path(__file__).name and not any(own_test_file(name, path.name) for name in names)
     )
 
 

@@ -16,6 +16,7 @@ from conftest import EXAMPLE_COLLECTION
 from conftest import EXAMPLE_DUMMY_TABLE
 from conftest import EXAMPLE_LISTED
 from conftest import EXAMPLE_RELEASE
+from conftest import add_renamed_copy
 from conftest import table_lines
 from corpora import cards
 from corpora import registry
@@ -354,16 +355,9 @@ def two_corpora(tmp_path, monkeypatch):
     """The example collection plus a renamed copy of its corpus, `example_twin` (its three
     folders, as README's "Add a corpus" lays them out); the registry reads it."""
     root = tmp_path / "collection"
-    for folder, suffix in (("loaders", ""), ("dataset_cards", ".yaml"), ("dummy_data", "")):
-        (root / folder).mkdir(parents=True)
-        source, target = EXAMPLE_COLLECTION / folder / f"{NAME}{suffix}", root / folder / f"{TWIN}{suffix}"
-        (shutil.copytree if source.is_dir() else shutil.copyfile)(source, root / folder / f"{NAME}{suffix}")
-        (shutil.copytree if source.is_dir() else shutil.copyfile)(source, target)
-    script = root / "loaders" / TWIN / f"{NAME}.py"
-    text = script.read_text().replace("class ExampleRatings(", "class ExampleTwin(")
-    script.unlink()
-    (root / "loaders" / TWIN / f"{TWIN}.py").write_text(text)
-    (root / "loaders" / TWIN / "README.md").unlink()  # `corpora card` writes it
+    for folder in ("loaders", "dataset_cards", "dummy_data"):
+        shutil.copytree(EXAMPLE_COLLECTION / folder, root / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    add_renamed_copy(EXAMPLE_COLLECTION, root, NAME, TWIN, ("ExampleRatings", "ExampleTwin"))
     monkeypatch.setenv("CORPORA_ROOT", str(root))
     return root
 

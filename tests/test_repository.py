@@ -23,6 +23,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import own_test_file
+
 REPO = Path(__file__).resolve().parents[1]
 SCANNED = ["loaders", "src", "tests", "bench", "docs", "dataset_cards", "README.md"]
 TEXT_SUFFIXES = {".py", ".md", ".yaml", ".yml", ".toml", ".txt", ".j2", ".cfg", ".tsv"}
@@ -163,11 +165,6 @@ def outside_references(root: Path) -> list[str]:
     ]
 
 
-def own_files(name: str) -> tuple[str, ...]:
-    """The test files that belong to corpus `name`, by their names (README, "Add a corpus")."""
-    return f"test_{name}.py", f"test_{name}_", f"synthetic_{name}.py"
-
-
 def shared_files_naming_a_corpus(root: Path) -> list[str]:
     """Lines of src/ and of the shared test files (every tests/*.py that is not a corpus's own)
     that name a corpus: adding, changing or removing a corpus must not touch them."""
@@ -175,7 +172,7 @@ def shared_files_naming_a_corpus(root: Path) -> list[str]:
     files = sorted((root / "src").rglob("*.py")) + sorted((root / "tests").glob("*.py"))
     problems = []
     for file in files:
-        if file.name == "test_repository.py" or any(file.name.startswith(own_files(n)) for n in names):
+        if file.name == "test_repository.py" or any(own_test_file(n, file.name) for n in names):
             continue
         for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), start=1):
             problems += [f"{file.relative_to(root)}:{number}: {n}" for n in names if re.search(rf"\b{n}\b", line)]
