@@ -361,13 +361,13 @@ def summary_error(tmp_path, data, source=SUMMARY):
     path = tmp_path / "file.csv"
     path.write_bytes(data)
     with pytest.raises(ValueError) as caught:
-        list(loader._summary_tables(loader._read_csv_file(str(path), source), source))
+        list(loader._summary_tables(loader._read_csv_file(str(path), source), str(path), source))
     return str(caught.value)
 
 
 def cardinal_error(tmp_path, path, source=ARCHIVE):
     with pytest.raises(ValueError) as caught:
-        list(loader._cardinal_tables(loader._read_archive(str(path), source), source))
+        list(loader._cardinal_tables(loader._read_archive(str(path), source), str(path), source))
     return str(caught.value)
 
 
@@ -660,7 +660,7 @@ def test_any_rank_cell_gives_its_value_or_a_clear_error(tmp_path, text):
     path = tmp_path / "one.csv"
     path.write_bytes(one_row(text))
     try:
-        table = pa.concat_tables(loader._summary_tables(loader._read_csv_file(str(path), SUMMARY), SUMMARY))
+        table = pa.concat_tables(loader._summary_tables(loader._read_csv_file(str(path), SUMMARY), str(path), SUMMARY))
     except ValueError as error:
         assert str(error).startswith(f"{SUMMARY}: ")
         return
@@ -675,7 +675,7 @@ def test_any_score_cell_gives_its_value_or_a_clear_error(tmp_path, text):
     data = one_row("1").replace(b",3.0,", b"," + _quoted(text) + b",")
     path.write_bytes(data)
     try:
-        table = pa.concat_tables(loader._summary_tables(loader._read_csv_file(str(path), SUMMARY), SUMMARY))
+        table = pa.concat_tables(loader._summary_tables(loader._read_csv_file(str(path), SUMMARY), str(path), SUMMARY))
     except ValueError as error:
         assert str(error).startswith(f"{SUMMARY}: ")
         return

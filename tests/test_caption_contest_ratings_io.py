@@ -1,9 +1,10 @@
 """caption_contest_ratings' reading machinery (loaders/caption_contest_ratings/_fast_io.py): the
-zip member reader with both inflaters, the copy into Arrow's memory, the read-ahead and the
-gathering of small tables. The messages a user sees for damaged archives are tested in test_caption_contest_ratings.py."""
+zip member reader with both inflaters, the chunks of records and the loader's check of each cut,
+the copy into Arrow's memory, the read-ahead and the gathering of small tables. The messages a user sees for damaged archives are tested in test_caption_contest_ratings.py."""
 
 import gc
 import importlib
+import itertools
 import os
 import subprocess
 import sys
@@ -13,10 +14,15 @@ import zlib
 
 import datasets
 import pyarrow as pa
+import pyarrow.csv as pa_csv
 import pytest
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
 from isal import isal_zlib
 
 from corpora import registry
+from synthetic_caption_contest_ratings import CARDINAL_HEADER
 from synthetic_caption_contest_ratings import cardinal_csv
 from synthetic_caption_contest_ratings import write_big_cardinal
 
@@ -58,7 +64,7 @@ def test_read_member_gives_the_member_bytes_in_arrow_memory(tmp_path, monkeypatc
         member = fast_io.read_member(raw, archive, "577-responses.csv")
     assert isinstance(member, pa.Buffer) and member.is_mutable  # allocated by Arrow, not a Python object's
     assert member.to_pybytes() == data
-    assert sum(t.num_rows for t in loader._cardinal_tables(loader._read_archive(str(path), ARCHIVE), ARCHIVE)) == 20_000
+    assert sum(t.num_rows for t in loader._cardinal_tables(loader._read_archive(str(path), ARCHIVE), str(path), ARCHIVE)) == 20_000
 
 
 def test_other_compression_methods_are_read_by_zipfile(tmp_path, monkeypatch):
@@ -70,7 +76,7 @@ def test_other_compression_methods_are_read_by_zipfile(tmp_path, monkeypatch):
     with open(path, "rb") as raw, zipfile.ZipFile(raw) as archive:
         assert fast_io.read_member(raw, archive, "577-responses.csv").to_pybytes() == data
     assert opened == ["577-responses.csv"]
-    assert [t.num_rows for t in loader._cardinal_tables(loader._read_archive(str(path), ARCHIVE), ARCHIVE)] == [100]
+    assert [t.num_rows for t in loader._cardinal_tables(loader._read_archive(str(path), ARCHIVE), str(path), ARCHIVE)] == [100]
 
 
 @pytest.mark.parametrize("inflater", [isal_zlib, zlib], ids=["isal", "zlib"])
@@ -113,6 +119,166 @@ def test_arrow_bytes_copies_into_memory_arrow_owns():
     copied = fast_io.arrow_bytes(data)
     assert (copied.to_pybytes(), copied.is_mutable, copied.size) == (data, True, 8)
     assert fast_io.arrow_bytes(b"").size == 0
+
+
+def pieces_of(data, size):
+    return [data[at : at + size] for at in range(0, len(data), size)]
+
+
+def parsed(data, names=None):
+    options = pa_csv.ReadOptions(column_names=names, use_threads=False)
+    parse = pa_csv.ParseOptions(newlines_in_values=True, ignore_empty_lines=False)
+    return pa_csv.read_csv(pa.BufferReader(data), read_options=options, parse_options=parse).to_pylist()
+
+
+def test_record_chunks_end_after_the_last_line_feed(tmp_path):
+    # A real-shaped archive: captions with commas, doubled quotes and (1 in 100) line feeds.
+    path = write_big_cardinal(tmp_path / "510-responses.csv.zip", 20_000)
+    with zipfile.ZipFile(path) as archive:
+        data = archive.read("510-responses.csv")
+    pieces = pieces_of(data, 1000)
+    chunks = list(fast_io.record_chunks(pieces, 64 << 10))
+    assert all(isinstance(chunk, pa.Buffer) and chunk.is_mutable for chunk in chunks)  # Arrow's memory
+    assert b"".join(chunk.to_pybytes() for chunk in chunks) == data
+    # 3,969,543 bytes: 60 chunks of 64 KiB and up to a piece more, and the rest.
+    assert (len(data), len(chunks)) == (3_969_543, 61)
+    assert all(64 << 10 <= chunk.size < (64 << 10) + 1000 for chunk in chunks[:-1]) and chunks[-1].size < 64 << 10
+    # Each ends where the pieces read so far last had a line feed.
+    read = 0
+    for chunk in chunks[:-1]:
+        read += chunk.size
+        assert data[read - 1 : read] == b"\n" and b"\n" not in data[read : -(-read // 1000) * 1000]
+    # Read by the loader, the chunks give the records of the whole file.
+    rows = [batch.to_pylist() for _, _, batch in loader._csv_batches(
+        iter(chunks), "t.csv", [CARDINAL_HEADER], loader._RESPONSE_TYPES, True, "ratings", lambda: pa.py_buffer(data)
+    )]
+    whole = loader._csv_batches([pa.py_buffer(data)], "t.csv", [CARDINAL_HEADER], loader._RESPONSE_TYPES, True, "ratings")
+    assert [row for batch in rows for row in batch] == pa.Table.from_batches([b for _, _, b in whole]).to_pylist()
+
+
+def test_record_chunks_edges():
+    assert [c.to_pybytes() for c in fast_io.record_chunks([], 1000)] == [b""]
+    no_lines = b"x" * 5000  # never a line feed: one chunk
+    assert [c.to_pybytes() for c in fast_io.record_chunks(pieces_of(no_lines, 100), 1000)] == [no_lines]
+    header = b"a,b\n"
+    assert [c.to_pybytes() for c in fast_io.record_chunks([header, b"1,2"], 1000)] == [header + b"1,2"]
+    assert [c.to_pybytes() for c in fast_io.record_chunks([header, b"1,2\n3,", b"4\n"], 4)] == [
+        header, b"1,2\n", b"3,4\n"
+    ]
+    assert fast_io.joined([b"ab", pa.py_buffer(b"cd"), memoryview(b"ef")[1:]]).to_pybytes() == b"abcdf"
+
+
+TEXT_TYPES = {"a": pa.int32(), "b": pa.string(), "c": pa.string()}
+
+
+def batches_of(chunks, whole=None):
+    batches = loader._csv_batches(iter(chunks), "t.csv", [["a", "b", "c"]], TEXT_TYPES, True, "records", whole)
+    return [(offset, batch.to_pylist()) for _, offset, batch in batches]
+
+
+def test_a_cut_inside_a_quoted_value_is_read_with_the_next_chunk():
+    data = b'a,b,c\n1,x,y\n2,y,"z\nw"\n3,"p\nq",r\n4,s,t\n'
+    rows = parsed(data)
+    calls = []
+
+    def read_whole():
+        calls.append(1)
+        return pa.py_buffer(data)
+
+    def cut(*ends):
+        ends = [0, *ends, len(data)]
+        return [pa.py_buffer(data[a:b]) for a, b in itertools.pairwise(ends)]
+
+    after = data.index  # the cut after a line feed
+    # At record boundaries: the records of each chunk, numbered on.
+    assert batches_of(cut(after(b"3,")), read_whole) == [(0, rows[:2]), (2, rows[2:])] and calls == []
+    # Inside a quoted value, of the last field (the record parses, its value ends in a line feed)
+    # and of another (too few fields): read again with the next chunk.
+    for end in (after(b"w"), after(b"q")):
+        assert batches_of(cut(end), read_whole) == [(0, rows)] and calls == []
+    # Two cuts in a row inside values: the whole file is read, the records given are skipped.
+    assert batches_of(cut(after(b"3,"), after(b"q")), read_whole) == [(0, rows[:2])] + [(2, rows[2:])]
+    assert calls == []  # the first cut read; the second merges with the last chunk
+    assert batches_of(cut(after(b"w"), after(b"q")), read_whole) == [(0, rows)] and calls == [1]
+    # An error stays the file's error, with its record number.
+    bad = data.replace(b"4,s,t", b"x,s,t")
+    with pytest.raises(ValueError) as whole_file:
+        batches_of([pa.py_buffer(bad)])
+    with pytest.raises(ValueError) as chunked:
+        batches_of([pa.py_buffer(bad[: after(b"3,")]), pa.py_buffer(bad[after(b"3,") :])], lambda: pa.py_buffer(bad))
+    assert str(chunked.value) == str(whole_file.value) == "t.csv: record 4: field 'a': invalid value 'x' (expected an integer)"
+
+
+def test_errors_in_later_chunks_are_those_of_the_whole_file(tmp_path, monkeypatch):
+    def error(path):
+        with pytest.raises(ValueError) as caught:
+            list(loader._cardinal_tables(loader._read_archive(str(path), ARCHIVE), str(path), ARCHIVE))
+        return str(caught.value)
+
+    data = cardinal_csv(20_000)
+    lines = data.split(b"\n")
+    head, _, stamp = lines[15_001].rsplit(b",", 2)  # record 15,001 (line 1 is the header)
+    bad_value = b"\n".join(lines[:15_001] + [head + b",7," + stamp] + lines[15_002:])
+    extra_cell = b"\n".join(lines[:15_001] + [lines[15_001] + b",x"] + lines[15_002:])
+    stored = archive_of(tmp_path / "stored.zip", data, zipfile.ZIP_STORED)
+    changed = bytearray(stored.read_bytes())
+    at = changed.index(b"caption 17,", len(changed) * 3 // 4)
+    changed[at + 8] = ord("8")  # a late byte: only the CRC-32 tells
+    crc = tmp_path / "crc.zip"
+    crc.write_bytes(bytes(changed))
+    paths = [
+        archive_of(tmp_path / "value.zip", bad_value, zipfile.ZIP_DEFLATED),
+        archive_of(tmp_path / "cell.zip", extra_cell, zipfile.ZIP_DEFLATED),
+        crc,
+    ]
+    whole_file = [error(path) for path in paths]  # 1.8 MB: one chunk
+    assert whole_file == [
+        f"{ARCHIVE}!577-responses.csv: record 15001: field 'target_reward': invalid value 7 "
+        "(expected 1 (unfunny), 2 (somewhat funny) or 3 (funny))",
+        f"{ARCHIVE}!577-responses.csv: invalid CSV (CSV parse error: Row #15002: Expected 9 columns, got 10: "
+        + lines[15_001].decode() + ",x)",
+        f"{ARCHIVE}: corrupt zip archive (Bad CRC-32 for file '577-responses.csv')",
+    ]
+    # Chunks of 64 KiB and more, from pieces inflated from 4 KiB of the archive at a time.
+    monkeypatch.setattr(loader, "_BLOCK_SIZE", 64 << 10)
+    monkeypatch.setattr(fast_io, "CHUNK", 4 << 10)
+    good = archive_of(tmp_path / "good.zip", data, zipfile.ZIP_DEFLATED)
+    chunks = [chunk for _, chunk in loader._read_archive(str(good), ARCHIVE)]
+    tables = list(loader._cardinal_tables(iter([(ARCHIVE, chunk) for chunk in chunks]), str(good), ARCHIVE))
+    assert (len(data), len(chunks), len(tables)) == (1_815_880, 23, 23)  # a table per chunk
+    assert pa.concat_tables(tables).column("row_index").to_pylist() == list(range(20_000))
+    assert [error(path) for path in paths] == whole_file
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.text(alphabet='ab,"\n\r é', max_size=12), st.text(alphabet='ab,"\n é', max_size=12)),
+        min_size=1,
+        max_size=40,
+    ),
+    st.integers(min_value=1, max_value=64),
+    st.integers(min_value=1, max_value=200),
+    st.booleans(),
+)
+def test_chunked_reading_gives_the_records_of_the_whole_file(rows, piece, size, stray_quote):
+    # Any text, quoted as pandas quotes it, and a quote inside an unquoted value where asked:
+    # chunks of any size, cut anywhere after a line feed, read to the records of the whole file.
+    def cell(text):
+        return '"' + text.replace('"', '""') + '"' if any(c in text for c in ',"\n\r') or text == "" else text
+
+    lines = [f"{i},{cell(b)},{cell(c)}" for i, (b, c) in enumerate(rows)]
+    if stray_quote:
+        lines[len(lines) // 2] = f'{len(lines) // 2},x"y,z'
+    data = ("a,b,c\n" + "\n".join(lines) + "\n").encode()
+    chunks = fast_io.record_chunks(pieces_of(data, piece), size)
+    whole = batches_of([pa.py_buffer(data)])
+    assert len(whole) == 1 and len(whole[0][1]) == len(rows)
+    chunked = batches_of(chunks, lambda: pa.py_buffer(data))
+    assert [row for _, batch in chunked for row in batch] == whole[0][1]
+    assert [offset for offset, _ in chunked] == list(itertools.accumulate([0] + [len(b) for _, b in chunked[:-1]]))
+    # The count of source records reads the chunks in the same way.
+    assert loader._count_records(fast_io.record_chunks(pieces_of(data, piece), size), lambda: pa.py_buffer(data)) == len(rows)
 
 
 def test_read_ahead_passes_items_and_errors_and_stops_with_the_consumer():
@@ -207,8 +373,8 @@ def test_a_streaming_iterator_left_open_at_exit_ends_the_process_cleanly(tmp_pat
     # `next(iter(streaming dataset))`, then exit: the consumer is never closed. pyarrow's own I/O
     # thread read the archive member (Python code) ahead of the parser; asking for the GIL while
     # Python shut down, it aborted the process in 4 of 6 runs on a 48 MB archive (here, 14 MB:
-    # also most runs). Files are now read whole into Arrow's memory, which pyarrow reads without
-    # Python, and the read-ahead workers, one bounded step at a time, are joined before shutdown.
+    # also most runs). pyarrow now reads only buffers in Arrow's memory (chunks of the member), which
+    # needs no Python, and the read-ahead workers, one bounded step at a time, end before shutdown.
     write_big_cardinal(tmp_path / "contests/responses/510-responses.csv.zip", 300_000)
     script = f"""
 import atexit, threading

@@ -15,10 +15,11 @@ scale with the files):
 A config parameter `contests` (a list of contest numbers) restricts any config to the source files
 of those contests; datasets gives such a config its own cache id.
 
-Each file is read whole into memory (a response archive's member inflated, its CRC-32 checked;
-archives are never extracted), parsed with pyarrow.csv in 16 MiB blocks (values may contain
-newlines), typed and checked with Arrow compute; no per-row Python. Why in memory and how that is
-fast (ISA-L, read-ahead threads) is `_fast_io.py`.
+Each file is read into memory in chunks of about 16 MiB cut after line feeds (a response
+archive's member inflated as it is read, its CRC-32 checked; archives are never extracted),
+parsed with pyarrow.csv (values may contain newlines; a cut inside a quoted value is caught and
+read across), typed and checked with Arrow compute; no per-row Python. How that is fast (ISA-L,
+chunks, read-ahead threads) and why in Arrow's memory is `_fast_io.py`.
 Deviations from the upstream schema, documented in the card:
 - summaries: `contest`, `round`, `algorithm` and `variant` come from the file name (the typo
   `RandomSamping` becomes `RandomSampling`; the file name is kept in `source_file`); the file's own
@@ -35,7 +36,10 @@ ValueError naming the file, the record, the field and the value.
 
 import contextlib
 import csv
+import functools
 import io
+import itertools
+import operator
 import os
 import re
 import zipfile
@@ -49,8 +53,11 @@ from datasets.utils.file_utils import xopen
 from ._fast_io import ZIP_ERRORS
 from ._fast_io import arrow_bytes
 from ._fast_io import gathered
+from ._fast_io import joined
+from ._fast_io import member_pieces
 from ._fast_io import read_ahead
 from ._fast_io import read_member
+from ._fast_io import record_chunks
 from ._loader_common import local_files
 from ._loader_common import not_the_data
 from ._loader_common import show as _show
@@ -434,30 +441,46 @@ class CaptionContestRatings(datasets.ArrowBasedBuilder):
 
 
 def _tables_of_files(read, tables_of, files, sources):
-    """(key, table) for the tables of each file; the next file is read in a worker thread. An
-    error closes that reader at once (`closing`), so no thread waits for the garbage collector."""
-    read_files = read_ahead((read(file, source) for file, source in zip(files, sources, strict=True)), depth=1)
-    with contextlib.closing(read_files):
-        for data, source in zip(read_files, sources, strict=True):
-            for index, table in enumerate(tables_of(data, source)):
-                yield f"{os.path.basename(source)}:{index}", table
+    """(key, table) for the tables of each file. A worker thread reads the files, a chunk of
+    records at a time (`read` gives (file index, where, chunk) items), while the chunks before are
+    parsed. An error closes that reader at once (`closing`), so no thread waits for the garbage
+    collector."""
+    chunks = read_ahead(
+        (
+            (index, where, chunk)
+            for index, (file, source) in enumerate(zip(files, sources, strict=True))
+            for where, chunk in read(file, source)
+        ),
+        depth=2,
+    )
+    with contextlib.closing(chunks):
+        for index, items in itertools.groupby(chunks, key=operator.itemgetter(0)):
+            file, source = files[index], sources[index]
+            for number, table in enumerate(tables_of(((where, chunk) for _, where, chunk in items), file, source)):
+                yield f"{os.path.basename(source)}:{number}", table
 
 
 def _count_source_records(config_name, split_name, local_paths):
     """CSV records (summaries, responses) or images (cartoons), counted without typing: pyarrow
-    parses every record but converts only the first column, kept as raw bytes."""
+    parses every record but converts only the first and last columns, kept as raw bytes."""
     if config_name == "cartoons":
         # Downloaded files have no extension in the cache: images are told apart by their bytes.
         return sum(1 for path in local_paths if _image_magic(path))
-
-    def read(path):
-        if config_name == "summaries":
-            return _read_csv_file(path, path)
-        return _read_archive(path, os.path.basename(path))[1]
-
-    # The next file is read (inflated) in a worker thread while this one is counted.
-    with contextlib.closing(read_ahead((read(path) for path in local_paths), depth=1)) as read_files:
-        return sum(_count_records(data) for data in read_files)
+    read = _read_csv_file if config_name == "summaries" else _read_archive
+    # A worker thread reads (inflates) the files a chunk at a time while the chunks before are counted.
+    chunks = read_ahead(
+        ((index, chunk) for index, path in enumerate(local_paths) for _, chunk in read(path, os.path.basename(path))),
+        depth=2,
+    )
+    total = 0
+    with contextlib.closing(chunks):
+        for index, items in itertools.groupby(chunks, key=operator.itemgetter(0)):
+            path = local_paths[index]
+            whole = None
+            if config_name != "summaries":
+                whole = functools.partial(_whole_archive_member, path, os.path.basename(path))
+            total += _count_records((chunk for _, chunk in items), whole)
+    return total
 
 
 def _image_magic(path):
@@ -465,16 +488,58 @@ def _image_magic(path):
         return f.read(8).startswith((b"\xff\xd8\xff", b"\x89PNG\r\n\x1a\n"))
 
 
-def _count_records(data):
-    first = data[: 1 << 16].to_pybytes().split(b"\n", 1)[0].split(b",")[0].decode("utf-8", "replace")
+def _count_records(chunks, whole=None):
+    """The records of a CSV file given as chunks cut after line feeds, as `_csv_batches` reads
+    them: a chunk that does not parse, or whose last record may end inside a quoted value, is
+    counted again with the next one; where that fails too, the whole file is counted (`whole()`),
+    which raises what reading it whole raises. Without `whole`, `chunks` is the whole file."""
+    chunks = iter(chunks)
+    first = next(chunks)
+    line = first[: 1 << 16].to_pybytes().split(b"\n", 1)[0].rstrip(b"\r")
+    names = [name.decode("utf-8", "replace") for name in line.split(b",")]
+    total, carried, with_header = 0, None, True
+    for chunk in itertools.chain([first], chunks):
+        merged = carried is not None
+        if merged:
+            chunk, carried = joined([carried, chunk]), None
+        try:
+            total += _count_chunk(chunk, names, with_header, whole is not None)
+        except pa.ArrowInvalid:
+            if whole is None:
+                raise
+            if merged:
+                return _count_chunk(whole(), names, True, False)
+            carried = chunk
+            continue
+        with_header = False
+    if carried is not None:
+        return _count_chunk(whole(), names, True, False)
+    return total
+
+
+def _count_chunk(chunk, names, with_header, check_end):
+    """The records of a chunk, its first and last columns converted to raw bytes only; with
+    `check_end`, ArrowInvalid where its last record may end inside a quoted value."""
+    kept = list(dict.fromkeys([names[0], names[-1]]))
     reader = pa_csv.open_csv(
-        pa.BufferReader(data),
-        read_options=pa_csv.ReadOptions(block_size=_BLOCK_SIZE, use_threads=False),
+        pa.BufferReader(chunk),
+        read_options=pa_csv.ReadOptions(
+            block_size=min(max(_BLOCK_SIZE, chunk.size + 1), 1 << 30) if check_end else _BLOCK_SIZE,
+            use_threads=False,
+            column_names=None if with_header else names,
+        ),
         parse_options=pa_csv.ParseOptions(newlines_in_values=True),
-        convert_options=pa_csv.ConvertOptions(include_columns=[first], column_types={first: pa.binary()}),
+        convert_options=pa_csv.ConvertOptions(include_columns=kept, column_types={name: pa.binary() for name in kept}),
     )
+    count, last = 0, None
     with reader:
-        return sum(batch.num_rows for batch in reader)
+        for batch in reader:
+            count += batch.num_rows
+            if batch.num_rows:
+                last = batch.column(kept[-1])[-1].as_py()
+    if check_end and last is not None and last.endswith(b"\n"):
+        raise pa.ArrowInvalid("the chunk may end inside a quoted value")
+    return count
 
 
 # ---------------------------------------------------------------------------------------------
@@ -536,42 +601,92 @@ def _header(head, source, expected):
     return found
 
 
-def _csv_batches(data, source, expected_headers, types, strings_can_be_null, what):
-    """(header, record offset, batch) for every block of a CSV file (a `pyarrow.Buffer`), typed
-    by `types`. A conversion error is located by re-reading the file untyped (`_locate`), only on
-    that path."""
-    header = _header(data[: 1 << 16].to_pybytes(), source, expected_headers)
-    try:  # the reader parses the first block as it opens
-        reader = pa_csv.open_csv(
-            pa.BufferReader(data),
-            read_options=pa_csv.ReadOptions(block_size=_BLOCK_SIZE, use_threads=False),
-            parse_options=pa_csv.ParseOptions(newlines_in_values=True, ignore_empty_lines=False),
-            convert_options=pa_csv.ConvertOptions(
-                column_types={name: types[name] for name in header},
-                null_values=[""] if strings_can_be_null else [],
-                strings_can_be_null=strings_can_be_null,
-                quoted_strings_can_be_null=False,
-            ),
-        )
-    except pa.ArrowInvalid as error:
-        raise _locate(data, source, header, types, error) from None
-    offset = 0
-    with reader:
-        while True:
-            # Only the read is in the `try`: a generator left open is closed at exit, when the
-            # module's names may already be gone.
-            try:
-                batch = reader.read_next_batch()
-            except StopIteration:
+def _csv_batches(chunks, source, expected_headers, types, strings_can_be_null, what, whole=None):
+    """(header, record offset, batch) for every block of a CSV file given as `chunks`, Arrow
+    buffers cut after line feeds (the first holds the header), typed by `types`.
+
+    Without `whole`, `chunks` is the whole file in one buffer. With it (more chunks possible),
+    `whole()` returns the whole file: a cut may be inside a quoted value, so a chunk that does not
+    parse, or whose last record may end inside a quoted value, is read again together with the
+    next chunk; if that fails too, the file is read whole, so its records and errors are exactly
+    those of the file in one piece (the records already given are skipped). A conversion error
+    is located by re-reading the file untyped (`_locate`), only on that path."""
+    chunks = iter(chunks)
+    first = next(chunks)
+    header = _header(first[: 1 << 16].to_pybytes(), source, expected_headers)
+    offset, last, carried, read_whole = 0, first, None, False
+    with_header = True  # until the first chunk is read
+    for chunk in itertools.chain([first], chunks):
+        merged = carried is not None
+        if merged:
+            chunk, carried = joined([carried, chunk]), None
+        try:
+            batches = _parse_chunk(chunk, header, types, strings_can_be_null, with_header, whole is not None)
+            if whole is not None and _may_end_inside_quotes(batches, header, types):
+                raise pa.ArrowInvalid("the chunk may end inside a quoted value")
+        except pa.ArrowInvalid as error:
+            if whole is None:
+                raise _locate(chunk, source, header, types, error) from None
+            read_whole = merged  # two chunks in a row that do not read: an error, or a second bad cut
+            if read_whole:
                 break
-            except pa.ArrowInvalid as error:
-                raise _locate(data, source, header, types, error) from None
+            carried = chunk  # read again with the next chunk
+            continue
+        with_header = False
+        for batch in batches:
             yield header, offset, batch
             offset += batch.num_rows
+        last = chunk
+    if read_whole or carried is not None:
+        again = _csv_batches([whole()], source, expected_headers, types, strings_can_be_null, what)
+        yield from _skipped(again, offset)
+        return
     if offset == 0:
         raise ValueError(f"{source}: has a header but no {what}")
-    if data[data.size - 1 :].to_pybytes() != b"\n":
+    if last[last.size - 1 :].to_pybytes() != b"\n":
         raise ValueError(f"{source}: does not end with a line feed after record {offset}; the file is truncated")
+
+
+def _parse_chunk(chunk, header, types, strings_can_be_null, with_header, one_batch):
+    """The record batches of a chunk of CSV (the first holds the header; the others are named by
+    it): in blocks of `_BLOCK_SIZE`, or as one batch (a chunk of records is about that size)."""
+    block_size = min(max(_BLOCK_SIZE, chunk.size + 1), 1 << 30) if one_batch else _BLOCK_SIZE
+    reader = pa_csv.open_csv(
+        pa.BufferReader(chunk),
+        read_options=pa_csv.ReadOptions(
+            block_size=block_size, use_threads=False, column_names=None if with_header else header
+        ),
+        parse_options=pa_csv.ParseOptions(newlines_in_values=True, ignore_empty_lines=False),
+        convert_options=pa_csv.ConvertOptions(
+            column_types={name: types[name] for name in header},
+            null_values=[""] if strings_can_be_null else [],
+            strings_can_be_null=strings_can_be_null,
+            quoted_strings_can_be_null=False,
+        ),
+    )
+    with reader:
+        return list(reader)
+
+
+def _may_end_inside_quotes(batches, header, types):
+    """Whether a chunk cut inside a quoted value could have parsed: its last record would then end
+    in the value, cut after a line feed (in any other field, the record is short of fields, and a
+    value of any other type than text does not convert)."""
+    batches = [batch for batch in batches if batch.num_rows]
+    if not batches or not pa.types.is_string(types[header[-1]]):
+        return False
+    value = batches[-1].column(header[-1])[-1].as_py()
+    return value is not None and value.endswith("\n")
+
+
+def _skipped(batches, records):
+    """The (header, offset, batch) of `batches` from record `records` on."""
+    for header, offset, batch in batches:
+        if offset + batch.num_rows <= records:
+            continue
+        if offset < records:
+            batch, offset = batch.slice(records - offset), records
+        yield header, offset, batch
 
 
 def _locate(data, source, header, types, error):
@@ -655,15 +770,21 @@ def _constant(value, type_, length):
 # summaries
 
 
-def _read_csv_file(file, source):
+def _whole_csv_file(file, source):
     """The bytes of a CSV file, in Arrow's memory (why: `_fast_io.arrow_bytes`)."""
     with xopen(file, "rb") as f:
         return arrow_bytes(f.read())
 
 
-def _summary_tables(data, source):
+def _read_csv_file(file, source):
+    """(where, chunk) for a summary file: one chunk, the whole file (a few hundred KB)."""
+    yield source, _whole_csv_file(file, source)
+
+
+def _summary_tables(chunks, file, source):
     meta = _parse_summary_name(source)
     contest_field = _CONTEST_FIELD_EXCEPTIONS.get(meta["source_file"], meta["contest"])
+    data = (chunk for _, chunk in chunks)
     for header, offset, batch in _csv_batches(data, source, [_HEADER_A, _HEADER_B], _SUMMARY_TYPES, False, "records"):
         yield _summary_table(batch, header, offset, source, meta, contest_field)
 
@@ -741,9 +862,9 @@ def _archive_member(archive, source):
     return names[0]
 
 
-def _read_archive(file, source):
-    """(where, bytes): the member of a response archive, inflated, in Arrow's memory, and its
-    name for messages (`<archive>!<member>`)."""
+@contextlib.contextmanager
+def _open_archive(file, source):
+    """(raw file, zipfile.ZipFile, member) of a response archive and its one CSV."""
     with xopen(file, "rb") as raw:
         head = raw.read(1 << 12)
         raw.seek(0)
@@ -757,17 +878,43 @@ def _read_archive(file, source):
         except (zipfile.BadZipFile, EOFError, OSError) as error:
             raise ValueError(f"{source}: corrupt zip archive ({error})") from None
         with archive:
-            member = _archive_member(archive, source)
-            where = f"{source}!{member}"
+            yield raw, archive, _archive_member(archive, source)
+
+
+def _read_archive(file, source):
+    """(where, chunk) for the CSV of a response archive: its member inflated as it is read, in
+    chunks of records in Arrow's memory (`_fast_io.record_chunks`), never extracted; `where`
+    names the member for messages (`<archive>!<member>`)."""
+    with _open_archive(file, source) as (raw, archive, member):
+        chunks = record_chunks(member_pieces(raw, archive, member), _BLOCK_SIZE)
+        while True:
+            # Only the read is in the `try`: a generator left open is closed at exit, when the
+            # module's names may already be gone.
             try:
-                return where, read_member(raw, archive, member)
+                chunk = next(chunks, None)
             except ZIP_ERRORS as error:
                 raise ValueError(f"{source}: corrupt zip archive ({error})") from None
+            if chunk is None:
+                return
+            yield f"{source}!{member}", chunk
 
 
-def _archive_batches(read, expected_header, what):
-    where, data = read
-    for _, offset, batch in _csv_batches(data, where, [expected_header], _RESPONSE_TYPES, True, what):
+def _whole_archive_member(file, source):
+    """The CSV of a response archive, inflated whole, in Arrow's memory."""
+    with _open_archive(file, source) as (raw, archive, member):
+        try:
+            return read_member(raw, archive, member)
+        except ZIP_ERRORS as error:
+            raise ValueError(f"{source}: corrupt zip archive ({error})") from None
+
+
+def _archive_batches(chunks, file, source, expected_header, what):
+    chunks = iter(chunks)
+    where, first = next(chunks)
+    data = itertools.chain([first], (chunk for _, chunk in chunks))
+
+    whole = functools.partial(_whole_archive_member, file, source)
+    for _, offset, batch in _csv_batches(data, where, [expected_header], _RESPONSE_TYPES, True, what, whole):
         yield where, offset, batch
 
 
@@ -799,9 +946,9 @@ def _response_columns(batch, source, offset, contest, name):
     ]
 
 
-def _cardinal_tables(read, source):
+def _cardinal_tables(chunks, file, source):
     name, contest = _parse_archive_name(source)
-    for where, offset, batch in _archive_batches(read, _CARDINAL_HEADER, "ratings"):
+    for where, offset, batch in _archive_batches(chunks, file, source, _CARDINAL_HEADER, "ratings"):
         col = batch.column
         _check(where, offset, batch, "target_id", pc.invert(pc.greater_equal(col("target_id"), 0)), "an integer >= 0")
         reward = col("target_reward")
@@ -822,9 +969,9 @@ def _cardinal_tables(read, source):
         yield pa.Table.from_arrays(columns, schema=_CARDINAL_SCHEMA)
 
 
-def _dueling_tables(read, source):
+def _dueling_tables(chunks, file, source):
     name, contest = _parse_archive_name(source)
-    for where, offset, batch in _archive_batches(read, _DUELING_HEADER, "votes"):
+    for where, offset, batch in _archive_batches(chunks, file, source, _DUELING_HEADER, "votes"):
         col = batch.column
         for field in ("left_target_id", "right_target_id", "winner_target_id"):
             _check(where, offset, batch, field, pc.invert(pc.greater_equal(col(field), 0)), "an integer >= 0")
