@@ -462,7 +462,7 @@ def _tables_of_files(read, tables_of, files, sources):
 
 def _count_source_records(config_name, split_name, local_paths):
     """CSV records (summaries, responses) or images (cartoons), counted without typing: pyarrow
-    parses every record but converts only the first and last columns, kept as raw bytes."""
+    parses every record but converts only the last column, kept as raw bytes."""
     if config_name == "cartoons":
         # Downloaded files have no extension in the cache: images are told apart by their bytes.
         return sum(1 for path in local_paths if _image_magic(path))
@@ -518,9 +518,10 @@ def _count_records(chunks, whole=None):
 
 
 def _count_chunk(chunk, names, with_header, check_end):
-    """The records of a chunk, its first and last columns converted to raw bytes only; with
-    `check_end`, ArrowInvalid where its last record may end inside a quoted value."""
-    kept = list(dict.fromkeys([names[0], names[-1]]))
+    """The records of a chunk, its last column converted to raw bytes only; with `check_end`,
+    ArrowInvalid where its last record may end inside a quoted value (then its last value ends
+    with the line feed of the cut)."""
+    kept = names[-1:]
     reader = pa_csv.open_csv(
         pa.BufferReader(chunk),
         read_options=pa_csv.ReadOptions(
