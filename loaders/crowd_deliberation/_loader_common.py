@@ -6,6 +6,7 @@ each loader folder (a test keeps the copies identical; edit one, then copy it to
 - `check_start` / `not_the_data`: a file that is not the data at all (a Git LFS pointer, a file
   re-saved with a byte order mark, an HTML page saved in its place), named before any parsing;
 - `show`: a value as errors show it, cut to a readable length;
+- `check_fields`: a record that must be a JSON object with exactly the given fields;
 - `loads`: strict JSON, whose every failure is a ValueError located like any other bad value:
   `<where>: field <path>: ...`.
 
@@ -104,6 +105,20 @@ def show(value):
     else:
         size = f"{len(text)} characters"
     return f"{text[: _SHOW_LIMIT - 3]}... ({size})"
+
+
+# --- the fields of a record --------------------------------------------------------------------
+
+
+def check_fields(record, keys, where):
+    """Raise a ValueError unless `record` is a JSON object (a dict) with exactly the fields `keys`;
+    the error names the missing and the unknown fields."""
+    if not isinstance(record, dict):
+        raise ValueError(f"{where}: expected a JSON object, got {type(record).__name__}")
+    if sorted(record) != sorted(keys):
+        missing = sorted(set(keys) - set(record))
+        unknown = sorted(set(record) - set(keys))
+        raise ValueError(f"{where}: field(s) missing {missing}, unknown {unknown}")
 
 
 # --- strict JSON --------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ import json
 import datasets
 from datasets.utils.file_utils import xopen
 
+from ._loader_common import check_fields
 from ._loader_common import check_start
 from ._loader_common import loads
 from ._loader_common import local_files
@@ -195,12 +196,7 @@ def _read_dialogs(filepath, source):
 
 
 def _typed_dialog(record, where):
-    if not isinstance(record, dict):
-        raise ValueError(f"{where}: expected a JSON object, got {type(record).__name__}")
-    if sorted(record) != sorted(_DIALOG_KEYS):
-        missing = sorted(set(_DIALOG_KEYS) - set(record))
-        unknown = sorted(set(record) - set(_DIALOG_KEYS))
-        raise ValueError(f"{where}: field(s) missing {missing}, unknown {unknown}")
+    check_fields(record, _DIALOG_KEYS, where)
     length = None
     for key in _MESSAGE_FIELDS:
         if not isinstance(record[key], list):

@@ -13,6 +13,7 @@ import json
 import datasets
 from datasets.utils.file_utils import xopen
 
+from ._loader_common import check_fields
 from ._loader_common import check_start
 from ._loader_common import loads
 from ._loader_common import local_files
@@ -164,12 +165,7 @@ def _read_sentences(file, source):
 
 
 def _typed_sentence(record, where):
-    if not isinstance(record, dict):
-        raise ValueError(f"{where}: expected a JSON object, got {type(record).__name__}")
-    if sorted(record) != sorted(_SENTENCE_KEYS):
-        missing = sorted(set(_SENTENCE_KEYS) - set(record))
-        unknown = sorted(set(record) - set(_SENTENCE_KEYS))
-        raise ValueError(f"{where}: field(s) missing {missing}, unknown {unknown}")
+    check_fields(record, _SENTENCE_KEYS, where)
     for key in ("sentence_id", "text"):
         if not isinstance(record[key], str) or not record[key]:
             raise ValueError(f"{where}: field {key!r}: expected a non-empty string, got {show(record[key])}")
