@@ -440,19 +440,21 @@ class CaptionContestRatings(datasets.ArrowBasedBuilder):
         yield from read_ahead(gathered(tables, _MIN_ROWS_PER_TABLE))
 
 
-def _tables_of_files(read, tables_of, files, sources):
-    """(key, table) for the tables of each file. A worker thread reads the files, a chunk of
-    records at a time (`read` gives (file index, where, chunk) items), while the chunks before are
-    parsed. An error closes that reader at once (`closing`), so no thread waits for the garbage
-    collector."""
-    chunks = read_ahead(
-        (
-            (index, where, chunk)
-            for index, (file, source) in enumerate(zip(files, sources, strict=True))
-            for where, chunk in read(file, source)
-        ),
-        depth=2,
+def _chunks_of_files(read, files, sources):
+    """(file index, where, chunk) for the chunks of every file (`read(file, source)` gives
+    (where, chunk) pairs), read (inflated) in a worker thread up to two chunks ahead."""
+    chunks = (
+        (index, where, chunk)
+        for index, (file, source) in enumerate(zip(files, sources, strict=True))
+        for where, chunk in read(file, source)
     )
+    return read_ahead(chunks, depth=2)
+
+
+def _tables_of_files(read, tables_of, files, sources):
+    """(key, table) for the tables of each file, parsed while the next chunks are read. An error
+    closes that reader at once (`closing`), so no thread waits for the garbage collector."""
+    chunks = _chunks_of_files(read, files, sources)
     with contextlib.closing(chunks):
         for index, items in itertools.groupby(chunks, key=operator.itemgetter(0)):
             file, source = files[index], sources[index]
@@ -467,19 +469,14 @@ def _count_source_records(config_name, split_name, local_paths):
         # Downloaded files have no extension in the cache: images are told apart by their bytes.
         return sum(1 for path in local_paths if _image_magic(path))
     read = _read_csv_file if config_name == "summaries" else _read_archive
-    # A worker thread reads (inflates) the files a chunk at a time while the chunks before are counted.
-    chunks = read_ahead(
-        ((index, chunk) for index, path in enumerate(local_paths) for _, chunk in read(path, os.path.basename(path))),
-        depth=2,
-    )
+    names = [os.path.basename(path) for path in local_paths]
     total = 0
-    with contextlib.closing(chunks):
+    with contextlib.closing(_chunks_of_files(read, local_paths, names)) as chunks:
         for index, items in itertools.groupby(chunks, key=operator.itemgetter(0)):
-            path = local_paths[index]
             whole = None
             if config_name != "summaries":
-                whole = functools.partial(_whole_archive_member, path, os.path.basename(path))
-            total += _count_records((chunk for _, chunk in items), whole)
+                whole = functools.partial(_whole_archive_member, local_paths[index], names[index])
+            total += _count_records((chunk for _, _, chunk in items), whole)
     return total
 
 
