@@ -12,10 +12,10 @@ docs/caption_contest_ratings.md):
 - `record_chunks` cuts the inflated bytes into chunks of about 16 MiB after a line feed, so a
   response archive is parsed while it is inflated and memory holds a few chunks, not whole files
   (the largest release member is about 160 MB of CSV). A line feed may be inside a quoted value;
-  the loader checks every cut (`_csv_batches`). On 5 M cardinal rows (medians of 3, the same
-  files in turn), against reading each file whole: `num_proc=2` 3.34 s instead of 4.49 s,
-  `num_proc=1` 3.21 s instead of 4.09 s; against the loader before whole files (a Python file
-  object streamed to pyarrow, medians of 5): 3.38 s and 3.43 s, 3.61 s and 4.37 s.
+  the loader checks every cut (`_csv_batches`). On 5 M cardinal rows, the versions run in turn
+  on the same files: against reading each file whole, `num_proc=2` 3.34 s instead of 4.49 s and
+  `num_proc=1` 3.21 s instead of 4.09 s (medians of 3); against the loader before whole files
+  (a Python file object streamed to pyarrow), 3.38 s and 3.43 s, 3.61 s and 4.37 s (medians of 5).
 - `read_ahead` runs a generator ahead in a worker thread. The loader has two: one reads
   (inflates) the next chunks, one parses and checks the next tables, while datasets writes the
   current one. Inflating, parsing and writing release the GIL: one process keeps both cores of
