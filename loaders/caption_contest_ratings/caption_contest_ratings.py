@@ -486,58 +486,35 @@ def _image_magic(path):
 
 
 def _count_records(chunks, whole=None):
-    """The records of a CSV file given as chunks cut after line feeds, as `_csv_batches` reads
-    them: a chunk that does not parse, or whose last record may end inside a quoted value, is
-    counted again with the next one; where that fails too, the whole file is counted (`whole()`),
-    which raises what reading it whole raises. Without `whole`, `chunks` is the whole file."""
+    """The records of a CSV file given as chunks cut after line feeds, read as `_csv_batches`
+    reads them (`_chunk_batches`), converting only the last column; where the chunks do not read,
+    the whole file is counted (`whole()`), which raises what reading it whole raises. Without
+    `whole`, `chunks` is the whole file."""
     chunks = iter(chunks)
     first = next(chunks)
     line = first[: 1 << 16].to_pybytes().split(b"\n", 1)[0].rstrip(b"\r")
     names = [name.decode("utf-8", "replace") for name in line.split(b",")]
-    total, carried, with_header = 0, None, True
-    for chunk in itertools.chain([first], chunks):
-        merged = carried is not None
-        if merged:
-            chunk, carried = joined([carried, chunk]), None
-        try:
-            total += _count_chunk(chunk, names, with_header, whole is not None)
-        except pa.ArrowInvalid:
-            if whole is None:
-                raise
-            if merged:
-                return _count_chunk(whole(), names, True, False)
-            carried = chunk
-            continue
-        with_header = False
-    if carried is not None:
-        return _count_chunk(whole(), names, True, False)
+    if whole is None:
+        return sum(batch.num_rows for batch in _last_column(first, names, True, False))
+    total = 0
+    parse = functools.partial(_last_column, names=names, one_batch=True)
+    for chunk, batches in _chunk_batches(itertools.chain([first], chunks), parse):
+        if chunk is None:
+            return sum(batch.num_rows for batch in _last_column(whole(), names, True, False))
+        total += sum(batch.num_rows for batch in batches)
     return total
 
 
-def _count_chunk(chunk, names, with_header, check_end):
-    """The records of a chunk, its last column converted to raw bytes only; with `check_end`,
-    ArrowInvalid where its last record may end inside a quoted value (then its last value ends
-    with the line feed of the cut)."""
-    kept = names[-1:]
+def _last_column(chunk, names, with_header, one_batch):
+    """The record batches of a chunk of CSV with only its last column, as raw bytes."""
     reader = pa_csv.open_csv(
         pa.BufferReader(chunk),
-        read_options=pa_csv.ReadOptions(
-            block_size=min(max(_BLOCK_SIZE, chunk.size + 1), 1 << 30) if check_end else _BLOCK_SIZE,
-            use_threads=False,
-            column_names=None if with_header else names,
-        ),
+        read_options=_read_options(chunk, names, with_header, one_batch),
         parse_options=pa_csv.ParseOptions(newlines_in_values=True),
-        convert_options=pa_csv.ConvertOptions(include_columns=kept, column_types={name: pa.binary() for name in kept}),
+        convert_options=pa_csv.ConvertOptions(include_columns=names[-1:], column_types={names[-1]: pa.binary()}),
     )
-    count, last = 0, None
     with reader:
-        for batch in reader:
-            count += batch.num_rows
-            if batch.num_rows:
-                last = batch.column(kept[-1])[-1].as_py()
-    if check_end and last is not None and last.endswith(b"\n"):
-        raise pa.ArrowInvalid("the chunk may end inside a quoted value")
-    return count
+        return list(reader)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -603,57 +580,82 @@ def _csv_batches(chunks, source, expected_headers, types, strings_can_be_null, w
     """(header, record offset, batch) for every block of a CSV file given as `chunks`, Arrow
     buffers cut after line feeds (the first holds the header), typed by `types`.
 
-    Without `whole`, `chunks` is the whole file in one buffer. With it (more chunks possible),
-    `whole()` returns the whole file: a cut may be inside a quoted value, so a chunk that does not
-    parse, or whose last record may end inside a quoted value, is read again together with the
-    next chunk; if that fails too, the file is read whole, so its records and errors are exactly
-    those of the file in one piece (the records already given are skipped). A conversion error
-    is located by re-reading the file untyped (`_locate`), only on that path."""
+    Without `whole`, `chunks` is the whole file in one buffer. With it, the chunks are read by
+    `_chunk_batches`, and where they do not read, `whole()` returns the whole file, read in one
+    piece: its records and errors are then exactly those of the file (the records already given
+    are skipped). A conversion error is located by re-reading the file untyped (`_locate`), only
+    on that path."""
     chunks = iter(chunks)
     first = next(chunks)
     header = _header(first[: 1 << 16].to_pybytes(), source, expected_headers)
-    offset, last, carried, read_whole = 0, first, None, False
-    with_header = True  # until the first chunk is read
-    for chunk in itertools.chain([first], chunks):
-        merged = carried is not None
-        if merged:
-            chunk, carried = joined([carried, chunk]), None
+    if whole is None:
         try:
-            batches = _parse_chunk(chunk, header, types, strings_can_be_null, with_header, whole is not None)
-            if whole is not None and _may_end_inside_quotes(batches, header, types):
-                raise pa.ArrowInvalid("the chunk may end inside a quoted value")
+            read = [(first, _parse_chunk(first, header, types, strings_can_be_null, True, False))]
         except pa.ArrowInvalid as error:
-            if whole is None:
-                raise _locate(chunk, source, header, types, error) from None
-            read_whole = merged  # two chunks in a row that do not read: an error, or a second bad cut
-            if read_whole:
-                break
-            carried = chunk  # read again with the next chunk
-            continue
-        with_header = False
+            raise _locate(first, source, header, types, error) from None
+    else:
+        parse = functools.partial(
+            _parse_chunk, header=header, types=types, strings_can_be_null=strings_can_be_null, one_batch=True
+        )
+        read = _chunk_batches(itertools.chain([first], chunks), parse)
+    offset, last = 0, first
+    for chunk, batches in read:
+        if chunk is None:
+            again = _csv_batches([whole()], source, expected_headers, types, strings_can_be_null, what)
+            yield from _skipped(again, offset)
+            return
         for batch in batches:
             yield header, offset, batch
             offset += batch.num_rows
         last = chunk
-    if read_whole or carried is not None:
-        again = _csv_batches([whole()], source, expected_headers, types, strings_can_be_null, what)
-        yield from _skipped(again, offset)
-        return
     if offset == 0:
         raise ValueError(f"{source}: has a header but no {what}")
     if last[last.size - 1 :].to_pybytes() != b"\n":
         raise ValueError(f"{source}: does not end with a line feed after record {offset}; the file is truncated")
 
 
-def _parse_chunk(chunk, header, types, strings_can_be_null, with_header, one_batch):
-    """The record batches of a chunk of CSV (the first holds the header; the others are named by
-    it): in blocks of `_BLOCK_SIZE`, or as one batch (a chunk of records is about that size)."""
+def _chunk_batches(chunks, parse):
+    """(chunk, its record batches) for the chunks of a file, Arrow buffers cut after line feeds,
+    the first holding the header; `parse(chunk, with_header=...)` gives a chunk's batches.
+
+    A cut may be inside a quoted value. A chunk that does not parse, or whose last record may end
+    inside a quoted value (`_may_end_inside_quotes`), is parsed again joined with the next chunk.
+    Where that fails too, or the last chunk fails, the last item is (None, None): the caller reads
+    the file whole."""
+    carried, with_header = None, True
+    for chunk in chunks:
+        merged = carried is not None
+        if merged:
+            chunk, carried = joined([carried, chunk]), None
+        try:
+            batches = parse(chunk, with_header=with_header)
+            unsure = _may_end_inside_quotes(batches)
+        except pa.ArrowInvalid:
+            unsure = True
+        if unsure and merged:  # two chunks in a row that do not read: an error, or a second bad cut
+            yield None, None
+            return
+        if unsure:
+            carried = chunk
+            continue
+        with_header = False
+        yield chunk, batches
+    if carried is not None:
+        yield None, None
+
+
+def _read_options(chunk, names, with_header, one_batch):
+    """A chunk's read options: the first chunk holds the header, the others are named by it; read
+    in blocks of `_BLOCK_SIZE`, or as one batch (a chunk of records is about that size)."""
     block_size = min(max(_BLOCK_SIZE, chunk.size + 1), 1 << 30) if one_batch else _BLOCK_SIZE
+    return pa_csv.ReadOptions(block_size=block_size, use_threads=False, column_names=None if with_header else names)
+
+
+def _parse_chunk(chunk, header, types, strings_can_be_null, with_header, one_batch):
+    """The record batches of a chunk of CSV, typed by `types`."""
     reader = pa_csv.open_csv(
         pa.BufferReader(chunk),
-        read_options=pa_csv.ReadOptions(
-            block_size=block_size, use_threads=False, column_names=None if with_header else header
-        ),
+        read_options=_read_options(chunk, header, with_header, one_batch),
         parse_options=pa_csv.ParseOptions(newlines_in_values=True, ignore_empty_lines=False),
         convert_options=pa_csv.ConvertOptions(
             column_types={name: types[name] for name in header},
@@ -666,15 +668,17 @@ def _parse_chunk(chunk, header, types, strings_can_be_null, with_header, one_bat
         return list(reader)
 
 
-def _may_end_inside_quotes(batches, header, types):
+def _may_end_inside_quotes(batches):
     """Whether a chunk cut inside a quoted value could have parsed: its last record would then end
-    in the value, cut after a line feed (in any other field, the record is short of fields, and a
-    value of any other type than text does not convert)."""
+    in the value of its last column, cut after a line feed (in any other field the record is short
+    of fields, and a value of a type other than text or bytes does not convert)."""
     batches = [batch for batch in batches if batch.num_rows]
-    if not batches or not pa.types.is_string(types[header[-1]]):
+    if not batches:
         return False
-    value = batches[-1].column(header[-1])[-1].as_py()
-    return value is not None and value.endswith("\n")
+    value = batches[-1].column(batches[-1].num_columns - 1)[-1].as_py()
+    if isinstance(value, str):
+        return value.endswith("\n")
+    return isinstance(value, bytes) and value.endswith(b"\n")
 
 
 def _skipped(batches, records):
