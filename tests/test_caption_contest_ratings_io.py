@@ -114,11 +114,11 @@ def test_read_member_stops_where_the_archive_ends(tmp_path):
             fast_io.read_member(raw, archive, "577-responses.csv")
 
 
-def test_arrow_bytes_copies_into_memory_arrow_owns():
+def test_joined_copies_into_memory_arrow_owns():
     data = b"a,b\n1,2\n"
-    copied = fast_io.arrow_bytes(data)
+    copied = fast_io.joined([data])
     assert (copied.to_pybytes(), copied.is_mutable, copied.size) == (data, True, 8)
-    assert fast_io.arrow_bytes(b"").size == 0
+    assert fast_io.joined([b""]).size == 0
 
 
 def pieces_of(data, size):

@@ -3,7 +3,7 @@ like a plain script. `bench/caption_contest_build.py` measures each piece (figur
 docs/caption_contest_ratings.md):
 
 - Source bytes reach pyarrow's CSV reader only from memory that Arrow allocated (`joined`,
-  `arrow_bytes`, `read_member`): that reader reads in an I/O thread of its own, and from a Python
+  `read_member`): that reader reads in an I/O thread of its own, and from a Python
   file object that thread calls into Python; when it did so while the interpreter shut down (a
   streaming iterator left open at exit), Python aborted the process.
 - `member_pieces` inflates a deflated or stored zip member straight from the archive file with
@@ -52,12 +52,12 @@ ZIP_ERRORS = (zipfile.BadZipFile, EOFError, zlib.error, deflate.error)
 
 
 def read_member(raw, archive, member):
-    """The whole of the archive member `member`, inflated, as a `pyarrow.Buffer` (see `arrow_bytes`),
+    """The whole of the archive member `member`, inflated, as a `pyarrow.Buffer` (see `joined`),
     its size and CRC-32 checked (`member_pieces`)."""
     info = archive.getinfo(member)
     if not _read_directly(info):
         with archive.open(member) as f:
-            return arrow_bytes(f.read())
+            return joined([f.read()])
     out = pa.allocate_buffer(info.file_size, memory_pool=MEMORY_POOL)
     view = memoryview(out).cast("B")  # Arrow exports signed bytes
     size = 0
@@ -134,8 +134,11 @@ def record_chunks(pieces, size):
 
 
 def joined(parts):
-    """The bytes of `parts` (bytes-like objects, pyarrow buffers included) in one buffer of Arrow's
-    memory (why Arrow's: `arrow_bytes`)."""
+    """The bytes of `parts` (bytes-like objects, pyarrow buffers included) copied into one buffer
+    that Arrow allocated. pyarrow's CSV reader reads its source in an I/O thread of its own; a
+    file object or a Python-owned buffer makes that thread call into Python, and when it did so
+    while the interpreter shut down (a streaming iterator left open, or only a reader freed late),
+    Python aborted the process. Arrow's own memory needs no GIL."""
     out = pa.allocate_buffer(sum(memoryview(part).nbytes for part in parts), memory_pool=MEMORY_POOL)
     view = memoryview(out).cast("B")  # Arrow exports signed bytes
     at = 0
@@ -159,16 +162,6 @@ def _data_offset(raw, info):
         raise zipfile.BadZipFile(f"Bad magic number for file header of {info.filename!r}")
     name_length, extra_length = struct.unpack("<HH", header[26:30])
     return info.header_offset + 30 + name_length + extra_length
-
-
-def arrow_bytes(data):
-    """`data` copied into memory that Arrow allocated. pyarrow's CSV reader reads its source in an
-    I/O thread of its own; a file object or a Python-owned buffer makes that thread call into
-    Python, and when it did so while the interpreter shut down (a streaming iterator left open,
-    or only a reader freed late), Python aborted the process. Arrow's own memory needs no GIL."""
-    out = pa.allocate_buffer(len(data), memory_pool=MEMORY_POOL)
-    memoryview(out).cast("B")[:] = data
-    return out
 
 
 def read_ahead(items, depth=3):

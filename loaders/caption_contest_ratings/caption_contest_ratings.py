@@ -51,7 +51,6 @@ import pyarrow.csv as pa_csv
 from datasets.utils.file_utils import xopen
 
 from ._fast_io import ZIP_ERRORS
-from ._fast_io import arrow_bytes
 from ._fast_io import gathered
 from ._fast_io import joined
 from ._fast_io import member_pieces
@@ -773,9 +772,9 @@ def _constant(value, type_, length):
 
 
 def _whole_csv_file(file, source):
-    """The bytes of a CSV file, in Arrow's memory (why: `_fast_io.arrow_bytes`)."""
+    """The bytes of a CSV file, in Arrow's memory (why: `_fast_io.joined`)."""
     with xopen(file, "rb") as f:
-        return arrow_bytes(f.read())
+        return joined([f.read()])
 
 
 def _read_csv_file(file, source):
