@@ -12,7 +12,7 @@ docs/caption_contest_ratings.md):
 - `record_chunks` cuts the inflated bytes into chunks of about 16 MiB after a line feed, so a
   response archive is parsed while it is inflated and memory holds a few chunks, not whole files
   (the largest release member is about 160 MB of CSV). A line feed may be inside a quoted value;
-  the loader checks every cut (`_csv_batches`). On 5 M cardinal rows, the versions run in turn
+  the loader checks every cut (`_chunk_batches`). On 5 M cardinal rows, the versions run in turn
   on the same files: against reading each file whole, `num_proc=2` 3.34 s instead of 4.49 s and
   `num_proc=1` 3.21 s instead of 4.09 s (medians of 3); against the loader before whole files
   (a Python file object streamed to pyarrow), 3.38 s and 3.43 s, 3.61 s and 4.37 s (medians of 5).
@@ -109,7 +109,7 @@ def record_chunks(pieces, size):
     `size` bytes where the data allows: each but the last ends with the last line feed of the
     pieces read so far. That is a record boundary unless the line feed is inside a quoted value
     (in the real summaries 6,840 of 1,081,771 captions hold one); the loader checks each cut and reads
-    across one that is not (`_csv_batches`). Always at least one chunk, empty for empty data."""
+    across one that is not (`_chunk_batches`). Always at least one chunk, empty for empty data."""
     held, held_size = [], 0
     newline = None  # (index in `held`, offset) of the last line feed held
     yielded = False
