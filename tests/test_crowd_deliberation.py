@@ -512,7 +512,7 @@ def test_missing_file(dummy_copy):
         (LABELS, "labels", 2, "EVIDENCE", '[{"comment": "x", "start": 1, "end": 2, "quote": "y"}',
          "column EVIDENCE: invalid JSON (Expecting ',' delimiter: line 1 column 54 (char 53))"),
         (LABELS, "labels", 5, loader._WHY_QUESTION, '["MISTAKE", NaN]',
-         f"column {loader._WHY_QUESTION}: invalid JSON (NaN is not valid JSON)"),
+         f"column {loader._WHY_QUESTION}: field [1]: invalid value NaN (not a number JSON has)"),
         (DELIBERATIONS, "deliberations", 2, "MESSAGES", '[{"content": "a", "content": "b"}]',
          "column MESSAGES: field [0]['content']: repeated key in one JSON object (values 'a' and 'b')"),
         (DELIBERATIONS, "deliberations", 2, "MESSAGES_DISCUSS", "",

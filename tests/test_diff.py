@@ -340,9 +340,11 @@ def test_build_compare_to_prints_the_summary_before_the_swap(exports, tmp_path, 
     # OLD is an export folder holding NAME: here the edited export, so the build undoes the edits
     assert main(["build", NAME, "--dummy", "--config", "ratings", "--out", str(out), "--compare-to", str(new.parent)]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[:6] == [
+    assert lines[:8] == [
         f"old: {new}",
         f"new: {out / NAME}",
+        "config raters: removed: train (3 rows)",  # the configs OLD has and this build does not
+        "config sentences: removed: train (4 rows), validation (2 rows), test (2 rows)",
         "config ratings (rows matched by sentence_id, rater):",
         "  train: 10 -> 10 rows: 1 added, 1 removed, 1 changed, 8 unchanged",
         "    score: 1 row changed",

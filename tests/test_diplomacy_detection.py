@@ -301,7 +301,7 @@ def test_build_from_the_urls_checks_the_release_and_exports(mirror, tmp_path, mo
 def test_downloaded_files_that_are_not_the_release_are_refused(mirror, tmp_path):
     from corpora import export
 
-    with pytest.raises(CorporaError, match=f"differ from the recorded release: {mirror}data/train.jsonl: no recorded checksum"):
+    with pytest.raises(CorporaError, match=rf"differ from the recorded release: {mirror}data/train.jsonl \(no recorded checksum\)"):
         export.export_corpus(NAME, tmp_path / "out")
 
 
@@ -335,6 +335,9 @@ BAD_INPUT = [
              f"{TRAIN}, line 3: invalid JSON (Unterminated string starting at: line 1 column 78 (char 77))"),
     BadInput(TRAIN, "wrong encoding (Latin-1)", lambda raw: b"\xe9" + raw,
              f"{TRAIN}, line 1: not UTF-8 (byte 0xe9 at offset 0 of the line: invalid continuation byte)"),
+    BadInput(TRAIN, "NaN in a list of numbers",
+             lambda raw: raw.replace(b'"absolute_message_index": [40,', b'"absolute_message_index": [NaN,', 1),
+             f"{TRAIN}, line 1: field 'absolute_message_index'[0]: invalid value NaN (not a number JSON has)"),
     BadInput(TRAIN, "UTF-8 BOM", lambda raw: b"\xef\xbb\xbf" + raw,
              f"{TRAIN}: starts with a UTF-8 byte order mark; the release files have none"),
     BadInput(TRAIN, "wrong delimiter (CSV instead of JSON Lines)", lambda raw: b"messages,sender_labels\nhello,true\n",

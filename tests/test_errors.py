@@ -14,8 +14,8 @@ import datasets
 import pytest
 
 from conftest import EXAMPLE
+from corpora import push
 from corpora import registry
-from corpora import sources
 from corpora.cli import main
 
 pytestmark = pytest.mark.usefixtures("example_collection")
@@ -231,9 +231,9 @@ def test_no_connection(capsys, tmp_path, monkeypatch, online):
     code, _, err = run(capsys, "checksums", NAME)
     assert code == 1
     assert err == (
-        f"corpora checksums: error: example_ratings: cannot download http://127.0.0.1:{port}/data/train-1.jsonl: "
-        f"no connection (Cannot connect to host 127.0.0.1:{port} ssl:default [Connect call failed ('127.0.0.1', {port})]): "
-        f"no network, or the host cannot be reached. {LOCAL_COPY} with this file at DIR/data/train-1.jsonl\n"
+        f"corpora checksums: error: example_ratings: cannot download http://127.0.0.1:{port}/data/validation.jsonl: "
+        f"no connection (connection refused): no network, or the host cannot be reached. "
+        f"{LOCAL_COPY} with this file at DIR/data/validation.jsonl\n"
     )
 
 
@@ -328,4 +328,4 @@ def test_describe_failure_reads_the_status_of_either_http_client():
     import aiohttp
 
     error = aiohttp.ClientResponseError(None, (), status=500, message="Internal Server Error")
-    assert sources.describe_failure(error) == "the server answered HTTP 500 Internal Server Error"
+    assert push.describe_failure(error) == "the server answered HTTP 500 Internal Server Error"

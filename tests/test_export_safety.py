@@ -27,6 +27,7 @@ from conftest import EXAMPLE
 from corpora import datasets_adapter
 from corpora import export
 from corpora import registry
+from corpora import swap
 from corpora.cli import main
 
 NAME = EXAMPLE
@@ -107,10 +108,10 @@ def check_export(folder: Path, cache) -> dict[str, dict[str, int]]:
 
 
 def only_the_export(out: Path) -> None:
-    """OUT holds the lock file, the symlink NAME and the one version it points to: nothing else."""
-    target = os.readlink(out / NAME)
-    assert re.fullmatch(rf"\.{NAME}\.v-\d+-[0-9a-f]{{8}}", target)
-    assert sorted(os.listdir(out)) == sorted([f".{NAME}.lock", target, NAME])
+    """OUT holds the lock file and the export NAME, a plain folder with its mark: nothing else."""
+    assert sorted(os.listdir(out)) == sorted([f".{NAME}.lock", NAME])
+    assert (out / NAME).is_dir() and not (out / NAME).is_symlink()
+    assert swap.read_mark(out / NAME)["corpus"] == NAME
 
 
 RATINGS_ONLY = ("--dummy", "--config", "ratings")  # a build whose export differs from the full one
@@ -123,12 +124,12 @@ def test_two_concurrent_builds_both_end_with_a_whole_export(tmp_path, offset):
     out = tmp_path / "out"
     first = start(out)
     time.sleep(offset)
-    second = start(out, source=RATINGS_ONLY)
+    second = start(out)
     results = [(p.wait(timeout=300), p.stderr.read()) for p in (first, second)]
     assert [code for code, _ in results] == [0, 0], results
     for _, err in results:  # at most a line saying it waited for the other build
         assert err == "" or WAITING.fullmatch(err), err
-    assert check_export(out / NAME, tmp_path / "cache") in (DUMMY_COUNTS, RATINGS_COUNTS)
+    assert check_export(out / NAME, tmp_path / "cache") == DUMMY_COUNTS
     only_the_export(out)
 
 
@@ -161,47 +162,63 @@ def test_a_build_killed_at_any_phase_leaves_the_previous_export_and_the_next_bui
     out = tmp_path / "out"
     export.export_corpus(NAME, out, dummy=True)
     before = files_of(out / NAME)
-    killed = start(out, pause=phase, source=RATINGS_ONLY)
+    killed = start(out, pause=phase, source=RATINGS_ONLY[:1])
     wait_for_line(killed, f"corpora: paused at {phase}")
     killed.kill()
     killed.wait()
     assert files_of(out / NAME) == before
-    whole = {f".{NAME}.lock", f".{NAME}.lock.info", NAME, os.readlink(out / NAME)}
-    leftovers = {name.split("-")[0] for name in set(os.listdir(out)) - whole}
-    partial = f".{NAME}.partial"
-    assert leftovers == ({partial} if phase != "swapping" else {partial, f".{NAME}.v", f".{NAME}.link"})
+    leftovers = {name.split("-")[0] for name in set(os.listdir(out)) - {f".{NAME}.lock", f".{NAME}.lock.info", NAME}}
+    assert leftovers == {f".{NAME}.partial"}
     if phase == "writing":  # the killed build's datasets cache is inside its partial folder
-        assert len(list(out.glob(f"{partial}-*/cache/{NAME}"))) == 1
-    result = run(command(out, source=RATINGS_ONLY))
+        assert len(list(out.glob(f".{NAME}.partial-*/cache/{NAME}"))) == 1
+    result = run(command(out))
     assert (result.returncode, result.stderr) == (0, "")
-    assert check_export(out / NAME, tmp_path / "cache") == RATINGS_COUNTS
+    assert check_export(out / NAME, tmp_path / "cache") == DUMMY_COUNTS
     only_the_export(out)
 
 
-def test_an_interrupted_swap_of_an_export_from_before_the_symlinks_is_restored(tmp_path):
+def test_a_swap_without_an_atomic_exchange_killed_between_its_renames_is_put_back(tmp_path):
     out = tmp_path / "out"
-    export.export_corpus(NAME, tmp_path / "old", dummy=True)
-    out.mkdir()
-    shutil.copytree(tmp_path / "old" / NAME, out / NAME)  # a real folder, as corpora used to write
+    export.export_corpus(NAME, out, dummy=True)
     before = files_of(out / NAME)
-    killed = start(out, pause="swapping")
-    wait_for_line(killed, "corpora: paused at swapping")
+    env = environment(CORPORA_TEST_PAUSE_AT="renaming", **{swap.NO_EXCHANGE_VARIABLE: "1"})
+    killed = subprocess.Popen(command(out), stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
+    wait_for_line(killed, "corpora: paused at renaming")
     killed.kill()
     killed.wait()
     assert not (out / NAME).exists()  # moved aside, under the journal
     assert (out / f".{NAME}.swap").exists()
-    # The next build restores it first, so even a build that then fails leaves it.
+    # The next build puts it back first, so even a build that then fails leaves it.
     (tmp_path / "empty").mkdir()
     result = run(command(out, source=("--data-dir", str(tmp_path / "empty"))))
     assert result.returncode == 1
-    empty = tmp_path / "empty"
-    missing = ["data/train-1.jsonl", "data/train-2.jsonl", "data/train-3.jsonl", "data/validation.jsonl",
-               "data/test.jsonl", "raters.csv"]
-    assert result.stderr.splitlines()[-1] == (
-        f"corpora build: error: {NAME}: 6 source file(s) missing: {', '.join(str(empty / path) for path in missing)}"
-    )
-    assert not (out / NAME).is_symlink()
+    assert result.stderr.startswith(f"corpora build: error: {NAME}: 6 source file(s) missing: ")
     assert files_of(out / NAME) == before
+    assert sorted(os.listdir(out)) == [f".{NAME}.lock", NAME]
+
+
+def test_a_swap_without_an_atomic_exchange_replaces_the_export(tmp_path):
+    out = tmp_path / "out"
+    export.export_corpus(NAME, out, dummy=True, configs=["ratings"])
+    result = subprocess.run(command(out), capture_output=True, text=True, timeout=300, check=False,
+                            env=environment(**{swap.NO_EXCHANGE_VARIABLE: "1"}))
+    assert (result.returncode, result.stderr) == (0, "")
+    assert check_export(out / NAME, tmp_path / "cache") == DUMMY_COUNTS
+    only_the_export(out)
+
+
+@pytest.mark.parametrize("signum, code, line", [(signal.SIGTERM, 143, "terminated"), (signal.SIGINT, 130, "interrupted")])
+def test_a_signal_at_the_swap_leaves_the_previous_export_and_nothing_else(tmp_path, signum, code, line):
+    out = tmp_path / "out"
+    export.export_corpus(NAME, out, dummy=True)
+    before = files_of(out / NAME)
+    process = start(out, pause="swapping")
+    wait_for_line(process, "corpora: paused at swapping")
+    process.send_signal(signum)
+    assert process.wait(timeout=60) == code
+    assert process.stderr.read() == f"corpora build: {line}\n"
+    assert files_of(out / NAME) == before
+    only_the_export(out)
 
 
 @pytest.mark.parametrize("signum, code, line", [(signal.SIGTERM, 143, "terminated"), (signal.SIGINT, 130, "interrupted")])
@@ -294,7 +311,16 @@ def unprivileged():
         folder = Path(tempfile.mkdtemp(prefix="corpora-test-"))
         folder.chmod(0o777)
         home = f"HOME={folder} HF_HOME={folder / 'hf'}"
-        yield folder, ["env", *home.split(), "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+        prefix = ["env", *home.split(), "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+        # In a clone under a private folder (0700: root's home, a mktemp -d) `nobody` cannot reach
+        # the package or the example corpus: there is then nothing to test as `nobody`.
+        probe = subprocess.run([*prefix, sys.executable, "-c", "import corpora.cli, os; os.listdir(os.environ['CORPORA_ROOT'])"],
+                               capture_output=True, text=True, env=environment(), check=False)
+        if probe.returncode:
+            shutil.rmtree(folder, ignore_errors=True)
+            last = (probe.stderr.strip().splitlines() or ["no output"])[-1]
+            pytest.skip(f"`nobody` cannot run this checkout's package (a private folder above it?): {last}")
+        yield folder, prefix
     shutil.rmtree(folder, ignore_errors=True)
 
 
@@ -350,9 +376,178 @@ def test_the_adapter_names_the_private_part_that_changed():
 
 
 @pytest.mark.both_legs  # datasets resolves (and here reloads) the export
-def test_load_dataset_reads_the_export_through_its_symlink(tmp_path):
+def test_the_export_is_a_plain_folder_that_copies_whole(tmp_path):
     export.export_corpus(NAME, tmp_path / "out", dummy=True)
-    assert (tmp_path / "out" / NAME).is_symlink()
-    for config, counts in DUMMY_COUNTS.items():
-        loaded = datasets.load_dataset(str(tmp_path / "out" / NAME), config, cache_dir=str(tmp_path / "cache"))
-        assert {split: loaded[split].num_rows for split in loaded} == counts
+    folder = tmp_path / "out" / NAME
+    assert not any(p.is_symlink() for p in [folder, *folder.rglob("*")])
+    copies = {"cp": tmp_path / "cp" / NAME, "tar": tmp_path / "tar" / NAME}
+    for copy in copies.values():
+        copy.parent.mkdir()
+    subprocess.run(["cp", "-r", str(folder), str(copies["cp"].parent)], check=True)
+    tar = f"tar -C {shlex.quote(str(folder.parent))} -cf - {NAME} | tar -C {shlex.quote(str(copies['tar'].parent))} -xf -"
+    subprocess.run(tar, shell=True, check=True)
+    for copy in copies.values():
+        assert files_of(copy) == files_of(folder)
+        for config, counts in DUMMY_COUNTS.items():
+            loaded = datasets.load_dataset(str(copy), config, cache_dir=str(tmp_path / "cache"))
+            assert {split: loaded[split].num_rows for split in loaded} == counts
+
+
+# --- never remove what the build did not make -------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["folder", "file", "symlink", "other corpus"])
+def test_a_folder_at_out_name_that_is_not_an_export_is_refused_before_any_work(tmp_path, kind):
+    out = tmp_path / "out"
+    out.mkdir()
+    target = out / NAME
+    if kind == "folder":  # the user's notes, or a clone of the upstream files
+        target.mkdir()
+        (target / "notes.txt").write_text("mine")
+    elif kind == "file":
+        target.write_text("mine")
+    elif kind == "symlink":
+        (tmp_path / "elsewhere").mkdir()
+        target.symlink_to(tmp_path / "elsewhere")
+    else:  # an export of another corpus, renamed
+        export.export_corpus(NAME, tmp_path / "other", dummy=True)
+        mark = json.loads((tmp_path / "other" / NAME / swap.MARK).read_text())
+        shutil.copytree(tmp_path / "other" / NAME, target)
+        (target / swap.MARK).write_text(json.dumps(dict(mark, corpus="another_corpus")))
+    before = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*"))
+    result = run(command(out))
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr == (
+        f"corpora build: error: {target} is not an export of corpora (no {swap.MARK} of {NAME} in it) and is left "
+        "as it is: move it away, or choose another --out\n"
+    )
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*")) == before
+
+
+def test_a_build_of_some_configs_never_drops_the_others(tmp_path):
+    out = tmp_path / "out"
+    export.export_corpus(NAME, out, dummy=True)
+    before = files_of(out / NAME)
+    result = run(command(out, "--config", "ratings"))
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr == (
+        f"corpora build: error: {out / NAME} holds config(s) sentences, raters that this build of ratings would "
+        "drop: build them together (--config ratings --config sentences --config raters, or no --config for every "
+        "config), or choose another --out\n"
+    )
+    assert files_of(out / NAME) == before
+    # A build of more configs than the export holds replaces it.
+    export.export_corpus(NAME, tmp_path / "small", dummy=True, configs=["ratings"])
+    result = run(command(tmp_path / "small"))
+    assert (result.returncode, result.stderr) == (0, "")
+    assert check_export(tmp_path / "small" / NAME, tmp_path / "cache") == DUMMY_COUNTS
+
+
+def test_the_same_config_twice_is_built_once(tmp_path):
+    result = run(command(tmp_path / "out", "--config", "ratings", "--config", "ratings"))
+    assert (result.returncode, result.stderr) == (0, "")
+    assert check_export(tmp_path / "out" / NAME, tmp_path / "cache") == RATINGS_COUNTS
+    assert swap.read_mark(tmp_path / "out" / NAME)["configs"] == ["ratings"]
+
+
+def test_compare_to_reports_the_configs_a_build_would_not_have(tmp_path):
+    export.export_corpus(NAME, tmp_path / "old", dummy=True)
+    result = run(command(tmp_path / "new", "--config", "ratings", "--compare-to", str(tmp_path / "old")))
+    assert (result.returncode, result.stderr) == (0, "")
+    lines = result.stdout.splitlines()
+    assert lines[2:5] == ["config raters: removed: train (3 rows)",
+                          "config sentences: removed: train (4 rows), validation (2 rows), test (2 rows)",
+                          "config ratings (rows matched by sentence_id, rater):"]
+
+
+# --- worker processes (--num-proc) behave like one process -------------------------------------
+
+
+def children_of(pid: int) -> list[int]:
+    return [int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+
+
+def alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def start_with_workers(out):
+    """A build with 2 worker processes, paused inside both (the example loader's test hook)."""
+    process = subprocess.Popen(command(out, "--num-proc", "2"), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, env=environment(CORPORA_TEST_PAUSE_AT="examples"), start_new_session=True)
+    try:
+        workers = {int(wait_for_line(process, r"corpora: paused at examples in \d+").split()[-1]) for _ in range(2)}
+    except BaseException:
+        process.kill()
+        raise
+    assert len(workers) == 2 and workers < set(children_of(process.pid)), (workers, children_of(process.pid))
+    return process
+
+
+@pytest.mark.both_legs  # datasets' worker pool differs between versions
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs /proc to list a process's children")
+@pytest.mark.parametrize("how, code, line", [("SIGINT", 130, "interrupted"), ("SIGTERM", 143, "terminated"),
+                                             ("Ctrl-C", 130, "interrupted"), ("SIGKILL", -9, "")])
+def test_a_signal_with_worker_processes_ends_them_all_with_one_line(tmp_path, how, code, line):
+    out = tmp_path / "out"
+    export.export_corpus(NAME, out, dummy=True)
+    before = files_of(out / NAME)
+    process = start_with_workers(out)
+    children = children_of(process.pid)  # the two workers and datasets' queue manager
+    if how == "Ctrl-C":  # a terminal sends SIGINT to the whole process group
+        os.killpg(process.pid, signal.SIGINT)
+    else:
+        process.send_signal(getattr(signal, how))
+    assert process.wait(timeout=60) == code
+    assert process.stderr.read() == (f"corpora build: {line}\n" if line else "")
+    deadline = time.monotonic() + 10
+    while any(alive(child) for child in children) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert [child for child in children if alive(child)] == []
+    assert files_of(out / NAME) == before
+    if how != "SIGKILL":
+        only_the_export(out)
+
+
+@pytest.mark.both_legs  # datasets' worker pool differs between versions
+def test_a_bad_record_with_worker_processes_is_the_same_one_line(tmp_path):
+    data_dir = tmp_path / "data_dir"
+    shutil.copytree(registry.get(NAME).dummy_dir, data_dir)
+    shard = data_dir / "data" / "train-2.jsonl"
+    shard.write_text(shard.read_text().replace('"scores": [2, 4]', '"scores": [2, "x"]', 1))
+    lines = {}
+    for workers in ("1", "2"):
+        result = run(command(tmp_path / f"out{workers}", "--num-proc", workers, "--allow-modified-sources",
+                             source=("--data-dir", str(data_dir))))
+        lines[workers] = (result.returncode, result.stderr)
+    assert lines["1"] == lines["2"] == (
+        1, "corpora build: error: data/train-2.jsonl, line 1: field 'scores'[1]: expected an integer from 1 to 5, "
+           "got 'x'\n")
+
+
+@pytest.mark.parametrize("delay", [0.15, 0.3, 0.6, 1.2])
+def test_ctrl_c_at_any_moment_of_the_start_is_one_line(tmp_path, delay):
+    # From the start of main() on; the imports of datasets and the loaders come after it.
+    process = subprocess.Popen(command(tmp_path / "out"), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env=environment())
+    time.sleep(delay)
+    process.send_signal(signal.SIGINT)
+    assert process.wait(timeout=60) == 130
+    assert process.stderr.read() == "corpora build: interrupted\n"
+    assert not any(tmp_path.glob("out/.*partial*"))
+
+
+@pytest.mark.parametrize("option", ["--out", "--data-dir"])
+def test_a_path_that_is_not_utf8_is_named(tmp_path, option):
+    folder = Path(os.fsdecode(os.fsencode(tmp_path) + b"/bad\xffname"))
+    shutil.copytree(registry.get(NAME).dummy_dir, folder)
+    argv = command(folder / "out") if option == "--out" else command(tmp_path / "out", source=("--data-dir", str(folder)))
+    result = subprocess.run(argv, capture_output=True, text=True, env=environment(), timeout=300, check=False,
+                            errors="surrogateescape")
+    shown = f"{tmp_path}/bad\\xffname" + ("/out" if option == "--out" else "")
+    assert (result.returncode, result.stderr) == (
+        1, f"corpora build: error: {shown}: the {option} folder is not valid UTF-8, which datasets and pyarrow need; "
+           "rename it or choose another\n")

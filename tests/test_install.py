@@ -139,7 +139,7 @@ def test_build_dummy_from_another_folder(installed, tmp_path):
     assert result.returncode == 0, result.stderr
     assert table_lines(result.stdout) == EXAMPLE_DUMMY_TABLE
     assert sorted(p.name for p in (tmp_path / "exports" / NAME).iterdir()) == [
-        "README.md", "croissant.json", "raters", "ratings", "sentences"
+        ".corpora-export.json", "README.md", "croissant.json", "raters", "ratings", "sentences"
     ]
 
 

@@ -103,9 +103,9 @@ def test_an_interrupted_build_leaves_the_previous_export(tmp_path):
     )
     assert wait_for_pause(process) == "corpora: paused at swapping\n"
     configs = registry.get(name).configs
-    current = os.readlink(out / name)
-    (new,) = [p for p in out.glob(f".{name}.v-*") if p.name != current]  # finished, not yet swapped in
-    assert sorted(p.name for p in new.iterdir()) == sorted([*configs, "README.md", "croissant.json"])
+    (new,) = out.glob(f".{name}.partial-*/{name}")  # finished, not yet swapped in
+    assert sorted(p.name for p in new.iterdir()) == sorted([*configs, ".corpora-export.json", "README.md",
+                                                            "croissant.json"])
     process.send_signal(signal.SIGKILL)  # as a power cut would
     process.wait()
     process.stderr.close()

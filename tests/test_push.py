@@ -64,6 +64,7 @@ def test_push_creates_the_repo_and_uploads_the_export(hub, upstream_copy, tmp_pa
     assert commit["summary"] == "Upload example_ratings built by corpora"
     export = out / NAME
     local = {p.relative_to(export).as_posix(): p.read_bytes() for p in export.rglob("*") if p.is_file()}
+    assert local.pop(".corpora-export.json").startswith(b'{\n  "tool": "corpora"')  # the tool's mark stays here
     assert commit["files"] == local
     assert b'ds = load_dataset("my-org/ratings", "sentences")' in local["README.md"]
     assert sorted(local) == EXPORTED

@@ -719,7 +719,7 @@ def test_parquet_files_have_no_recorded_checksum(dummy_copy, tmp_path, capsys):
     assert main(argv) == 1
     err = capsys.readouterr().err.splitlines()[-1]
     assert err.startswith(f"corpora build: error: {NAME}: 4 source file(s) differ from the recorded release: "
-                          f"{loader._URLS[TRAIN_PARQUET]}: listed as not yet measured (found size ")
+                          f"{loader._URLS[TRAIN_PARQUET]} (listed as not yet measured); ")
 
 
 def test_xml_copy_that_is_not_the_release_is_refused(dummy_copy, tmp_path, capsys):
@@ -728,7 +728,7 @@ def test_xml_copy_that_is_not_the_release_is_refused(dummy_copy, tmp_path, capsy
     assert main(argv) == 1
     err = capsys.readouterr().err.splitlines()[-1]
     assert err.startswith(f"corpora build: error: {NAME}: 14 source file(s) differ from the recorded release: "
-                          f"{loader._URLS[TRAIN_1]}: expected size 124262, sha256 136d1604")
+                          f"{loader._URLS[TRAIN_1]} (")
 
 
 def test_streaming_from_a_data_dir_copy(dummy_copy, dummy_build):

@@ -134,6 +134,10 @@ class _Repeated(dict):
     """An object whose key `repeated` appeared twice (values `values`), kept to be located."""
 
 
+class _Constant(str):
+    """NaN, Infinity or -Infinity, which JSON does not have, kept to be located."""
+
+
 class _LongInteger(str):
     """The digits of an integer too long for int() (Python's int_max_str_digits), shown as such."""
 
@@ -164,9 +168,7 @@ def loads(text, where, records=None):
         failure = error
     # Decoded again to locate the problem: what the fast path refused, this one marks.
     try:
-        marked = json.loads(text, object_pairs_hook=_marking, parse_constant=_constant, parse_int=_marking_int)
-    except ValueError as error:  # NaN or Infinity
-        raise ValueError(f"{where}: invalid JSON ({error})") from None
+        marked = json.loads(text, object_pairs_hook=_marking, parse_constant=_Constant, parse_int=_marking_int)
     except RecursionError:
         raise ValueError(f"{where}: invalid JSON (nested too deeply for Python's JSON reader)") from None
     found = _first_problem(marked)
@@ -216,6 +218,8 @@ def _first_problem(document):
     stack = [((), document)]
     while stack:
         path, value = stack.pop()
+        if isinstance(value, _Constant):
+            return path, f"invalid value {value} (not a number JSON has)"
         if isinstance(value, _LongInteger):
             digits = len(value.lstrip("-"))
             shown = value[: _SHOW_LIMIT - 3]

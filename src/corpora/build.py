@@ -9,9 +9,11 @@ import tempfile
 
 import datasets
 
+from corpora import download
 from corpora import registry
 from corpora import sources
 from corpora.errors import CorporaError
+from corpora.errors import check_utf8
 from corpora.errors import shorten
 from corpora.feature_types import list_item
 
@@ -43,6 +45,8 @@ def load(
     Works on datasets 3.6 and 5.x alike: the builder class is used directly, no script loading.
     """
     corpus = registry.get(name)
+    if data_dir is not None:
+        check_utf8(data_dir, "data_dir")
     check_config(corpus, config)
     config = config or corpus.default_config
     _check_split(corpus, config, split, streaming)
@@ -50,14 +54,16 @@ def load(
     local = sources.resolve_data_dir(corpus, data_dir, dummy, [] if config_kwargs else [config])
     release = not dummy
     if release and (local is not None or not streaming):
-        files = sources.local_files(corpus, local, [config], sources.download_config())
+        files = sources.local_files(corpus, local, [config], allow_modified_sources)
         if config_kwargs:  # only the files this part of the config reads are there to check
             files = {path: file for path, file in files.items() if file.is_file()}
         sources.check(corpus, files, local, allow_modified_sources)
+        if local is None:  # the builder reads the checked copies, not the URLs again
+            local = download.cache_folder(corpus.name)
     builder = corpus.builder(config, local, cache_dir, **config_kwargs)
     if streaming:
         return builder.as_streaming_dataset(split=split)
-    builder.download_and_prepare(num_proc=num_proc, download_config=sources.download_config())
+    builder.download_and_prepare(num_proc=num_proc)
     if release and not allow_modified_sources and not config_kwargs:
         check_official_sizes(corpus, {config: builder.info})
     return builder.as_dataset(split=split)

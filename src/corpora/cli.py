@@ -2,14 +2,43 @@
 
 from __future__ import annotations
 
-import argparse
 import os
 import signal
 import sys
-from pathlib import Path
 
-from corpora.errors import CorporaError
-from corpora.errors import Terminated
+STOPPED = {signal.SIGINT: "interrupted", signal.SIGTERM: "terminated"}
+
+
+def _prefix(command: str) -> str:
+    return f"corpora {command}" if command else "corpora"
+
+
+def _command_name() -> str:
+    names = [arg for arg in sys.argv[1:] if not arg.startswith("-")]
+    return names[0] if names and names[0] in COMMAND_NAMES else ""
+
+
+COMMAND_NAMES = ("list", "build", "checksums", "card", "validate", "push", "diff")
+
+
+def _stopped_early(signum, frame):
+    os.write(2, f"{_prefix(_command_name())}: {STOPPED[signum]}\n".encode())
+    os._exit(128 + signum)
+
+
+# Run as the command (not imported as a library): Ctrl-C and SIGTERM are one line from here on,
+# before the imports below; main() then makes them unwind the stack.
+if __name__ == "__main__" or os.path.basename(sys.argv[0]) == "corpora":
+    for _signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(_signum, _stopped_early)
+
+import argparse  # noqa: E402
+import contextlib  # noqa: E402
+import ctypes  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+from corpora.errors import CorporaError  # noqa: E402
+from corpora.errors import Terminated  # noqa: E402
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
@@ -96,55 +125,96 @@ class _Commands:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parse(argv)
-    # SIGTERM (kill, a CI timeout) unwinds like Ctrl-C, so every `finally` cleans up.
-    previous = signal.signal(signal.SIGTERM, _terminate)
+    # From the first instruction on, Ctrl-C and SIGTERM end the command with one line (130, 143);
+    # they unwind like an exception, so every `finally` cleans up.
+    handlers = {signum: signal.signal(signum, _stop) for signum in (signal.SIGINT, signal.SIGTERM)}
+    command, debug = "", "--debug" in (sys.argv[1:] if argv is None else argv)
     try:
+        args = parse(argv)
+        command, debug = args.command, args.debug
         return COMMANDS[args.command](args)
-    except KeyboardInterrupt:
-        if args.debug:
+    except BaseException as error:  # noqa: BLE001 - each kind of ending has its status and line
+        stopped = _stopped_by(error)
+        if debug or isinstance(error, SystemExit) or (stopped is None and not isinstance(error, Exception)):
             raise
-        print(f"corpora {args.command}: interrupted", file=sys.stderr)
-        return 130
-    except Terminated:
-        if args.debug:
-            raise
-        print(f"corpora {args.command}: terminated", file=sys.stderr)
-        return 128 + signal.SIGTERM
-    except BrokenPipeError:
-        # The reader went away (`corpora list | head`): stop quietly, as other command-line tools do,
-        # and keep Python from failing again when it flushes stdout at exit.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 128 + signal.SIGPIPE
-    except Exception as error:
-        if args.debug:
-            raise
-        print(f"corpora {args.command}: error: {_one_line(error)}", file=sys.stderr)
-        return ERROR_STATUS.get(args.command, 1)
+        if stopped is not None:
+            print(f"{_prefix(command)}: {STOPPED[stopped]}", file=sys.stderr)
+            return 128 + stopped
+        if isinstance(error, BrokenPipeError):
+            # The reader went away (`corpora list | head`): stop quietly, as other command-line tools
+            # do, and keep Python from failing again when it flushes stdout at exit.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 128 + signal.SIGPIPE
+        print(f"{_prefix(command)}: error: {_one_line(error)}", file=sys.stderr)
+        return ERROR_STATUS.get(command, 1)
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for signum, handler in handlers.items():
+            signal.signal(signum, handler)
 
 
-def _terminate(signum, frame):
-    raise Terminated()
+def _stopped_by(error: BaseException) -> int | None:
+    """SIGINT or SIGTERM if the error is one, or arose while one unwound the stack (datasets'
+    worker pool, closed by Ctrl-C, raises a TimeoutError of its own)."""
+    seen = set()
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        if isinstance(error, KeyboardInterrupt):
+            return signal.SIGINT
+        if isinstance(error, Terminated):
+            return signal.SIGTERM
+        error = error.__context__
+    return None
 
 
-def _default_sigterm_in_child():
-    # A forked worker (num_proc) is ended by its pool with SIGTERM. With this Python handler it
-    # would only set a flag, and a worker whose other thread took the signal waited forever on
-    # its task queue (the build hung). Workers die of SIGTERM as usual; the parent cleans up.
-    if signal.getsignal(signal.SIGTERM) is _terminate:
+def _stop(signum, frame):
+    """Ctrl-C or SIGTERM. With worker processes alive (--num-proc), their pool cannot be closed
+    safely any more (a worker killed while it holds the task queue's lock hangs the parent), so
+    the workers are killed, the build's partial folder removed, and the process exits here."""
+    children = _worker_processes()
+    if children:
+        for child in children:
+            with contextlib.suppress(OSError):
+                os.kill(child, signal.SIGKILL)
+        from corpora import swap
+
+        swap.abandon_all()
+        os.write(2, f"{_prefix(_command_name())}: {STOPPED[signum]}\n".encode())
+        os._exit(128 + signum)
+    raise KeyboardInterrupt() if signum == signal.SIGINT else Terminated()
+
+
+def _worker_processes() -> list[int]:
+    """The pids of the worker processes this process started (multiprocess, as datasets uses it)."""
+    pids = []
+    for module in ("multiprocess", "multiprocessing"):
+        if module in sys.modules:
+            pids += [child.pid for child in sys.modules[module].active_children() if child.pid]
+    return pids
+
+
+def _in_worker():
+    # A forked worker (num_proc) is ended by its pool with SIGTERM, and dies of it as usual (a
+    # Python handler would only set a flag, and a worker whose other thread took the signal
+    # waited forever on its task queue). Ctrl-C is for the parent, which ends the workers. A
+    # worker dies with its parent, even one killed with SIGKILL (Linux: PR_SET_PDEATHSIG).
+    if signal.getsignal(signal.SIGTERM) is _stop:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        if sys.platform.startswith("linux"):
+            with contextlib.suppress(OSError, AttributeError):
+                ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 
-os.register_at_fork(after_in_child=_default_sigterm_in_child)
+os.register_at_fork(after_in_child=_in_worker)
 
 
 def _one_line(error: BaseException) -> str:
     """The error as one line: an OS error as `PATH: reason`; for an error datasets wraps
     (DatasetGenerationError), the loader's own error, which is its cause."""
-    while error.__cause__ is not None and type(error).__name__ == "DatasetGenerationError":
-        error = error.__cause__
+    if type(error).__name__ == "DatasetGenerationError":
+        from corpora.datasets_adapter import loader_error
+
+        error = loader_error(error)
     if isinstance(error, OSError) and error.errno is not None and error.filename is not None:
         return f"{error.filename}: {os.strerror(error.errno)}"
     from huggingface_hub.errors import HfHubHTTPError
@@ -237,7 +307,7 @@ def cmd_checksums(args) -> int:
         if args.update:
             registry.require_checkout(f"loaders/{name}/checksums.tsv")
         local = sources.resolve_data_dir(corpus, args.data_dir, configs=args.configs)
-        files = sources.local_files(corpus, local, args.configs, download_config=sources.download_config())
+        files = sources.local_files(corpus, local, args.configs, allow_modified_sources=True)
         sources.check_not_lfs_pointers(corpus, files, local)  # a pointer's hash is never the release
         records = sources.read_records(corpus)
         rows = []

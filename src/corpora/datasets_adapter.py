@@ -6,10 +6,12 @@ the functions here raise `DatasetsChanged` naming it, and tests/test_export_safe
 
 from __future__ import annotations
 
+import copyreg
 import re
 from pathlib import Path
 
 import datasets
+from datasets.exceptions import DatasetGenerationError
 
 
 class DatasetsChanged(RuntimeError):
@@ -50,3 +52,34 @@ def prepared_shards(builder: datasets.DatasetBuilder, file_format: str) -> dict[
             )
         shards[split] = found
     return shards
+
+
+def loader_error(error: BaseException) -> BaseException:
+    """The loader's own error inside datasets' DatasetGenerationError, in this process or sent
+    from a worker process (num_proc), else `error` itself."""
+    while isinstance(error, DatasetGenerationError):
+        cause = getattr(error, "loader_error", None) or error.__cause__
+        if cause is None or type(cause).__name__ == "RemoteTraceback":
+            break
+        error = cause
+    return error
+
+
+def _reduce_generation_error(error: DatasetGenerationError):
+    # A worker sends its error to the parent pickled, and pickling drops __cause__, where datasets
+    # keeps the loader's error; multiprocess then puts the worker's traceback text there. So the
+    # cause travels as an argument, and comes back as `loader_error`.
+    cause = error.__cause__
+    if type(cause).__module__ != "builtins":  # only Python's own errors (a loader's ValueError) are sure to travel
+        cause = None
+    return _rebuild_generation_error, (error.args, cause)
+
+
+def _rebuild_generation_error(args, cause):
+    error = DatasetGenerationError(*args)
+    error.loader_error = cause
+    error.__cause__ = cause
+    return error
+
+
+copyreg.pickle(DatasetGenerationError, _reduce_generation_error)

@@ -1,3 +1,6 @@
+import os
+
+
 class CorporaError(Exception):
     """An error the CLI reports as one line, without a traceback."""
 
@@ -12,3 +15,20 @@ def shorten(items, keep: int = 5, sep: str = ", ") -> str:
 
 class Terminated(BaseException):
     """SIGTERM, raised like KeyboardInterrupt so that cleanup in `finally` blocks runs."""
+
+
+def printable(path) -> str:
+    """A path as text, its bytes that are not UTF-8 shown as \\xNN."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
+
+
+def check_utf8(path, what: str) -> None:
+    """Stop, naming the path, if its absolute form is not UTF-8: pyarrow and datasets cannot use
+    such a path (they fail with an encoding error that does not say which)."""
+    try:
+        os.fsencode(os.path.abspath(path)).decode("utf-8")
+    except UnicodeDecodeError:
+        raise CorporaError(
+            f"{printable(os.path.abspath(path))}: {what} is not valid UTF-8, which datasets and pyarrow need; "
+            "rename it or choose another"
+        ) from None

@@ -19,10 +19,12 @@ from corpora import build
 from corpora import cards
 from corpora import croissant
 from corpora import datasets_adapter
+from corpora import download
 from corpora import registry
 from corpora import sources
 from corpora import stats
 from corpora import swap
+from corpora.errors import check_utf8
 
 # Shards stay well under the Hub's recommended file size.
 MAX_SHARD_BYTES = 500 * 1024 * 1024
@@ -70,32 +72,39 @@ def export_corpus(
     step. A failed or interrupted build leaves the previous export as it was.
     """
     corpus = registry.get(name)
-    configs = configs or corpus.configs
+    configs = list(dict.fromkeys(configs or corpus.configs))  # `--config a --config a` builds a once
     for config in configs:
         build.check_config(corpus, config)
     out = Path(out)
     target = out / name
+    for path, option in ((out, "--out"), (data_dir, "--data-dir"), (compare_to, "--compare-to")):
+        if path is not None:
+            check_utf8(path, f"the {option} folder")
     given = Path(data_dir) if data_dir is not None else (corpus.dummy_dir if dummy else None)
     if given is not None:
         swap.check_no_overlap(target, [given])  # before any work: the swap would delete them
+    swap.check_replaceable(target, configs)  # before any work; again under the lock
     swap.prepare_out(out)
     with swap.exclusive(target, lock_timeout):
         swap.repair_and_clean(target)
+        swap.check_replaceable(target, configs)
         local = sources.resolve_data_dir(corpus, data_dir, dummy, configs)
-        files = sources.local_files(corpus, local, configs, sources.download_config())
+        files = sources.local_files(corpus, local, configs, allow_modified_sources)
         swap.check_no_overlap(target, list(files.values()))
         if not dummy:
             sources.check(corpus, files, local, allow_modified_sources)
+        read_from = local if local is not None else download.cache_folder(name)  # the builder reads the checked files
         workspace = swap.new_workspace(target)
         try:
             partial = workspace / name
-            report, read = export_into(corpus, partial, workspace / "cache", configs, local, files, num_proc,
+            report, read = export_into(corpus, partial, workspace / "cache", configs, read_from, files, num_proc,
                                        dummy, data_dir, allow_modified_sources, repo_id)
             counts = reload_counts(partial, configs, workspace / "cache")
             if compare_to is not None:  # every check passed: what the swap is about to change
                 from corpora import diff  # DuckDB is imported for this only: 0.05 s of every other build
 
-                print(diff.summary(Path(compare_to) / name, partial, name, configs, target))
+                print(diff.summary(Path(compare_to) / name, partial, name, None, target))
+            swap.write_mark(partial, name, configs)
             swap.swap_in(partial, target)
         except Exception as error:
             located = _located(error, target)
@@ -103,7 +112,7 @@ def export_corpus(
                 raise
             raise located from error
         finally:
-            shutil.rmtree(workspace, ignore_errors=True)  # the cache, or half an export
+            swap.abandon(workspace, target)  # the cache, half an export, or the previous one
     rows = []
     for config, splits in counts.items():
         for split, count in splits.items():
@@ -135,7 +144,6 @@ def export_into(corpus, partial: Path, cache_dir: Path, configs, local, files, n
             counting = pool.submit(build.count_source_records, corpus, config, files) if beside else None
             builder.download_and_prepare(
                 num_proc=num_proc,
-                download_config=sources.download_config(),
                 file_format=file_format,
                 max_shard_size=MAX_SHARD_BYTES,
             )
@@ -164,11 +172,19 @@ def export_into(corpus, partial: Path, cache_dir: Path, configs, local, files, n
 
 
 def _located(error: BaseException, target: Path) -> OSError | None:
-    """A full disk reported without a file (datasets and pyarrow write through file objects)
-    is about the export: the same error, naming OUT/NAME. None for any other error."""
-    cause = error.__cause__ if type(error).__name__ == "DatasetGenerationError" else error
-    if isinstance(cause, OSError) and cause.filename is None and cause.errno in (errno.ENOSPC, errno.EDQUOT):
-        return OSError(cause.errno, os.strerror(cause.errno), str(target))
+    """A full disk reported without a file (datasets and pyarrow write through file objects, and
+    a write that failed can surface later as "I/O operation on closed file", or as datasets' own
+    "Not enough disk space") is about the export: the same error, naming OUT/NAME. None for any
+    other error."""
+    seen = set()
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        full = isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT)
+        if full and error.filename is None:
+            return OSError(error.errno, os.strerror(error.errno), str(target))
+        if full or (isinstance(error, OSError) and str(error).startswith("Not enough disk space")):
+            return OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(error.filename or target))
+        error = error.__cause__ or error.__context__
     return None
 
 

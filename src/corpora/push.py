@@ -9,7 +9,7 @@ from huggingface_hub import get_token
 
 from corpora import export
 from corpora import registry
-from corpora import sources
+from corpora import swap
 from corpora import validate
 from corpora.errors import CorporaError
 
@@ -38,7 +38,8 @@ def push(
     problems = validate.export_problems(registry.get(name), folder)
     if problems:  # the Hub would show a wrong or broken page
         raise CorporaError(f"{name}: not uploading {folder}: its card does not validate: {'; '.join(problems)}")
-    paths = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
+    # The export's mark is this tool's, not the dataset's.
+    paths = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file() and p.name != swap.MARK)
     action = "would upload" if dry_run else "uploading"
     print(f"{action} {len(paths)} files from {folder} to https://huggingface.co/datasets/{repo_id}"
           f" ({'private' if private else 'public'}):")
@@ -54,12 +55,42 @@ def push(
             repo_type="dataset",
             folder_path=str(folder),
             commit_message=f"Upload {name} built by corpora",
+            ignore_patterns=[swap.MARK],
             delete_patterns=["*.parquet", "**/*.parquet"],  # no stale shards from an earlier upload
         )
     except Exception as error:  # noqa: BLE001 - an HTTP, connection or auth failure: one line with its reason
         raise CorporaError(
-            f"{name}: uploading to dataset repository {repo_id} failed: {sources.describe_failure(error)}; "
+            f"{name}: uploading to dataset repository {repo_id} failed: {describe_failure(error)}; "
             f"the export is complete in {folder}: run the push again when fixed"
         ) from error
     print(f"pushed: {commit.commit_url}")
     return paths
+
+
+def _chain(error: BaseException):
+    seen = []
+    while error is not None and error not in seen:
+        seen.append(error)
+        error = error.__cause__ or error.__context__
+    return seen
+
+
+def describe_failure(error: BaseException) -> str:
+    """Why an upload failed, in words: the HTTP status, offline mode, no connection."""
+    for cause in _chain(error):
+        name = type(cause).__name__
+        status = getattr(cause, "status", None) or getattr(getattr(cause, "response", None), "status_code", None)
+        if isinstance(status, int):
+            response = getattr(cause, "response", None)
+            phrase = getattr(cause, "message", None) or getattr(response, "reason", None)
+            phrase = phrase or getattr(response, "reason_phrase", None) or ""
+            said = " ".join(str(getattr(cause, "server_message", None) or "").split())  # the Hub says why
+            return f"the server answered HTTP {status} {phrase}".rstrip() + (f" ({said})" if said else "")
+        if name == "OfflineModeIsEnabled":
+            return "offline mode is on (HF_HUB_OFFLINE=1 or HF_DATASETS_OFFLINE=1)"
+        if name in ("ClientConnectorError", "ConnectionError", "ConnectError", "gaierror", "ConnectionRefusedError"):
+            detail = " ".join(str(cause).split())
+            return f"no connection ({detail}): no network, or the host cannot be reached"
+        if isinstance(cause, TimeoutError) or "Timeout" in name:
+            return "the connection timed out"
+    return " ".join(str(error).split())

@@ -18,19 +18,20 @@ maintainer has checked the new files. A URL whose bytes nobody could measure yet
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
-import datasets
-
+from corpora import download
 from corpora.errors import CorporaError
 from corpora.errors import shorten
 from corpora.registry import Corpus
 
 # The first bytes of a Git LFS pointer file: what a clone holds without `git lfs pull`.
-LFS_POINTER = b"version https://git-lfs.github.com/spec/"
+LFS_POINTER = download.LFS_POINTER
 
 
 class MissingSourceFiles(CorporaError, FileNotFoundError):
@@ -47,12 +48,6 @@ class DownloadError(CorporaError):
 
 class LfsPointers(CorporaError):
     pass
-
-
-def download_config() -> datasets.DownloadConfig:
-    """Where every download of a build goes: the usual datasets download cache, even when the
-    Arrow cache is temporary, so that a second build (or the builder after a check) reuses it."""
-    return datasets.DownloadConfig(cache_dir=datasets.config.DOWNLOADED_DATASETS_PATH)
 
 
 @dataclass(frozen=True)
@@ -97,60 +92,69 @@ def urls(corpus: Corpus, configs=None) -> dict[str, str]:
     return {path: corpus.module._URLS[path] for path in corpus.source_files(configs)}
 
 
-def local_files(corpus: Corpus, data_dir: Path | None, configs=None, download_config=None) -> dict[str, Path]:
+def local_files(
+    corpus: Corpus, data_dir: Path | None, configs=None, allow_modified_sources: bool = False
+) -> dict[str, Path]:
     """Each source path and the local file holding it: in data_dir, or downloaded from the pinned
-    URL into the datasets download cache (where the builder then finds it again)."""
+    URL into the corpus's download cache (`download_release`)."""
     if data_dir is not None:
         return {path: data_dir / path for path in corpus.source_files(configs)}
-    manager = datasets.DownloadManager(dataset_name=corpus.name, download_config=download_config)
+    return download_release(corpus, configs, allow_modified_sources)
+
+
+def download_release(corpus: Corpus, configs=None, allow_modified_sources: bool = False) -> dict[str, Path]:
+    """The pinned files of `configs`, from the download cache where a cached copy is the recorded
+    release (a URL not yet measured: any whole copy), else downloaded. A cached copy that fails
+    the check is discarded and downloaded once more; a fresh copy that still differs is the
+    server's and is kept only with `allow_modified_sources`. Stops with one line naming the URL."""
+    records = read_records(corpus)
+    folder = download.cache_folder(corpus.name)
     pinned = urls(corpus, configs)
-    try:
-        downloaded = manager.download(pinned)
-    except Exception as error:  # noqa: BLE001 - every failure is told the same way, with its reason
-        raise download_error(corpus, pinned, error) from error
-    return {path: Path(local) for path, local in downloaded.items()}
+    files, differing = {}, []
+    with download.cache_lock(corpus.name), _progress(corpus, pinned, records, folder) as progress:
+        for path, url in pinned.items():
+            target, record = folder / path, records.get(url)
+            if target.is_file() and (record is None or measure(target) == record):
+                files[path] = target
+                continue
+            try:
+                download.fetch(url, target, progress=progress)
+            except download.DownloadFailed as error:
+                raise DownloadError(f"{corpus.name}: {error}. {_local_copy_hint(path)}") from None
+            if record is not None and measure(target) != record:
+                differing.append(_difference(url, record, measure(target)))
+                if not allow_modified_sources:
+                    target.unlink()  # never kept: the next build asks the server again
+                    continue
+            files[path] = target
+    if differing and not allow_modified_sources:
+        raise ChecksumError(
+            f"{corpus.name}: {len(differing)} file(s) the server sent differ from the recorded release: "
+            f"{shorten(differing, 3, '; ')}. "
+            + _modified_advice(corpus)
+        )
+    return files
 
 
-def download_error(corpus: Corpus, pinned: dict[str, str], error: BaseException) -> DownloadError:
-    """One line: which URL failed, why, and how to build from a local copy instead."""
-    text = " ".join(str(e) for e in _chain(error))
-    failed = [(path, url) for path, url in pinned.items() if url in text]
-    path, url = max(failed, key=lambda item: len(item[1])) if failed else (None, None)
-    where = url or f"one of {len(pinned)} pinned URLs"
-    local = f"with this file at DIR/{path}" if path else "laid out like the upstream repository"
-    return DownloadError(
-        f"{corpus.name}: cannot download {where}: {describe_failure(error)}. "
-        f"To build from a local copy of the upstream files instead, pass --data-dir DIR (data_dir= in Python) {local}"
+def _local_copy_hint(path: str) -> str:
+    return (
+        "To build from a local copy of the upstream files instead, pass --data-dir DIR (data_dir= in Python) "
+        f"with this file at DIR/{path}"
     )
 
 
-def _chain(error: BaseException):
-    seen = []
-    while error is not None and error not in seen:
-        seen.append(error)
-        error = error.__cause__ or error.__context__
-    return seen
+@contextlib.contextmanager
+def _progress(corpus: Corpus, pinned: dict[str, str], records, folder: Path):
+    """One progress bar of the bytes to download, on a terminal only (nothing in logs)."""
+    if not download.show_progress():
+        yield None
+        return
+    from tqdm.auto import tqdm
 
-
-def describe_failure(error: BaseException) -> str:
-    """Why a request failed, in words: the HTTP status, offline mode, no connection."""
-    for cause in _chain(error):
-        name = type(cause).__name__
-        status = getattr(cause, "status", None) or getattr(getattr(cause, "response", None), "status_code", None)
-        if isinstance(status, int):
-            response = getattr(cause, "response", None)
-            phrase = getattr(cause, "message", None) or getattr(response, "reason", None)
-            phrase = phrase or getattr(response, "reason_phrase", None) or ""
-            said = " ".join(str(getattr(cause, "server_message", None) or "").split())  # the Hub says why
-            return f"the server answered HTTP {status} {phrase}".rstrip() + (f" ({said})" if said else "")
-        if name == "OfflineModeIsEnabled":
-            return "offline mode is on (HF_HUB_OFFLINE=1 or HF_DATASETS_OFFLINE=1)"
-        if name in ("ClientConnectorError", "ConnectionError", "ConnectError", "gaierror", "ConnectionRefusedError"):
-            detail = " ".join(str(cause).split())
-            return f"no connection ({detail}): no network, or the host cannot be reached"
-        if isinstance(cause, TimeoutError) or "Timeout" in name:
-            return "the connection timed out"
-    return " ".join(str(error).split())
+    missing = [url for path, url in pinned.items() if not (folder / path).is_file()]
+    total = sum(records[url].size for url in missing if records.get(url)) or None
+    with tqdm(total=total, unit="B", unit_scale=True, desc=f"downloading {corpus.name}", leave=False) as bar:
+        yield bar.update
 
 
 def lfs_pointers(files: dict[str, Path]) -> list[str]:
@@ -206,33 +210,50 @@ def write_records(corpus: Corpus, records: dict[str, Record | None]) -> Path:
     return corpus.checksums_path
 
 
+# Measured files by (path, inode, size, mtime): a build checks a file once, not again for each step.
+_MEASURED: dict[tuple, Record] = {}
+
+
 def measure(path: Path) -> Record:
-    digest = hashlib.sha256()
-    size = 0
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-            size += len(block)
-    return Record(size, digest.hexdigest())
+    stat = os.stat(path)
+    key = (os.fspath(path), stat.st_ino, stat.st_size, stat.st_mtime_ns)
+    if key not in _MEASURED:
+        digest = hashlib.sha256()
+        size = 0
+        with open(path, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                digest.update(block)
+                size += len(block)
+        _MEASURED[key] = Record(size, digest.hexdigest())
+    return _MEASURED[key]
+
+
+def _difference(url: str, record: Record, actual: Record) -> str:
+    """How a file differs from its record, without the checksums (`corpora checksums` shows them)."""
+    if actual.size != record.size:
+        return f"{url} ({actual.size:,} bytes, recorded {record.size:,})"
+    return f"{url} (the recorded size, another sha256)"
+
+
+def _modified_advice(corpus: Corpus) -> str:
+    return (
+        f"If the new files are right, record them with `corpora checksums {corpus.name} --update`; "
+        "to build them once without recording, use --allow-modified-sources."
+    )
 
 
 def differences(corpus: Corpus, files: dict[str, Path]) -> list[str]:
     """Each source file whose size or sha256 is not the one recorded for its pinned URL, or that
-    has no record, described with the URL, the expected and the found values."""
+    has no record, described in a few words with its URL."""
     records = read_records(corpus)
     found = []
     for path, local in files.items():
         url = corpus.module._URLS[path]
         record = records.get(url)
-        actual = measure(local)
         if record is None:
-            unverified = "listed as not yet measured" if url in records else "no recorded checksum"
-            found.append(f"{url}: {unverified} (found size {actual.size}, sha256 {actual.sha256})")
-        elif actual != record:
-            found.append(
-                f"{url}: expected size {record.size}, sha256 {record.sha256}; "
-                f"found size {actual.size}, sha256 {actual.sha256}"
-            )
+            found.append(f"{url} ({'listed as not yet measured' if url in records else 'no recorded checksum'})")
+        elif measure(local) != record:
+            found.append(_difference(url, record, measure(local)))
     return found
 
 
@@ -240,12 +261,9 @@ def verify(corpus: Corpus, files: dict[str, Path]) -> None:
     """Stop unless every file is the recorded release."""
     found = differences(corpus, files)
     if found:
-        # Three, not the five of other lists: each names a URL, two sizes and two sha256
-        # (about 250 characters), and the line still has to say what to do.
         raise ChecksumError(
             f"{corpus.name}: {len(found)} source file(s) differ from the recorded release: {shorten(found, 3, '; ')}. "
-            f"If the new files are right, record them with `corpora checksums {corpus.name} --update`; "
-            "to build them once without recording, use --allow-modified-sources."
+            + _modified_advice(corpus)
         )
 
 

@@ -1,28 +1,31 @@
-"""Safe export folders: one writer per OUT/NAME, a private partial folder per build, an atomic swap.
+"""Safe export folders: one writer per OUT/NAME, a private partial folder per build, a swap that
+no reader sees half done, and nothing removed that this tool did not make.
 
 Layout in OUT, for a corpus NAME:
 
-    NAME                      a symlink to the current version, e.g. `.NAME.v-4242-1a2b3c4d`
-    .NAME.v-<id>/             a whole export (Parquet, README.md, croissant.json)
-    .NAME.lock, .NAME.lock.info   the writer's lock (filelock) and who holds it (pid, host, start)
-    .NAME.partial-<pid>-<id>/ a build in progress: `NAME/` (the export being made) and `cache/`
-                              (its datasets cache)
+    NAME/                        the export: a plain folder (Parquet, README.md, croissant.json)
+                                 and its mark, NAME/.corpora-export.json
+    .NAME.lock, .NAME.lock.info  the writer's lock (filelock) and who holds it (pid, host, start)
+    .NAME.partial-<pid>-<id>/    a build in progress: `NAME/` (the export being made) and `cache/`
+                                 (its datasets cache)
 
-The swap replaces the symlink with `os.replace`, one rename that a reader sees either before or
-after. Everything else is done by the lock holder only, so whatever a killed build left (a partial
-folder, a new symlink not yet renamed, an old version) is removed by the next build. An export made
-before this layout (a real folder OUT/NAME) is moved aside under a journal (`.NAME.swap`) first;
-the next build restores it if the move was interrupted.
+The swap exchanges the partial NAME/ and OUT/NAME in one step where the system can
+(renameat2 with RENAME_EXCHANGE, Linux 3.15+); elsewhere it takes two renames under a journal,
+`.NAME.swap`, that the next build reads to put the previous export back if it was interrupted
+between them. A folder OUT/NAME without the mark is never replaced: the build refuses it first.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import datetime
 import errno
+import json
 import os
 import secrets
 import shutil
+import signal
 import socket
 import sys
 import time
@@ -33,15 +36,56 @@ import filelock
 from corpora.errors import CorporaError
 
 PAUSE_VARIABLE = "CORPORA_TEST_PAUSE_AT"
+# Test hook: the two-rename swap of systems without an atomic exchange.
+NO_EXCHANGE_VARIABLE = "CORPORA_TEST_NO_EXCHANGE"
+MARK = ".corpora-export.json"
 
 
 def pause_at(phase: str) -> None:
-    """Test hook: with CORPORA_TEST_PAUSE_AT=<phase> (generating, writing, swapping), the build
+    """Test hook: with CORPORA_TEST_PAUSE_AT=<phase> (generating, writing, swapping, renaming: between
+    the two renames of a swap without an atomic exchange), the build
     prints `corpora: paused at <phase>` on stderr and sleeps there, so a test can kill it at a
     known point."""
     if os.environ.get(PAUSE_VARIABLE) == phase:
         print(f"corpora: paused at {phase}", file=sys.stderr, flush=True)
         time.sleep(3600)
+
+
+def write_mark(export: Path, name: str, configs: list[str]) -> None:
+    """Mark `export` as an export of corpus `name` made by this tool, with its configs."""
+    from corpora import __version__
+
+    mark = {"tool": "corpora", "version": __version__, "corpus": name, "configs": configs}
+    (export / MARK).write_text(json.dumps(mark, indent=2) + "\n")
+
+
+def read_mark(folder: Path) -> dict | None:
+    """The mark of an export folder, None if it has none (not an export of this tool)."""
+    try:
+        mark = json.loads((folder / MARK).read_text())
+    except (OSError, ValueError):
+        return None
+    return mark if isinstance(mark, dict) and mark.get("tool") == "corpora" else None
+
+
+def check_replaceable(target: Path, configs: list[str]) -> None:
+    """Refuse, before any work, to replace OUT/NAME unless it is an export of this corpus made by
+    this tool whose configs are all among those built (a build of some configs never drops others)."""
+    if not os.path.lexists(target):
+        return
+    mark = read_mark(target) if target.is_dir() and not target.is_symlink() else None
+    if mark is None or mark.get("corpus") != target.name:
+        raise CorporaError(
+            f"{target} is not an export of corpora (no {MARK} of {target.name} in it) and is left as it is: "
+            "move it away, or choose another --out"
+        )
+    dropped = [config for config in mark.get("configs", []) if config not in configs]
+    if dropped:
+        every = " ".join(f"--config {config}" for config in [*configs, *dropped])
+        raise CorporaError(
+            f"{target} holds config(s) {', '.join(dropped)} that this build of {', '.join(configs)} would drop: "
+            f"build them together ({every}, or no --config for every config), or choose another --out"
+        )
 
 
 def check_no_overlap(target: Path, sources: list[Path]) -> None:
@@ -103,56 +147,97 @@ def holder(info: Path) -> str:
 
 
 def repair_and_clean(target: Path) -> None:
-    """Under the lock: restore an export whose swap was interrupted, then remove what killed
-    builds left (no other build can be running: they all hold the lock)."""
+    """Under the lock: put back an export whose two-rename swap was interrupted, then remove what
+    killed builds left (no other build can be running: they all hold the lock)."""
     out, name = target.parent, target.name
-    journal = out / f".{name}.swap"
-    if journal.exists():
-        previous = out / journal.read_text().strip()
-        if not os.path.lexists(target) and previous.is_dir():
-            previous.rename(target)
-        journal.unlink()
-    legacy = out / f".{name}.previous"  # the swap of corpora before this layout
-    if not os.path.lexists(target) and legacy.is_dir():
-        legacy.rename(target)
-    current = os.readlink(target) if target.is_symlink() else None
-    leftovers = [*out.glob(f".{name}.partial*"), *out.glob(f".{name}.link-*"), *out.glob(f".{name}.v-*")]
-    for path in leftovers:
-        if path.name == current:
-            continue
-        if path.is_symlink() or not path.is_dir():
-            path.unlink()
-        else:
-            shutil.rmtree(path)
+    _restore(target)
+    for path in out.glob(f".{name}.partial-*"):
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def _restore(target: Path) -> None:
+    journal = target.with_name(f".{target.name}.swap")
+    if not journal.exists():
+        return
+    aside = target.parent / journal.read_text().strip()
+    if not os.path.lexists(target) and aside.is_dir():
+        aside.rename(target)
+    journal.unlink()
+
+
+# The workspaces of the builds running in this process, and their targets: what a hard stop
+# (cli: a signal while worker processes run) removes before it exits.
+_ACTIVE: dict[Path, Path] = {}
 
 
 def new_workspace(target: Path) -> Path:
     """A partial folder unique to this build: OUT/.NAME.partial-<pid>-<random>."""
     workspace = target.with_name(f".{target.name}.partial-{os.getpid()}-{secrets.token_hex(4)}")
     workspace.mkdir()
+    _ACTIVE[workspace] = target
     return workspace
 
 
 def swap_in(export: Path, target: Path) -> None:
-    """Make `export` (a finished, checked folder) the one OUT/NAME shows, in one rename."""
-    version = target.with_name(f".{target.name}.v-{os.getpid()}-{secrets.token_hex(4)}")
-    export.rename(version)
-    link = target.with_name(f".{target.name}.link-{version.name}")
-    os.symlink(version.name, link)  # relative: the export folder can be moved as a whole
-    if os.path.lexists(target) and not target.is_symlink():
-        # An export from before this layout: moved aside under a journal the next build reads.
-        journal = target.with_name(f".{target.name}.swap")
-        aside = target.with_name(f".{target.name}.v-old-{secrets.token_hex(4)}")
-        journal.write_text(aside.name + "\n")
-        target.rename(aside)
-        pause_at("swapping")
-        os.replace(link, target)
-        journal.unlink()
-        shutil.rmtree(aside)
-    else:
-        pause_at("swapping")
-        previous = os.readlink(target) if target.is_symlink() else None
-        os.replace(link, target)
-        if previous is not None and previous.startswith(f".{target.name}.v-"):
-            shutil.rmtree(target.with_name(previous), ignore_errors=True)
-    # Anything older (a kill after the rename) is cleaned by the next build.
+    """Make `export` (a finished, checked folder of this build's workspace) the folder OUT/NAME, in
+    one step a reader sees before or after; the previous export is left at `export`'s path, for
+    the caller to remove with the workspace. Ctrl-C and SIGTERM wait for the end of the step."""
+    pause_at("swapping")
+    with _signals_held():
+        if not os.path.lexists(target):
+            export.rename(target)
+        elif not _exchange(export, target):
+            journal = target.with_name(f".{target.name}.swap")
+            aside = export.with_name(export.name + ".previous")
+            journal.write_text(f"{aside.parent.name}/{aside.name}\n")
+            target.rename(aside)
+            pause_at("renaming")
+            export.rename(target)
+            journal.unlink()  # the previous export, at `aside`, goes with the workspace
+
+
+def abandon(workspace: Path, target: Path) -> None:
+    """After a build ends, however: put back an export a signal caught between two renames,
+    then remove the workspace (the cache, half an export, or the previous export)."""
+    with contextlib.suppress(OSError):
+        _restore(target)
+    shutil.rmtree(workspace, ignore_errors=True)
+    _ACTIVE.pop(workspace, None)
+
+
+def abandon_all() -> None:
+    """Abandon every build of this process, and say its lock is free (the lock itself goes with
+    the process)."""
+    for workspace, target in list(_ACTIVE.items()):
+        abandon(workspace, target)
+        with contextlib.suppress(OSError):
+            target.with_name(f".{target.name}.lock.info").unlink()
+
+
+@contextlib.contextmanager
+def _signals_held():
+    """Ctrl-C and SIGTERM are delivered after the block, not inside it."""
+    held = {signal.SIGINT, signal.SIGTERM}
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, held) if hasattr(signal, "pthread_sigmask") else None
+    try:
+        yield
+    finally:
+        if previous is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def _exchange(first: Path, second: Path) -> bool:
+    """Exchange two directories atomically (renameat2 RENAME_EXCHANGE); False where the system or
+    the file system cannot."""
+    if os.environ.get(NO_EXCHANGE_VARIABLE) or not sys.platform.startswith("linux"):
+        return False
+    renameat2 = getattr(ctypes.CDLL(None, use_errno=True), "renameat2", None)
+    if renameat2 is None:
+        return False
+    at_fdcwd, rename_exchange = -100, 2
+    if renameat2(at_fdcwd, os.fsencode(first), at_fdcwd, os.fsencode(second), rename_exchange) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.ENOTSUP):
+        return False
+    raise OSError(code, os.strerror(code), str(second))

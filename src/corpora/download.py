@@ -1,0 +1,255 @@
+"""Downloads of the pinned URLs into a cache of verified release files.
+
+datasets' own download layer differs between its versions (fsspec and aiohttp in 3.6, the Hub
+client's HTTP stack later), caps a whole transfer rather than a silence, and keeps whatever a
+server sent. So a build downloads its source files here, with `requests`, into
+`<datasets download cache>/corpora/<name>/<path in the upstream repository>`, and the builder
+reads that folder as it reads a local copy (`--data-dir`). What this layer promises:
+
+- a connection that takes longer than the timeout, or a transfer with less than 1 KiB in any
+  span of the timeout (nothing at all, or a trickle), is a failure that names how long;
+- failures that may heal (a reset, a connection closed early, a stall, HTTP 5xx, 429 with its
+  Retry-After) are retried with a doubling wait; other HTTP answers (4xx) are not;
+- a file is written under a temporary name and renamed into the cache only whole (its
+  Content-Length) and only if it is data: an HTML page or a Git LFS pointer is named as such and
+  never kept. The caller checks a kept file against checksums.tsv before it trusts it, and a
+  cached copy that fails is fetched once more.
+
+CORPORA_DOWNLOAD_TIMEOUT (seconds, default 30), CORPORA_DOWNLOAD_RETRIES (default 4) and
+CORPORA_DOWNLOAD_BACKOFF (the first wait in seconds, default 1) change the defaults.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import email.utils
+import os
+import secrets
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import datasets
+import filelock
+import requests
+
+from corpora.errors import CorporaError
+
+LFS_POINTER = b"version https://git-lfs.github.com/spec/"
+STALL_BYTES = 1024  # less than this in a whole timeout span is a stalled transfer
+MAX_RETRY_AFTER = 300.0  # a server that asks for a longer wait is told as a failure
+BLOCK = 1 << 16
+
+
+@dataclass(frozen=True)
+class Settings:
+    timeout: float = 30.0
+    retries: int = 4
+    backoff: float = 1.0
+
+    @classmethod
+    def from_environment(cls) -> Settings:
+        def number(variable, default, kind):
+            text = os.environ.get(variable)
+            if text is None or text == "":
+                return default
+            try:
+                value = kind(text)
+            except ValueError:
+                value = -1
+            if value < 0 or (kind is float and value == 0):
+                raise CorporaError(f"{variable}={text!r}: expected a positive number")
+            return value
+
+        return cls(
+            timeout=number("CORPORA_DOWNLOAD_TIMEOUT", cls.timeout, float),
+            retries=number("CORPORA_DOWNLOAD_RETRIES", cls.retries, int),
+            backoff=number("CORPORA_DOWNLOAD_BACKOFF", cls.backoff, float),
+        )
+
+
+class DownloadFailed(CorporaError):
+    """A URL that could not be fetched: `reason` says why in words."""
+
+    def __init__(self, url: str, reason: str):
+        super().__init__(f"cannot download {url}: {reason}")
+        self.url, self.reason = url, reason
+
+
+class NotTheData(DownloadFailed):
+    """The server answered 200 with something else than the file (an HTML page, an LFS pointer)."""
+
+
+class _Transient(Exception):
+    """A failure that may heal on another try; `wait` is what the server asked for, if anything."""
+
+    def __init__(self, reason: str, wait: float | None = None):
+        super().__init__(reason)
+        self.reason, self.wait = reason, wait
+
+
+def cache_folder(name: str) -> Path:
+    """Where the pinned files of corpus `name` are kept, laid out like the upstream repository."""
+    return Path(datasets.config.DOWNLOADED_DATASETS_PATH) / "corpora" / name
+
+
+def cache_lock(name: str) -> filelock.FileLock:
+    """One process at a time fetches or discards files of a corpus's cache."""
+    folder = cache_folder(name)
+    _mkdir(folder)
+    return filelock.FileLock(str(folder.parent / f".{name}.lock"))
+
+
+def fetch(url: str, target: Path, settings: Settings | None = None, progress=None) -> Path:
+    """Download `url` to `target` (replacing it), with the retries above; DownloadFailed if not."""
+    settings = settings or Settings.from_environment()
+    if any(getattr(datasets.config, flag, False) for flag in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE")):
+        raise DownloadFailed(url, "offline mode is on (HF_HUB_OFFLINE=1 or HF_DATASETS_OFFLINE=1)")
+    _mkdir(target.parent)
+    partial = target.with_name(f".{target.name}.part-{os.getpid()}-{secrets.token_hex(4)}")
+    tries = settings.retries + 1
+    try:
+        for attempt in range(tries):
+            try:
+                _get(url, partial, settings, progress)
+                break
+            except _Transient as failure:
+                if attempt + 1 == tries:
+                    said = f" ({tries} tries)" if tries > 1 else ""
+                    raise DownloadFailed(url, failure.reason + said) from None
+                wait = failure.wait if failure.wait is not None else settings.backoff * 2**attempt
+                time.sleep(wait)
+        _check_is_data(url, partial)
+        os.replace(partial, target)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            partial.unlink()
+    return target
+
+
+def _get(url: str, partial: Path, settings: Settings, progress) -> None:
+    try:
+        # identity: the bytes counted are the file's, and Content-Length is their number.
+        response = requests.get(url, stream=True, timeout=settings.timeout, headers={"Accept-Encoding": "identity"})
+    except requests.exceptions.ConnectTimeout:
+        raise _Transient(f"no connection within {settings.timeout:g} s") from None
+    except requests.exceptions.ReadTimeout:
+        raise _Transient(f"no answer within {settings.timeout:g} s") from None
+    except requests.exceptions.TooManyRedirects:
+        raise DownloadFailed(url, "the server redirects in a loop (more than 30 redirects)") from None
+    except requests.exceptions.ConnectionError as error:
+        reason = _connection_reason(error)
+        if reason.startswith("no connection"):  # no server, no network: another try would not heal it
+            raise DownloadFailed(url, reason) from None
+        raise _Transient(reason) from None
+    except requests.exceptions.RequestException as error:
+        raise DownloadFailed(url, " ".join(str(error).split())) from None
+    with response:
+        status = response.status_code
+        if status >= 400:
+            reason = f"the server answered HTTP {status} {response.reason or ''}".rstrip()
+            if status == 429 or status >= 500:
+                raise _Transient(reason, _retry_after(response, url, reason))
+            raise DownloadFailed(url, reason)
+        length = response.headers.get("Content-Length")
+        expected = int(length) if length and length.isdigit() else None
+        received = 0
+        # Tumbling spans of one timeout each: a span with less than STALL_BYTES is a stall.
+        span_start, span_bytes = time.monotonic(), 0
+        with open(partial, "wb") as f:
+            while True:
+                try:
+                    block = response.raw.read1(BLOCK)
+                except Exception as error:  # noqa: BLE001 - urllib3 wraps socket errors in several types
+                    raise _Transient(_body_reason(error, received, expected, settings)) from None
+                if not block:
+                    break
+                _write(f, block, partial)
+                received += len(block)
+                span_bytes += len(block)
+                if progress is not None:
+                    progress(len(block))
+                now = time.monotonic()
+                if now - span_start >= settings.timeout:
+                    if span_bytes < STALL_BYTES:
+                        raise _Transient(f"the transfer stalled (less than 1 KiB in {settings.timeout:g} s)")
+                    span_start, span_bytes = now, 0
+        if expected is not None and received < expected:
+            raise _Transient(f"the connection closed after {received:,} of {expected:,} bytes")
+
+
+def _write(f, block: bytes, partial: Path) -> None:
+    try:
+        f.write(block)
+    except OSError as error:
+        reason = os.strerror(error.errno) if error.errno else str(error)
+        raise OSError(error.errno, reason, str(partial.parent)) from None
+
+
+def _mkdir(folder: Path) -> None:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        if error.filename is None:
+            raise OSError(error.errno, os.strerror(error.errno), str(folder)) from None
+        raise
+
+
+def _connection_reason(error: BaseException) -> str:
+    """In words, from requests' text of the failure (which carries urllib3's and the socket's)."""
+    text = str(error)
+    if "Connection reset" in text or "ConnectionResetError" in text:
+        return "the connection was reset"
+    if "RemoteDisconnected" in text or "without response" in text:
+        return "the server closed the connection without an answer"
+    if "Connection refused" in text:
+        return "no connection (connection refused): no network, or the host cannot be reached"
+    if any(words in text for words in ("Name or service not known", "nodename nor servname", "getaddrinfo failed",
+                                       "Temporary failure in name resolution", "No address associated")):
+        return "no connection (the host name does not resolve): no network, or the host cannot be reached"
+    return "no connection: no network, or the host cannot be reached"
+
+
+def _body_reason(error: BaseException, received: int, expected: int | None, settings: Settings) -> str:
+    text = f"{error!r} {error}".lower()
+    if "timed out" in text or "timeout" in text:
+        return f"nothing came for {settings.timeout:g} s"
+    if "reset" in text:
+        return f"the connection was reset after {received:,} bytes"
+    if expected is not None:
+        return f"the connection closed after {received:,} of {expected:,} bytes"
+    return f"the connection closed after {received:,} bytes"
+
+
+def _retry_after(response: requests.Response, url: str, reason: str) -> float | None:
+    """The wait a 429 or 503 asks for (seconds or an HTTP date), None if it asks for none."""
+    value = response.headers.get("Retry-After")
+    if not value:
+        return None
+    if value.strip().isdigit():
+        wait = float(value.strip())
+    else:
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError):
+            return None
+        wait = max(0.0, when.timestamp() - time.time())
+    if wait > MAX_RETRY_AFTER:
+        raise DownloadFailed(url, f"{reason}, and asks to wait {wait:,.0f} s (more than {MAX_RETRY_AFTER:g} s)")
+    return wait
+
+
+def _check_is_data(url: str, path: Path) -> None:
+    with open(path, "rb") as f:
+        head = f.read(512)
+    if head.startswith(LFS_POINTER):
+        raise NotTheData(url, "the server sent a Git LFS pointer, not the data")
+    start = head.lstrip().lower()
+    if start.startswith((b"<!doctype html", b"<html", b"<head", b"<body")):  # as the loaders tell a page
+        raise NotTheData(url, "the server sent an HTML page, not the data")
+
+
+def show_progress() -> bool:
+    """Progress on a terminal only: nothing in logs."""
+    return sys.stderr.isatty()

@@ -1,0 +1,291 @@
+"""Downloads of the pinned URLs against a real HTTP server on 127.0.0.1 that injects faults
+(tests/fault_server.py): each fault gives its one line and exit code after the expected number
+of requests, nothing bad is kept in the download cache, and a later build against a healthy
+server with the same cache succeeds. They run on the example corpus and its release files."""
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import datasets
+import pytest
+
+from conftest import EXAMPLE
+from conftest import EXAMPLE_COLLECTION
+from conftest import EXAMPLE_RELEASE
+from corpora import download
+from corpora import registry
+from corpora.cli import main
+from fault_server import FaultServer
+
+pytestmark = pytest.mark.usefixtures("example_collection")
+
+NAME = EXAMPLE
+FILE = "data/train-1.jsonl"  # 759 bytes, the first file of the sentences config
+SIZE = 759
+LOCAL_COPY = (f"To build from a local copy of the upstream files instead, pass --data-dir DIR (data_dir= in Python) "
+              f"with this file at DIR/{FILE}")
+# The sentences config reads the five JSON Lines files.
+SENTENCE_FILES = ["data/train-1.jsonl", "data/train-2.jsonl", "data/train-3.jsonl", "data/validation.jsonl",
+                  "data/test.jsonl"]
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    """A download cache of the test's own, online (only 127.0.0.1 is reachable: conftest's guard),
+    a 1 s timeout, 2 retries and short waits."""
+    for flag in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE"):
+        if hasattr(datasets.config, flag):
+            monkeypatch.setattr(datasets.config, flag, False)
+    monkeypatch.setattr(datasets.config, "DOWNLOADED_DATASETS_PATH", tmp_path / "downloads")
+    monkeypatch.setenv("CORPORA_DOWNLOAD_TIMEOUT", "1")
+    monkeypatch.setenv("CORPORA_DOWNLOAD_RETRIES", "2")
+    monkeypatch.setenv("CORPORA_DOWNLOAD_BACKOFF", "0.01")
+    return download.cache_folder(NAME)
+
+
+@pytest.fixture
+def serve(monkeypatch):
+    """serve(plan): the example's release files behind a FaultServer, the loader's URLs pointed at it."""
+    servers = []
+
+    def start(plan=None):
+        server = FaultServer(EXAMPLE_RELEASE, plan)
+        servers.append(server)
+        module = registry.get(NAME).module
+        monkeypatch.setattr(module, "_URLS", {path: server.base + path for path in module._URLS})
+        monkeypatch.setattr(registry.Corpus, "checksums_path", property(lambda corpus: _records(corpus, server.base)))
+        return server
+
+    yield start
+    for server in servers:
+        server.close()
+
+
+def _records(corpus, base):
+    """The example's checksums.tsv with its URLs moved to the server's (same sizes and sha256)."""
+    original = corpus.loader_dir / "checksums.tsv"
+    moved = download.cache_folder(NAME).parent / "checksums-moved.tsv"
+    moved.parent.mkdir(parents=True, exist_ok=True)
+    moved.write_text(original.read_text().replace("https://example.org/corpora-example/ratings/v1/", base))
+    return moved
+
+
+def build(capsys, tmp_path):
+    code = main(["build", NAME, "--config", "sentences", "--out", str(tmp_path / "out")])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def failure(server, reason):
+    return f"corpora build: error: {NAME}: cannot download {server.base}{FILE}: {reason}. {LOCAL_COPY}\n"
+
+
+def healthy_build_succeeds(capsys, tmp_path, cache):
+    code, out, err = build(capsys, tmp_path)
+    assert (code, err) == (0, "")
+    assert "sentences  train" in out
+    assert sorted(p.relative_to(cache).as_posix() for p in cache.rglob("*") if p.is_file()) == sorted(SENTENCE_FILES)
+
+
+FAILURES = [
+    # fault (every try), the reason said, the requests made
+    ("short", f"the connection closed after 379 of {SIZE} bytes (3 tries)", 3),
+    ("long_length", f"the connection closed after {SIZE} of {SIZE + 100} bytes (3 tries)", 3),
+    ("reset", "the connection was reset (3 tries)", 3),
+    ("stall", "nothing came for 1 s (3 tries)", 3),
+    ("trickle", "the transfer stalled (less than 1 KiB in 1 s) (3 tries)", 3),
+    ("500", "the server answered HTTP 500 Internal Server Error (3 tries)", 3),
+    ("503", "the server answered HTTP 503 Service Unavailable (3 tries)", 3),
+    ("404", "the server answered HTTP 404 Not Found", 1),
+    ("loop", "the server redirects in a loop (more than 30 redirects)", 31),
+    ("html", "the server sent an HTML page, not the data", 1),
+    ("lfs", "the server sent a Git LFS pointer, not the data", 1),
+]
+
+
+@pytest.mark.parametrize(("fault", "reason", "requests"), FAILURES, ids=[case[0] for case in FAILURES])
+def test_a_fault_is_one_line_and_the_next_build_against_a_healthy_server_succeeds(
+    capsys, tmp_path, cache, serve, fault, reason, requests
+):
+    server = serve({FILE: [fault] * requests})
+    code, out, err = build(capsys, tmp_path)
+    assert (code, out, err) == (1, "", failure(server, reason))
+    assert "--update" not in err and "--allow-modified-sources" not in err
+    assert server.requests[FILE] == requests
+    assert not (cache / FILE).exists()  # nothing of the failed download is kept, not even a part
+    assert [p.name for p in (cache / "data").iterdir()] == [] if (cache / "data").exists() else True
+    healthy_build_succeeds(capsys, tmp_path, cache)
+    assert server.requests[FILE] == requests + 1
+
+
+@pytest.mark.parametrize("fault", ["short", "reset", "500", "503", "stall"])
+def test_a_fault_that_heals_on_the_second_request_is_retried(capsys, tmp_path, cache, serve, fault):
+    server = serve({FILE: [fault]})
+    healthy_build_succeeds(capsys, tmp_path, cache)
+    assert server.requests[FILE] == 2
+    assert all(server.requests[path] == 1 for path in SENTENCE_FILES if path != FILE)
+
+
+def test_429_waits_as_retry_after_asks(capsys, tmp_path, cache, serve):
+    server = serve({FILE: ["429"]})
+    started = time.monotonic()
+    healthy_build_succeeds(capsys, tmp_path, cache)
+    assert time.monotonic() - started >= 1.0  # Retry-After: 1, not the 0.01 s backoff
+    assert server.requests[FILE] == 2
+
+
+@pytest.mark.parametrize(("fault", "found"), [("different", "the recorded size, another sha256"),
+                                              ("short_length", f"{SIZE - 10} bytes, recorded {SIZE}")])
+def test_the_server_sending_other_bytes_is_named_and_nothing_is_kept(capsys, tmp_path, cache, serve, fault, found):
+    server = serve({FILE: [fault]})
+    code, out, err = build(capsys, tmp_path)
+    assert (code, out) == (1, "")
+    assert err == (
+        f"corpora build: error: {NAME}: 1 file(s) the server sent differ from the recorded release: "
+        f"{server.base}{FILE} ({found}). If the new files are right, record them with "
+        f"`corpora checksums {NAME} --update`; to build them once without recording, use --allow-modified-sources.\n"
+    )
+    assert server.requests[FILE] == 1
+    assert not (cache / FILE).exists()
+    healthy_build_succeeds(capsys, tmp_path, cache)
+
+
+@pytest.mark.both_legs  # the builder reads the download cache as a local copy, on every datasets version
+def test_a_bad_copy_in_the_cache_is_downloaded_again_once(capsys, tmp_path, cache, serve):
+    server = serve()
+    healthy_build_succeeds(capsys, tmp_path, cache)
+    (cache / FILE).write_bytes(b'{"truncated": ')  # a copy gone bad (an old tool, a disk error, a hand)
+    healthy_build_succeeds(capsys, tmp_path, cache)
+    assert server.requests[FILE] == 2
+    assert all(server.requests[path] == 1 for path in SENTENCE_FILES if path != FILE)  # the good copies are kept
+
+
+def test_a_bad_cached_copy_and_a_server_sending_other_bytes_say_it_is_the_server(capsys, tmp_path, cache, serve):
+    server = serve({FILE: ["ok", "different"]})
+    healthy_build_succeeds(capsys, tmp_path, cache)
+    (cache / FILE).write_bytes(b"gone bad")
+    code, _, err = build(capsys, tmp_path)
+    assert code == 1
+    assert err.startswith(f"corpora build: error: {NAME}: 1 file(s) the server sent differ from the recorded release: "
+                          f"{server.base}{FILE} (the recorded size, another sha256).")
+    assert server.requests[FILE] == 2
+    assert not (cache / FILE).exists()
+
+
+def test_a_build_with_modified_sources_builds_what_the_server_sent(capsys, tmp_path, cache, serve):
+    server = serve({FILE: ["different"]})  # its first byte, "{", becomes "z"
+    code = main(["build", NAME, "--config", "sentences", "--out", str(tmp_path / "out"), "--allow-modified-sources"])
+    assert code == 1
+    assert capsys.readouterr().err == (
+        f"corpora build: error: {FILE}, line 1: invalid JSON (Expecting value: line 1 column 1 (char 0))\n"
+    )
+    assert (cache / FILE).read_bytes() == b"z" + (EXAMPLE_RELEASE / FILE).read_bytes()[1:]
+    healthy_build_succeeds(capsys, tmp_path, cache)  # the modified copy fails the check: fetched again
+    assert server.requests[FILE] == 2
+
+
+def test_a_retry_after_beyond_the_limit_is_not_waited_for(capsys, tmp_path, cache, serve, monkeypatch):
+    monkeypatch.setattr(download, "MAX_RETRY_AFTER", 0.5)
+    server = serve({FILE: ["429"]})
+    code, _, err = build(capsys, tmp_path)
+    assert (code, err) == (1, failure(server, "the server answered HTTP 429 Too Many Requests, and asks to wait 1 s "
+                                              "(more than 0.5 s)"))
+    assert server.requests[FILE] == 1
+
+
+@pytest.mark.parametrize(("variable", "value"), [("CORPORA_DOWNLOAD_TIMEOUT", "0"), ("CORPORA_DOWNLOAD_RETRIES", "x")])
+def test_a_bad_setting_is_named(capsys, tmp_path, cache, serve, monkeypatch, variable, value):
+    serve()
+    monkeypatch.setenv(variable, value)
+    code, _, err = build(capsys, tmp_path)
+    assert (code, err) == (1, f"corpora build: error: {variable}={value!r}: expected a positive number\n")
+
+
+def test_a_full_download_cache_names_its_folder(tmp_path):
+    """HF_HOME on a 16 KiB tmpfs, in a mount namespace of a real `corpora build` whose loader's
+    URLs point at the server; the file served is 64 KiB."""
+    if shutil.which("unshare") is None:
+        pytest.skip("no `unshare` to mount a small tmpfs")
+    collection = tmp_path / "collection"
+    shutil.copytree(EXAMPLE_COLLECTION, collection, ignore=shutil.ignore_patterns("release"))
+    served = tmp_path / "served"
+    shutil.copytree(EXAMPLE_RELEASE, served)
+    (served / FILE).write_bytes((served / FILE).read_bytes() * 90)
+    server = FaultServer(served)
+    try:
+        loader = collection / "loaders" / NAME / f"{NAME}.py"
+        loader.write_text(loader.read_text().replace("https://example.org/corpora-example/ratings/v1/", server.base))
+        home = tmp_path / "hf"
+        home.mkdir()
+        script = f'mount -t tmpfs -o size=16k tmpfs "{home}" && exec "$@"'
+        prefix = ["unshare", *(["-rm"] if os.geteuid() else ["-m"]), "sh", "-c", script, "sh"]
+        probe = subprocess.run([*prefix, "true"], capture_output=True, text=True, check=False)
+        if probe.returncode:
+            pytest.skip(f"cannot mount a tmpfs here: {probe.stderr.strip()}")
+        env = dict(os.environ, CORPORA_ROOT=str(collection), HF_HOME=str(home), HF_HUB_OFFLINE="0",
+                   HF_DATASETS_OFFLINE="0", HF_DATASETS_DISABLE_PROGRESS_BARS="1")
+        argv = [sys.executable, "-m", "corpora.cli", "build", NAME, "--config", "sentences", "--out", str(tmp_path / "out")]
+        result = subprocess.run([*prefix, *argv], capture_output=True, text=True, env=env, timeout=300, check=False)
+    finally:
+        server.close()
+    folder = home / "datasets" / "downloads" / "corpora" / NAME / "data"
+    assert (result.returncode, result.stderr) == (1, f"corpora build: error: {folder}: No space left on device\n")
+
+
+# --- docs/bad_input.md: the "Downloads" table ------------------------------------------------
+
+DOCS = Path(__file__).resolve().parents[1] / "docs" / "bad_input.md"
+START, END = "<!-- download faults: checked by tests/test_downloads.py -->", "<!-- end of the download faults -->"
+DESCRIBED = {
+    "short": "the connection closes after half the body (every try)",
+    "long_length": "a Content-Length above the body (every try)",
+    "reset": "a TCP reset instead of an answer (every try)",
+    "stall": "half the body, then nothing (every try)",
+    "trickle": "32 bytes a second (every try)",
+    "500": "HTTP 500 (every try)",
+    "503": "HTTP 503 (every try)",
+    "404": "HTTP 404",
+    "loop": "a redirect to itself",
+    "html": "an HTML page with status 200",
+    "lfs": "a Git LFS pointer with status 200",
+}
+
+
+def docs_rows() -> list[str]:
+    def line(reason):
+        return f"`corpora build: error: NAME: cannot download URL: {reason}.`"
+
+    rows = [f"| {DESCRIBED[fault]} | {line(reason)} | {requests} |" for fault, reason, requests in FAILURES]
+    differ = "`corpora build: error: NAME: 1 file(s) the server sent differ from the recorded release: URL ({}). If " \
+             "the new files are right, record them with `corpora checksums NAME --update`; to build them once " \
+             "without recording, use --allow-modified-sources.`"
+    rows += [
+        f"| the file with one byte changed | {differ.format('the recorded size, another sha256')} | 1 |",
+        f"| a Content-Length below the body | {differ.format(f'{SIZE - 10} bytes, recorded {SIZE}')} | 1 |",
+        "| a copy in the cache that fails the check, the server healthy | the build succeeds | 1 |",
+        "| a cut connection, a reset, HTTP 500, 503 or a stall once, then the file | the build succeeds | 2 |",
+        "| HTTP 429 with `Retry-After: 1`, then the file | the build succeeds, after 1 s | 2 |",
+        f"| HTTP 429 asking for more than 300 s | {line('the server answered HTTP 429 Too Many Requests, and asks to wait N s (more than 300 s)')} | 1 |",
+        "| no server at the address | `corpora build: error: NAME: cannot download URL: no connection (connection refused): no network, or the host cannot be reached.` | 1 |",
+        "| the download cache's file system full | `corpora build: error: $HF_HOME/datasets/downloads/corpora/NAME/data: No space left on device` | 1 |",
+    ]
+    return rows
+
+
+def test_the_docs_show_every_download_fault_as_the_user_sees_it():
+    text = DOCS.read_text()
+    table = text[text.index(START) + len(START):text.index(END)]
+    assert [row for row in table.strip().splitlines()[2:]] == docs_rows(), "run `python tests/test_downloads.py`"
+
+
+if __name__ == "__main__":
+    text = DOCS.read_text()
+    head, rest = text.split(START)
+    _, tail = rest.split(END)
+    table = "\n".join(["| fault | what the user sees | requests |", "|---|---|---|", *docs_rows()])
+    DOCS.write_text(f"{head}{START}\n\n{table}\n\n{END}{tail}")
+    print(f"wrote {DOCS.relative_to(DOCS.parents[1])}")
