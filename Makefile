@@ -6,7 +6,7 @@ VENV3 := .venv-datasets3
 # Tests never touch the network and never read the user's Hugging Face cache.
 OFFLINE := HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 HF_HOME=$(CURDIR)/.cache/hf-test
 
-.PHONY: demo test test-main test-datasets3 cards cards-check validate bench bench-quick lint clean
+.PHONY: demo test test-main test-datasets3 test-one cards cards-check validate bench bench-quick lint clean
 
 # Leg 1: the current datasets (5.x).
 $(VENV)/.installed: pyproject.toml setup.py
@@ -31,6 +31,13 @@ test: lint test-main test-datasets3
 test-main: $(VENV)/.installed
 	rm -rf .cache/hf-test
 	$(OFFLINE) $(VENV)/bin/python -m pytest
+
+# The quick loop of adding or changing one corpus: its generic tests and its own, about a minute.
+test-one: $(VENV)/.installed
+	@test -n "$(NAME)" || { echo "usage: make test-one NAME=<corpus>"; exit 2; }
+	rm -rf .cache/hf-test-$(NAME)
+	HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 HF_HOME=$(CURDIR)/.cache/hf-test-$(NAME) $(VENV)/bin/python -m pytest -q \
+		-k $(NAME) tests/test_generic.py tests/test_bad_input.py tests/test_cards.py $(wildcard tests/test_$(NAME).py)
 
 # Leg 2 runs only what can differ between datasets versions (tests/conftest.py deselects the rest).
 test-datasets3: $(VENV3)/.installed $(VENV)/.installed

@@ -373,6 +373,7 @@ def test_every_command_with_all_takes_every_corpus_in_name_order(two_corpora, tm
     twin = [[TWIN, *cells[1:]] for cells in EXAMPLE_LISTED]
     assert [line.split() for line in out.splitlines()[1:]] == EXAMPLE_LISTED + twin
     assert run(capsys, "card", TWIN) == (0, f"wrote loaders/{TWIN}/README.md\n", "")
+    assert run(capsys, "card", TWIN) == (0, f"loaders/{TWIN}/README.md: unchanged\n", "")
     code, out, _ = run(capsys, "card", "--all", "--check")
     assert (code, out) == (0, f"{NAME}: card up to date\n{TWIN}: card up to date\n")
     code, out, _ = run(capsys, "build", "--all", "--dummy", "--out", str(tmp_path / "out"))
@@ -381,3 +382,16 @@ def test_every_command_with_all_takes_every_corpus_in_name_order(two_corpora, tm
     assert sorted(p.name for p in (tmp_path / "out").iterdir() if not p.name.startswith(".")) == [NAME, TWIN]
     code, _, err = run(capsys, "build", "example", "--dummy", "--out", str(tmp_path / "out"))
     assert (code, err) == (1, f"corpora build: error: unknown corpus 'example'; known: {NAME}, {TWIN}\n")
+
+
+def test_every_option_and_positional_has_help_and_every_subcommand_an_example():
+    import argparse
+
+    from corpora import cli
+
+    parser = cli.make_parser()
+    subparsers = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    missing = [f"{name} {action.dest}" for name, sub in subparsers.choices.items() for action in sub._actions
+               if not action.help]
+    assert missing == []
+    assert all(sub.epilog.startswith("example: corpora " + name) for name, sub in subparsers.choices.items())

@@ -417,6 +417,16 @@ def test_key_option_overrides_the_loader_key(exports, capsys):
     assert capsys.readouterr().err == "corpora diff: error: --key ratings: expected CONFIG=COL[,COL] (or CONFIG= for position)\n"
 
 
+def test_a_key_column_that_does_not_exist_is_an_error_naming_it(exports):
+    old, new = exports
+    code, out, err = cli("diff", old, new, "--key", "ratings=game")
+    assert (code, out) == (2, "")
+    assert err == ("corpora diff: error: --key ratings=game: no column 'game' in config 'ratings'; its columns: "
+                   "language, rater, score, sentence_id\n")
+    code, out, err = cli("diff", old, new, "--key", "messages=game")
+    assert (code, out, err) == (2, "", "corpora diff: error: --key messages=...: no config 'messages' in either export\n")
+
+
 def test_an_unknown_config_is_an_error(exports):
     old, new = exports
     code, out, err = cli("diff", old, new, "--config", "rating")

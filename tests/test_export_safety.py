@@ -54,10 +54,28 @@ def run(args, prefix=()):
                           check=False)
 
 
+STARTED = []  # every build a test starts, killed after the test whatever its outcome
+
+
+@pytest.fixture(autouse=True)
+def no_build_outlives_its_test():
+    yield
+    while STARTED:
+        process = STARTED.pop()
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
+def popen(argv, **kwargs):
+    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kwargs)
+    STARTED.append(process)
+    return process
+
+
 def start(out, *extra, pause=None, source=("--dummy",)):
     env = environment(CORPORA_TEST_PAUSE_AT=pause) if pause else environment()
-    return subprocess.Popen(command(out, *extra, source=source), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, env=env)
+    return popen(command(out, *extra, source=source), env=env)
 
 
 def wait_for_line(process, expected: str) -> str:
@@ -182,7 +200,7 @@ def test_a_swap_without_an_atomic_exchange_killed_between_its_renames_is_put_bac
     export.export_corpus(NAME, out, dummy=True)
     before = files_of(out / NAME)
     env = environment(CORPORA_TEST_PAUSE_AT="renaming", **{swap.NO_EXCHANGE_VARIABLE: "1"})
-    killed = subprocess.Popen(command(out), stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
+    killed = popen(command(out), env=env)
     wait_for_line(killed, "corpora: paused at renaming")
     killed.kill()
     killed.wait()
@@ -476,13 +494,9 @@ def alive(pid: int) -> bool:
 
 def start_with_workers(out):
     """A build with 2 worker processes, paused inside both (the example loader's test hook)."""
-    process = subprocess.Popen(command(out, "--num-proc", "2"), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, env=environment(CORPORA_TEST_PAUSE_AT="examples"), start_new_session=True)
-    try:
-        workers = {int(wait_for_line(process, r"corpora: paused at examples in \d+").split()[-1]) for _ in range(2)}
-    except BaseException:
-        process.kill()
-        raise
+    process = popen(command(out, "--num-proc", "2"), env=environment(CORPORA_TEST_PAUSE_AT="examples"),
+                    start_new_session=True)
+    workers = {int(wait_for_line(process, r"corpora: paused at examples in \d+").split()[-1]) for _ in range(2)}
     assert len(workers) == 2 and workers < set(children_of(process.pid)), (workers, children_of(process.pid))
     return process
 
@@ -531,8 +545,7 @@ def test_a_bad_record_with_worker_processes_is_the_same_one_line(tmp_path):
 @pytest.mark.parametrize("delay", [0.15, 0.3, 0.6, 1.2])
 def test_ctrl_c_at_any_moment_of_the_start_is_one_line(tmp_path, delay):
     # From the start of main() on; the imports of datasets and the loaders come after it.
-    process = subprocess.Popen(command(tmp_path / "out"), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               env=environment())
+    process = popen(command(tmp_path / "out"), env=environment())
     time.sleep(delay)
     process.send_signal(signal.SIGINT)
     assert process.wait(timeout=60) == 130

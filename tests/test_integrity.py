@@ -91,7 +91,7 @@ def wait_for_pause(process) -> str:
     return line
 
 
-def test_an_interrupted_build_leaves_the_previous_export(tmp_path):
+def test_an_interrupted_build_leaves_the_previous_export(tmp_path, request):
     name = next(c.name for c in registry.all_corpora() if len(c.configs) > 1)  # more than one config written
     out = tmp_path / "out"
     export.export_corpus(name, out, dummy=True)  # the previous export
@@ -101,6 +101,7 @@ def test_an_interrupted_build_leaves_the_previous_export(tmp_path):
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
         env=dict(os.environ, CORPORA_ROOT=str(ROOT), CORPORA_TEST_PAUSE_AT="swapping"),
     )
+    request.addfinalizer(lambda: process.poll() is None and (process.kill(), process.wait()))  # whatever the outcome
     assert wait_for_pause(process) == "corpora: paused at swapping\n"
     configs = registry.get(name).configs
     (new,) = out.glob(f".{name}.partial-*/{name}")  # finished, not yet swapped in

@@ -251,3 +251,21 @@ def test_the_checks_find_each_broken_reference(tiny_repo):
     assert numbered_quirks(tiny_repo / "docs" / "formats" / "toy.md") == {1, 2}
     # test_toy.py and synthetic_toy.py are the corpus's own; test_cli.py is shared.
     assert shared_files_naming_a_corpus(tiny_repo) == ["tests/test_cli.py:1: toy"]
+
+
+def test_the_readme_workflows_are_valid_as_pasted():
+    """Each ```yaml block of the README is a whole GitHub Actions workflow: a trigger (YAML 1.1
+    reads `on` as true), jobs that each say where they run and list steps that use or run something."""
+    import yaml
+
+    text = (REPO / "README.md").read_text()
+    blocks = re.findall(r"```yaml\n(.*?)```", text, flags=re.S)
+    assert len(blocks) >= 2
+    for block in blocks:
+        workflow = yaml.safe_load(block)
+        trigger = workflow.get("on", workflow.get(True))
+        assert trigger, f"no `on:` in\n{block}"
+        assert workflow["jobs"], block
+        for job in workflow["jobs"].values():
+            assert isinstance(job["runs-on"], str)
+            assert job["steps"] and all("uses" in step or "run" in step for step in job["steps"])

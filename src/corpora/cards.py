@@ -428,9 +428,13 @@ def record_byte_sizes(corpus: registry.Corpus, export: Path, examples: dict[str,
     return list(measured)
 
 
-def write(corpus: registry.Corpus, examples: dict[str, dict]) -> Path:
-    corpus.card_path.write_text(render(corpus, examples), encoding="utf-8")
-    return corpus.card_path
+def write(corpus: registry.Corpus, examples: dict[str, dict]) -> bool:
+    """Write the committed card; False if it was already up to date (nothing written)."""
+    text = render(corpus, examples)
+    if corpus.card_path.is_file() and corpus.card_path.read_text(encoding="utf-8") == text:
+        return False
+    corpus.card_path.write_text(text, encoding="utf-8")
+    return True
 
 
 def write_export_card(corpus: registry.Corpus, infos, path: Path, repo_id=None, report=None, built_from=None) -> None:

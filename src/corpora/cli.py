@@ -42,6 +42,10 @@ from corpora.errors import Terminated  # noqa: E402
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
+    return make_parser().parse_args(argv)
+
+
+def make_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="corpora", description=__doc__)
     parser.add_argument("--debug", action="store_true", help="show tracebacks")
     # --debug is accepted after the subcommand too. SUPPRESS: a subcommand that is not given it
@@ -50,10 +54,11 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks")
     commands = _Commands(parser.add_subparsers(dest="command", required=True), common)
 
-    commands.add_parser("list", help="corpora, configs, splits and official sizes")
+    commands.add_parser("list", help="corpora, configs, splits and official sizes", example="corpora list")
 
-    build = commands.add_parser("build", help="build corpora and export them as Parquet folders")
-    build.add_argument("names", nargs="*", metavar="NAME")
+    build = commands.add_parser("build", help="build corpora and export them as Parquet folders",
+                                example="corpora build diplomacy_detection --config messages --out build")
+    build.add_argument("names", nargs="*", metavar="NAME", help="the corpora to build (`corpora list` names them)")
     build.add_argument("--all", action="store_true", help="every corpus")
     build.add_argument("--config", action="append", dest="configs", metavar="C", help="only this config (repeatable)")
     source = build.add_mutually_exclusive_group()
@@ -71,47 +76,52 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
                             "folder, e.g. the --out folder itself for the export being replaced)")
 
     checksums = commands.add_parser(
-        "checksums", help="measure the source files against loaders/NAME/checksums.tsv; --update records them"
+        "checksums", help="measure the source files against loaders/NAME/checksums.tsv; --update records them",
+        example="corpora checksums diplomacy_detection --data-dir upstream-diplomacy",
     )
-    checksums.add_argument("names", nargs="*", metavar="NAME")
+    checksums.add_argument("names", nargs="*", metavar="NAME", help="the corpora whose source files to measure")
     checksums.add_argument("--all", action="store_true", help="every corpus")
     checksums.add_argument("--config", action="append", dest="configs", metavar="C",
                            help="only the files of this config (repeatable)")
     checksums.add_argument("--data-dir", metavar="DIR", help="measure a local copy instead of downloading")
     checksums.add_argument("--update", action="store_true", help="write the measured size and sha256")
 
-    card = commands.add_parser("card", help="(re)write loaders/NAME/README.md from dataset_cards/NAME.yaml")
-    card.add_argument("names", nargs="*", metavar="NAME")
+    card = commands.add_parser("card", help="(re)write loaders/NAME/README.md from dataset_cards/NAME.yaml",
+                               example="corpora card --all --check")
+    card.add_argument("names", nargs="*", metavar="NAME", help="the corpora whose card to write or check")
     card.add_argument("--all", action="store_true", help="every corpus")
     card.add_argument("--check", action="store_true", help="only report differences; exit 1 if any")
     card.add_argument("--sizes-from", metavar="OUT",
                       help="keep the byte sizes measured by `corpora build NAME --out OUT` from the release files")
 
-    validate = commands.add_parser("validate", help="cards, dummy builds and export round trips")
+    validate = commands.add_parser("validate", help="cards, dummy builds and export round trips",
+                                   example="corpora validate diplomacy_detection")
     validate.add_argument("names", nargs="*", metavar="NAME", help="default: every corpus")
 
-    push = commands.add_parser("push", help="build and upload a corpus to the Hugging Face Hub")
-    push.add_argument("name", metavar="NAME")
+    push = commands.add_parser("push", help="build and upload a corpus to the Hugging Face Hub",
+                               example="corpora push diplomacy_detection --repo-id your-org/diplomacy --dry-run")
+    push.add_argument("name", metavar="NAME", help="the corpus to build and upload")
     push.add_argument("--repo-id", required=True, metavar="ID", help="the Hub dataset repository, e.g. your-org/NAME")
-    push.add_argument("--private", action="store_true")
+    push.add_argument("--private", action="store_true", help="create the Hub repository as private")
     push.add_argument("--dry-run", action="store_true", help="build and show what would be uploaded")
     push.add_argument("--data-dir", metavar="DIR", help="build from a local copy instead of the pinned URLs")
-    push.add_argument("--out", default="build", metavar="DIR")
+    push.add_argument("--out", default="build", metavar="DIR", help="where the export is built first (default: build)")
     push.add_argument("--allow-modified-sources", action="store_true",
                       help="publish a build of files that differ from the recorded release")
 
     diff = commands.add_parser(
-        "diff", help="what changed in the rows between two exports (exit 0 identical, 1 different, 2 error)"
+        "diff", help="what changed in the rows between two exports (exit 0 identical, 1 different, 2 error)",
+        example="corpora diff build-old/diplomacy_detection build/diplomacy_detection --format markdown",
     )
     diff.add_argument("old", metavar="OLD", help="an export folder, OUT/NAME")
     diff.add_argument("new", metavar="NEW", help="an export folder, OUT/NAME")
-    diff.add_argument("--format", choices=["text", "markdown", "json"], default="text", dest="style")
+    diff.add_argument("--format", choices=["text", "markdown", "json"], default="text", dest="style",
+                      help="the report's form (default: text)")
     diff.add_argument("--config", action="append", dest="configs", metavar="C", help="only this config (repeatable)")
     diff.add_argument("--key", action="append", dest="keys", metavar="CONFIG=COL[,COL]", default=[],
                       help="match CONFIG's rows by these columns instead of the loader's key "
                            "(CONFIG= alone: by position; repeatable)")
-
-    return parser.parse_args(argv)
+    return parser
 
 
 class _Commands:
@@ -120,8 +130,9 @@ class _Commands:
     def __init__(self, subparsers, common: argparse.ArgumentParser):
         self.subparsers, self.common = subparsers, common
 
-    def add_parser(self, name: str, **kwargs) -> argparse.ArgumentParser:
-        return self.subparsers.add_parser(name, parents=[self.common], **kwargs)
+    def add_parser(self, name: str, example: str, **kwargs) -> argparse.ArgumentParser:
+        return self.subparsers.add_parser(name, parents=[self.common], epilog=f"example: {example}",
+                                          formatter_class=argparse.RawDescriptionHelpFormatter, **kwargs)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -356,8 +367,8 @@ def cmd_card(args) -> int:
                 raise CorporaError(f"{export} has no config with the official split sizes (not a build of the release)")
             print(f"wrote loaders/{name}/README.md: the byte sizes of {export} for {', '.join(recorded)}")
         else:
-            path = cards.write(corpus, examples)
-            print(f"wrote {path.relative_to(corpus.root)}")
+            card = corpus.card_path.relative_to(corpus.root)
+            print(f"wrote {card}" if cards.write(corpus, examples) else f"{card}: unchanged")
     return 1 if stale else 0
 
 

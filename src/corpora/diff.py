@@ -115,6 +115,7 @@ def compare(old, new, name: str | None = None, configs: list[str] | None = None,
             raise CorporaError(f"no config {', '.join(unknown)} in either export")
         layouts = {side: {c: s for c, s in layout.items() if c in configs} for side, layout in layouts.items()}
     name = name or next((n for n in (new.name, old.name) if n in registry.names()), None)
+    _check_given_keys(keys or {}, layouts)
     keys = dict(_keys(name), **(keys or {}))
     layouts = {side: _in_loader_order(name, layout) for side, layout in layouts.items()}
     report = Report(str(old_label or old), str(new_label or new), name)
@@ -135,6 +136,22 @@ def compare(old, new, name: str | None = None, configs: list[str] | None = None,
         finally:
             connection.close()
     return report
+
+
+def _check_given_keys(keys: dict[str, list[str]], layouts: dict) -> None:
+    """A key the user gave (--key) must name a config and columns of it: a typo is an error, not
+    a silent match by position."""
+    for config, columns in keys.items():
+        schemas = [_features(next(iter(layout[config].values())))[0] for layout in layouts.values() if config in layout]
+        if not schemas:
+            raise CorporaError(f"--key {config}=...: no config {config!r} in either export")
+        names = sorted(set().union(*(schema.names for schema in schemas)))
+        unknown = [column for column in columns if column not in names]
+        if unknown:
+            raise CorporaError(
+                f"--key {config}={','.join(columns)}: no column {', '.join(map(repr, unknown))} in config {config!r}; "
+                f"its columns: {', '.join(names)}"
+            )
 
 
 def summary(old: Path, new: Path, name: str, configs: list[str] | None, new_label) -> str:
