@@ -77,11 +77,13 @@ def test_dry_run_sends_nothing(hub, upstream_copy, tmp_path):
                      "--out", str(tmp_path / "out"), hub=hub, home=tmp_path / "home")
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
+    sizes = {path: (tmp_path / "out" / NAME / path).stat().st_size for path in EXPORTED}
     assert lines[-10] == (
-        f"would upload 9 files from {tmp_path / 'out' / NAME} to "
+        f"would upload 9 files, {sum(sizes.values()):,} bytes, from {tmp_path / 'out' / NAME} to "
         "https://huggingface.co/datasets/my-org/ratings (public):"
     )
-    assert lines[-9:] == [f"  {path}" for path in EXPORTED]
+    assert lines[-9:] == [f"  {path} ({size:,} bytes)" for path, size in sizes.items()]
+    assert "Generating" not in result.stderr and "%|" not in result.stderr  # no progress bars in a pipe
     assert [r for r in hub.requests if r[1].startswith("/api/")] == []
 
 

@@ -388,6 +388,7 @@ def cmd_validate(args) -> int:
 def cmd_push(args) -> int:
     from corpora import push
 
+    quiet_progress()
     push.push(
         args.name, args.repo_id, private=args.private, dry_run=args.dry_run, data_dir=args.data_dir, out=args.out,
         allow_modified_sources=args.allow_modified_sources,

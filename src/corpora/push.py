@@ -41,10 +41,11 @@ def push(
     # The export's mark is this tool's, not the dataset's.
     paths = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file() and p.name != swap.MARK)
     action = "would upload" if dry_run else "uploading"
-    print(f"{action} {len(paths)} files from {folder} to https://huggingface.co/datasets/{repo_id}"
-          f" ({'private' if private else 'public'}):")
-    for path in paths:
-        print(f"  {path}")
+    sizes = {path: (folder / path).stat().st_size for path in paths}
+    print(f"{action} {len(paths)} files, {sum(sizes.values()):,} bytes, from {folder} to "
+          f"https://huggingface.co/datasets/{repo_id} ({'private' if private else 'public'}):")
+    for path, size in sizes.items():
+        print(f"  {path} ({size:,} bytes)")
     if dry_run:
         return paths
     api = HfApi()
