@@ -2,6 +2,7 @@
 its release, dummy data and official sizes are small enough that every figure below can be read
 off its files."""
 
+import json
 import os
 import shutil
 import subprocess
@@ -395,3 +396,45 @@ def test_every_option_and_positional_has_help_and_every_subcommand_an_example():
                if not action.help]
     assert missing == []
     assert all(sub.epilog.startswith("example: corpora " + name) for name, sub in subparsers.choices.items())
+
+
+# --- an export's card is its own -----------------------------------------------------------------
+
+
+def exported_card(folder):
+    import yaml
+
+    text = (folder / "README.md").read_text()
+    header = yaml.safe_load(text.split("---\n")[1])
+    return text, header
+
+
+def test_the_card_of_a_build_of_some_configs_describes_those_only(capsys, tmp_path):
+    assert run(capsys, "build", NAME, "--dummy", "--config", "ratings", "--out", str(tmp_path))[0] == 0
+    text, header = exported_card(tmp_path / NAME)
+    assert [c["config_name"] for c in header["configs"]] == ["ratings"]
+    info = header["dataset_info"]
+    assert (info["config_name"], [s["num_examples"] for s in info["splits"]]) == ("ratings", [10, 5, 6])
+    assert header["size_categories"] == ["n<1K"]
+    assert "`sentences`" not in text and "`raters`" not in text  # neither their rows, fields nor splits
+    assert 'load_dataset("' + str(tmp_path / NAME) not in text  # the card says how to load it where it is read
+    assert 'ds = load_dataset("build/example_ratings", "ratings")' in text
+    assert "loaders/example_ratings\"" not in text and 'load_dataset("loaders/' not in text
+    croissant = json.loads((tmp_path / NAME / "croissant.json").read_text())
+    assert sorted({d["@id"].split("/")[0] for d in croissant["distribution"] if d["@type"] == "cr:FileObject"}) == [
+        "ratings"]
+
+
+def test_a_build_from_modified_sources_says_so_at_the_top_of_its_card_and_in_croissant(capsys, tmp_path, example_release):
+    cut_last_line(example_release / "data" / "test.jsonl")
+    argv = ["build", NAME, "--data-dir", str(example_release), "--allow-modified-sources", "--out", str(tmp_path)]
+    assert run(capsys, *argv)[0] == 0
+    text, _ = exported_card(tmp_path / NAME)
+    notice = (f"This export was built from 1 source file(s) that differ from the recorded release: {URL}data/test.jsonl "
+              "(443 bytes, recorded 589). Its rows, sizes and statistics are those of these files.")
+    body = text.split("---\n", 2)[2]
+    title, quote = body.split("\n\n")[1:3]
+    assert title == "# Example Ratings"
+    assert " ".join(line.removeprefix("> ") for line in quote.splitlines()) == "**Not the release.** " + notice
+    croissant = json.loads((tmp_path / NAME / "croissant.json").read_text())
+    assert croissant["description"].startswith(notice + " ")

@@ -542,7 +542,7 @@ def test_a_bad_record_with_worker_processes_is_the_same_one_line(tmp_path):
            "got 'x'\n")
 
 
-@pytest.mark.parametrize("delay", [0.15, 0.3, 0.6, 1.2])
+@pytest.mark.parametrize("delay", [0.1, 0.15, 0.2, 0.3, 0.6, 1.2])
 def test_ctrl_c_at_any_moment_of_the_start_is_one_line(tmp_path, delay):
     # From the start of main() on; the imports of datasets and the loaders come after it.
     process = popen(command(tmp_path / "out"), env=environment())

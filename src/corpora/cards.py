@@ -166,11 +166,11 @@ def field_rows(feature_dict, prefix: str = "", collapse: bool = False) -> list[t
     return rows
 
 
-def field_tables(corpus: registry.Corpus) -> dict[str, list[tuple[str, str, str | None]]]:
-    """The card's field table of each config: (name, type, config) where `config` is the earlier
-    config whose table already has this field with the same type (its description is there)."""
+def field_tables(corpus: registry.Corpus, configs=None) -> dict[str, list[tuple[str, str, str | None]]]:
+    """The card's field table of each config (default: all): (name, type, config) where `config` is
+    the earlier config whose table already has this field with the same type (its description is there)."""
     tables, seen = {}, {}
-    for config in corpus.configs:
+    for config in configs or corpus.configs:
         tables[config] = []
         for name, type_ in field_rows(corpus.features(config), collapse=True):
             tables[config].append((name, type_, seen.get((name, type_))))
@@ -178,10 +178,14 @@ def field_tables(corpus: registry.Corpus) -> dict[str, list[tuple[str, str, str 
     return tables
 
 
-def size_category(corpus: registry.Corpus) -> str:
-    # An official size may be unknown (None): the category is then that of the known sizes.
-    largest = max(sum(size or 0 for size in splits.values()) for splits in corpus.split_sizes.values())
-    return next(label for bound, label in SIZE_CATEGORIES if largest < bound)
+def size_category(corpus: registry.Corpus, infos: dict[str, datasets.DatasetInfo] | None = None) -> str:
+    """The Hub's size category of the largest config: of its official sizes (an unknown one
+    counts as 0), or of the rows a build wrote (`infos`)."""
+    if infos is None:
+        sizes = [sum(size or 0 for size in splits.values()) for splits in corpus.split_sizes.values()]
+    else:
+        sizes = [sum(split.num_examples for split in (info.splits or {}).values()) for info in infos.values()]
+    return next(label for bound, label in SIZE_CATEGORIES if max(sizes) < bound)
 
 
 # Example values are shown cut, so that one long text or list does not make the card unreadable.
@@ -285,6 +289,7 @@ def render(
     report: dict | None = None,
     built_from: str | None = None,
     byte_sizes: dict | None = None,
+    notice: str | None = None,
 ) -> str:
     """The card. The loader's card (no `infos`) shows `examples`, the first example of each config
     of the dummy data (`build.dummy_examples`; this module does not build), and its
@@ -292,8 +297,10 @@ def render(
     (`committed_infos`). An export passes its build's infos, with the
     real split sizes and byte sizes, the Hub repository it is pushed to, if any (the card then
     shows how to load it from there), and the build's `report` ({config: stats.ConfigReport}:
-    the source records read, the statistics of each split, the first example) and what it was
-    `built_from`."""
+    the source records read, the statistics of each split, the first example), what it was
+    `built_from`, and a `notice` opening the card when the build is not of the release (modified
+    sources, the dummy data). An export's card describes its own configs only, and its size
+    category is that of the rows written."""
     source = card_source(corpus)
     found = problems(corpus, source)
     if found:
@@ -306,7 +313,7 @@ def render(
         language_creators=source["language_creators"],
         annotations_creators=source["annotations_creators"],
         multilinguality=source["multilinguality"],
-        size_categories=[size_category(corpus)],
+        size_categories=[size_category(corpus, infos if report else None)],
         source_datasets=source["source_datasets"],
         task_categories=source["task_categories"],
         task_ids=source["task_ids"],
@@ -336,7 +343,10 @@ def render(
         corpus=corpus,
         source=source,
         facts=facts,
-        fields=field_tables(corpus),
+        fields=field_tables(corpus, exported),
+        configs=exported,
+        first_config=corpus.default_config if corpus.default_config in exported else exported[0],
+        notice=notice,
         examples={config: example_text(example) for config, example in examples.items()},
         report=report,
         built_from=built_from,
@@ -437,7 +447,8 @@ def write(corpus: registry.Corpus, examples: dict[str, dict]) -> bool:
     return True
 
 
-def write_export_card(corpus: registry.Corpus, infos, path: Path, repo_id=None, report=None, built_from=None) -> None:
+def write_export_card(corpus: registry.Corpus, infos, path: Path, repo_id=None, report=None, built_from=None,
+                      notice=None) -> None:
     """The README.md of an export folder (`path`), beside its <config>/ folders of Parquet files.
     Sizes as the Hub means them: `download_size` the bytes of a config's Parquet files,
     `dataset_size` the bytes of its Arrow data (datasets' own figure)."""
@@ -445,7 +456,7 @@ def write_export_card(corpus: registry.Corpus, infos, path: Path, repo_id=None, 
     for config, info in infos.items():
         sized[config] = copy.deepcopy(info)
         sized[config].download_size = sum(p.stat().st_size for p in (path.parent / config).glob("*.parquet"))
-    path.write_text(render(corpus, None, sized, repo_id, report, built_from), encoding="utf-8")
+    path.write_text(render(corpus, None, sized, repo_id, report, built_from, notice=notice), encoding="utf-8")
 
 
 def check(corpus: registry.Corpus, examples: dict[str, dict]) -> str | None:

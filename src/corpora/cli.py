@@ -13,9 +13,9 @@ def _prefix(command: str) -> str:
     return f"corpora {command}" if command else "corpora"
 
 
-def _command_name() -> str:
-    names = [arg for arg in sys.argv[1:] if not arg.startswith("-")]
-    return names[0] if names and names[0] in COMMAND_NAMES else ""
+def _command_name(argv: list[str] | None = None) -> str:
+    """The subcommand, read off the arguments before they are parsed (a signal may come first)."""
+    return next((arg for arg in (sys.argv[1:] if argv is None else argv) if arg in COMMAND_NAMES), "")
 
 
 COMMAND_NAMES = ("list", "build", "checksums", "card", "validate", "push", "diff")
@@ -28,7 +28,8 @@ def _stopped_early(signum, frame):
 
 # Run as the command (not imported as a library): Ctrl-C and SIGTERM are one line from here on,
 # before the imports below; main() then makes them unwind the stack.
-if __name__ == "__main__" or os.path.basename(sys.argv[0]) == "corpora":
+AS_COMMAND = __name__ == "__main__" or os.path.basename(sys.argv[0]) == "corpora"
+if AS_COMMAND:
     for _signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(_signum, _stopped_early)
 
@@ -57,7 +58,7 @@ def make_parser() -> argparse.ArgumentParser:
     commands.add_parser("list", help="corpora, configs, splits and official sizes", example="corpora list")
 
     build = commands.add_parser("build", help="build corpora and export them as Parquet folders",
-                                example="corpora build diplomacy_detection --config messages --out build")
+                                example="corpora build NAME --config CONFIG --out build")
     build.add_argument("names", nargs="*", metavar="NAME", help="the corpora to build (`corpora list` names them)")
     build.add_argument("--all", action="store_true", help="every corpus")
     build.add_argument("--config", action="append", dest="configs", metavar="C", help="only this config (repeatable)")
@@ -77,7 +78,7 @@ def make_parser() -> argparse.ArgumentParser:
 
     checksums = commands.add_parser(
         "checksums", help="measure the source files against loaders/NAME/checksums.tsv; --update records them",
-        example="corpora checksums diplomacy_detection --data-dir upstream-diplomacy",
+        example="corpora checksums NAME --data-dir DIR",
     )
     checksums.add_argument("names", nargs="*", metavar="NAME", help="the corpora whose source files to measure")
     checksums.add_argument("--all", action="store_true", help="every corpus")
@@ -95,11 +96,11 @@ def make_parser() -> argparse.ArgumentParser:
                       help="keep the byte sizes measured by `corpora build NAME --out OUT` from the release files")
 
     validate = commands.add_parser("validate", help="cards, dummy builds and export round trips",
-                                   example="corpora validate diplomacy_detection")
+                                   example="corpora validate NAME")
     validate.add_argument("names", nargs="*", metavar="NAME", help="default: every corpus")
 
     push = commands.add_parser("push", help="build and upload a corpus to the Hugging Face Hub",
-                               example="corpora push diplomacy_detection --repo-id your-org/diplomacy --dry-run")
+                               example="corpora push NAME --repo-id your-org/NAME --dry-run")
     push.add_argument("name", metavar="NAME", help="the corpus to build and upload")
     push.add_argument("--repo-id", required=True, metavar="ID", help="the Hub dataset repository, e.g. your-org/NAME")
     push.add_argument("--private", action="store_true", help="create the Hub repository as private")
@@ -111,7 +112,7 @@ def make_parser() -> argparse.ArgumentParser:
 
     diff = commands.add_parser(
         "diff", help="what changed in the rows between two exports (exit 0 identical, 1 different, 2 error)",
-        example="corpora diff build-old/diplomacy_detection build/diplomacy_detection --format markdown",
+        example="corpora diff build-old/NAME build/NAME --format markdown",
     )
     diff.add_argument("old", metavar="OLD", help="an export folder, OUT/NAME")
     diff.add_argument("new", metavar="NEW", help="an export folder, OUT/NAME")
@@ -139,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
     # From the first instruction on, Ctrl-C and SIGTERM end the command with one line (130, 143);
     # they unwind like an exception, so every `finally` cleans up.
     handlers = {signum: signal.signal(signum, _stop) for signum in (signal.SIGINT, signal.SIGTERM)}
-    command, debug = "", "--debug" in (sys.argv[1:] if argv is None else argv)
+    command, debug = _command_name(argv), "--debug" in (sys.argv[1:] if argv is None else argv)
     try:
         args = parse(argv)
         command, debug = args.command, args.debug
@@ -150,6 +151,10 @@ def main(argv: list[str] | None = None) -> int:
             raise
         if stopped is not None:
             print(f"{_prefix(command)}: {STOPPED[stopped]}", file=sys.stderr)
+            if AS_COMMAND:  # done: a module whose import the signal cut short must not run at exit
+                sys.stdout.flush()
+                sys.stderr.flush()
+                os._exit(128 + stopped)
             return 128 + stopped
         if isinstance(error, BrokenPipeError):
             # The reader went away (`corpora list | head`): stop quietly, as other command-line tools
@@ -197,9 +202,11 @@ def _stop(signum, frame):
 def _worker_processes() -> list[int]:
     """The pids of the worker processes this process started (multiprocess, as datasets uses it)."""
     pids = []
-    for module in ("multiprocess", "multiprocessing"):
-        if module in sys.modules:
-            pids += [child.pid for child in sys.modules[module].active_children() if child.pid]
+    for name in ("multiprocess", "multiprocessing"):
+        # A module whose import the signal cut short may lack the function: no workers yet, then.
+        active_children = getattr(sys.modules.get(name), "active_children", None)
+        with contextlib.suppress(Exception):
+            pids += [child.pid for child in active_children() if child.pid] if active_children else []
     return pids
 
 

@@ -188,8 +188,10 @@ def split_field(config: str, file_set: str, splits: list[str]) -> dict:
     }
 
 
-def describe(corpus: registry.Corpus, folder: Path, source: dict, configs: list[str], repo_id: str | None = None):
-    """The Croissant JSON-LD of the export in `folder` (a dict, ready for json.dump)."""
+def describe(corpus: registry.Corpus, folder: Path, source: dict, configs: list[str], repo_id: str | None = None,
+             notice: str | None = None):
+    """The Croissant JSON-LD of the export in `folder` (a dict, ready for json.dump); `notice`, what
+    sets the build apart from the release (modified sources, the dummy data), opens its description."""
     module = corpus.module
     descriptions = {c.name: " ".join((c.description or "").split()) for c in corpus.builder_class.BUILDER_CONFIGS}
     distribution, record_sets, all_splits = [], [], []
@@ -233,7 +235,7 @@ def describe(corpus: registry.Corpus, folder: Path, source: dict, configs: list[
         "conformsTo": CONFORMS_TO,
         "name": corpus.name,
         "alternateName": source["pretty_name"],
-        "description": " ".join(module._DESCRIPTION.split()),
+        "description": " ".join(f"{notice or ''} {module._DESCRIPTION}".split()),
         "url": f"https://huggingface.co/datasets/{repo_id}" if repo_id else module._HOMEPAGE,
         "sameAs": module._HOMEPAGE,
         "license": LICENSE_URLS.get(module._LICENSE, module._LICENSE),
@@ -251,8 +253,9 @@ def describe(corpus: registry.Corpus, folder: Path, source: dict, configs: list[
     return description
 
 
-def write(corpus: registry.Corpus, folder: Path, source: dict, configs: list[str], repo_id: str | None = None) -> Path:
+def write(corpus: registry.Corpus, folder: Path, source: dict, configs: list[str], repo_id: str | None = None,
+          notice: str | None = None) -> Path:
     path = folder / "croissant.json"
-    text = json.dumps(describe(corpus, folder, source, configs, repo_id), indent=2, ensure_ascii=False)
+    text = json.dumps(describe(corpus, folder, source, configs, repo_id, notice), indent=2, ensure_ascii=False)
     path.write_text(text + "\n", encoding="utf-8")
     return path

@@ -25,6 +25,7 @@ from corpora import sources
 from corpora import stats
 from corpora import swap
 from corpora.errors import check_utf8
+from corpora.errors import shorten
 
 # Shards stay well under the Hub's recommended file size.
 MAX_SHARD_BYTES = 500 * 1024 * 1024
@@ -166,8 +167,9 @@ def export_into(corpus, partial: Path, cache_dir: Path, configs, local, files, n
     if not dummy and not allow_modified_sources:
         build.check_official_sizes(corpus, infos)
     built_from = describe_sources(corpus, data_dir, dummy, allow_modified_sources, infos)
-    croissant.write(corpus, partial, cards.card_source(corpus), configs, repo_id)
-    cards.write_export_card(corpus, infos, partial / "README.md", repo_id, report, built_from)
+    notice = not_the_release(corpus, files, dummy, allow_modified_sources)
+    croissant.write(corpus, partial, cards.card_source(corpus), configs, repo_id, notice)
+    cards.write_export_card(corpus, infos, partial / "README.md", repo_id, report, built_from, notice)
     return report, {config: report[config].read for config in configs}
 
 
@@ -234,6 +236,18 @@ def describe_sources(corpus: registry.Corpus, data_dir, dummy: bool, allow_modif
     if differing:
         described += "; split sizes that differ from the official ones: " + ", ".join(differing)
     return described
+
+
+def not_the_release(corpus: registry.Corpus, files: dict, dummy: bool, allow_modified_sources: bool) -> str | None:
+    """What opens the card and croissant.json of a build that is not of the release, else None."""
+    if dummy:
+        return (f"This export was built from the dummy data of `dummy_data/{corpus.name}/` (a few records in the "
+                "real format, partly invented), not from the corpus.")
+    differing = sources.differences(corpus, files) if allow_modified_sources else []
+    if not differing:
+        return None
+    return (f"This export was built from {len(differing)} source file(s) that differ from the recorded release: "
+            f"{shorten(differing, 3, '; ')}. Its rows, sizes and statistics are those of these files.")
 
 
 def reload_counts(folder: Path, configs: list[str], cache_dir) -> dict[str, dict[str, int]]:

@@ -96,10 +96,14 @@ def export_problems(corpus: registry.Corpus, folder: Path) -> list[str]:
     dataset_info = metadata.get("dataset_info") or []
     if isinstance(dataset_info, dict):  # one config: a mapping, not a list
         dataset_info = [dataset_info]
-    infos = {info.get("config_name"): info for info in dataset_info}
+    # The Hub's convention: an entry without config_name is the config named "default".
+    infos = {info.get("config_name", "default"): info for info in dataset_info}
     for config in metadata.get("configs") or []:
-        name = config.get("config_name")
-        info = infos.get(name) or {}
+        name = config.get("config_name", "default")
+        if name not in infos:
+            found.append(f"{name}: the YAML header's dataset_info has no entry for this config")
+            continue
+        info = infos[name]
         declared = {s["name"]: s["num_examples"] for s in info.get("splits") or []}
         all_files = set()
         for data_files in config.get("data_files") or []:
