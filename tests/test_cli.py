@@ -438,3 +438,31 @@ def test_a_build_from_modified_sources_says_so_at_the_top_of_its_card_and_in_cro
     assert " ".join(line.removeprefix("> ") for line in quote.splitlines()) == "**Not the release.** " + notice
     croissant = json.loads((tmp_path / NAME / "croissant.json").read_text())
     assert croissant["description"].startswith(notice + " ")
+
+
+# --- corpora validate PATH: an export folder on disk ---------------------------------------------
+
+
+def test_validate_an_export_folder_on_disk(capsys, tmp_path):
+    assert run(capsys, "build", NAME, "--dummy", "--out", str(tmp_path))[0] == 0
+    folder = tmp_path / NAME
+    checks = ["mark", "card", "croissant.json", "reload sentences", "reload ratings", "reload raters"]
+    assert run(capsys, "validate", str(folder)) == (0, "".join(f"{folder}: {check}: ok\n" for check in checks), "")
+    shard = folder / "ratings" / "test-00000-of-00001.parquet"
+    shard.write_bytes(shard.read_bytes() + b"x")  # no longer ends with Parquet's magic bytes
+    code, out, err = run(capsys, "validate", str(folder))
+    assert (code, err) == (1, "")
+    magic = "Parquet magic bytes not found in footer. Either the file is corrupted or this is not a parquet file."
+    assert out.splitlines() == [
+        f"{folder}: mark: ok",
+        f"{folder}: card: FAILED: its files cannot be read: ArrowInvalid: {magic}",
+        f"{folder}: croissant.json: FAILED: ratings/test-00000-of-00001.parquet: its sha256 is not the one described",
+        f"{folder}: reload sentences: ok",
+        f"{folder}: reload ratings: FAILED: load_dataset fails: ArrowInvalid: Could not open Parquet input source "
+        f"'<Buffer>': {magic}",
+        f"{folder}: reload raters: ok",
+    ]
+    (folder / ".corpora-export.json").unlink()
+    assert run(capsys, "validate", str(folder)) == (
+        1, f"{folder}: mark: FAILED: {folder} is not an export of a corpus of this collection (no .corpora-export.json "
+           "naming one)\n", "")

@@ -95,9 +95,11 @@ def make_parser() -> argparse.ArgumentParser:
     card.add_argument("--sizes-from", metavar="OUT",
                       help="keep the byte sizes measured by `corpora build NAME --out OUT` from the release files")
 
-    validate = commands.add_parser("validate", help="cards, dummy builds and export round trips",
-                                   example="corpora validate NAME")
-    validate.add_argument("names", nargs="*", metavar="NAME", help="default: every corpus")
+    validate = commands.add_parser("validate", help="cards, dummy builds and export round trips; or an export folder",
+                                   example="corpora validate NAME, or corpora validate build/NAME")
+    validate.add_argument("names", nargs="*", metavar="NAME|PATH",
+                          help="corpora (default: every corpus), or export folders on disk (OUT/NAME) to check "
+                               "before an upload: the card against the files, croissant.json's sha256s, the reload")
 
     push = commands.add_parser("push", help="build and upload a corpus to the Hugging Face Hub",
                                example="corpora push NAME --repo-id your-org/NAME --dry-run")
@@ -386,7 +388,10 @@ def cmd_validate(args) -> int:
     quiet_progress(always=True)
     failures = 0
     for name in args.names or registry.names():
-        for check, problem in validate.validate(name):
+        # A path (it has a slash, or is a folder here and no corpus) is an export folder on disk.
+        folder = "/" in name or (Path(name).is_dir() and name not in registry.names())
+        checks = validate.validate_export(Path(name)) if folder else validate.validate(name)
+        for check, problem in checks:
             print(f"{name}: {check}: {'ok' if problem is None else 'FAILED: ' + problem}")
             failures += problem is not None
     return 1 if failures else 0

@@ -1,5 +1,6 @@
-"""`corpora validate`: what CI checks for each corpus folder, and what an export folder's card
-must satisfy before it is published (`export_problems`)."""
+"""`corpora validate`: what CI checks for each corpus folder, what an export folder's card must
+satisfy before it is published (`export_problems`), and the whole check of an export folder
+already on disk (`validate_export`), before a manual upload."""
 
 from __future__ import annotations
 
@@ -12,8 +13,11 @@ import pyarrow.parquet
 
 from corpora import build
 from corpora import cards
+from corpora import datasets_adapter
 from corpora import export
 from corpora import registry
+from corpora import sources
+from corpora import swap
 from corpora.errors import CorporaError
 
 
@@ -123,3 +127,58 @@ def export_problems(corpus: registry.Corpus, folder: Path) -> list[str]:
     if not metadata.get("configs"):
         found.append("no configs: in the YAML header")
     return found
+
+
+def validate_export(folder: Path) -> Iterator[tuple[str, str | None]]:
+    """Yield (check, None if it passed else what is wrong) for an export folder on disk: its
+    mark, its card against its files, croissant.json's sha256s, and the reload of every config."""
+    folder = Path(folder)
+    mark = swap.read_mark(folder)
+    if mark is None or mark.get("corpus") not in registry.names():
+        yield "mark", f"{folder} is not an export of a corpus of this collection (no {swap.MARK} naming one)"
+        return
+    corpus = registry.get(mark["corpus"])
+    yield "mark", None
+    try:
+        yield "card", "; ".join(export_problems(corpus, folder)) or None
+    except Exception as error:  # noqa: BLE001 - a file that is not Parquet: reported, the other checks still run
+        yield "card", f"its files cannot be read: {type(error).__name__}: {' '.join(str(error).split())}"
+    yield "croissant.json", _croissant_problem(folder)
+    with tempfile.TemporaryDirectory(prefix="corpora-validate-") as cache:
+        for config in mark.get("configs", []):
+            yield f"reload {config}", _reload_problem(corpus, folder, config, cache)
+
+
+def _croissant_problem(folder: Path) -> str | None:
+    import json
+
+    try:
+        described = json.loads((folder / "croissant.json").read_text())["distribution"]
+    except (OSError, ValueError, KeyError) as error:
+        return f"croissant.json cannot be read: {error}"
+    files = {d["contentUrl"]: d for d in described if d.get("@type") == "cr:FileObject"}
+    parquet = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*.parquet"))
+    wrong = [f"{path} is not described" for path in parquet if path not in files]
+    for path, entry in files.items():
+        if not (folder / path).is_file():
+            wrong.append(f"{path} is described but missing")
+        elif sources.measure(folder / path).sha256 != entry.get("sha256"):
+            wrong.append(f"{path}: its sha256 is not the one described")
+    return "; ".join(wrong) or None
+
+
+def _reload_problem(corpus, folder: Path, config: str, cache: str) -> str | None:
+    verbosity = datasets.logging.get_verbosity()
+    datasets.logging.set_verbosity(datasets.logging.CRITICAL)  # the failure is said below, once
+    try:
+        reloaded = datasets.load_dataset(str(folder), config, cache_dir=cache)
+    except Exception as error:  # noqa: BLE001 - reported, not raised: the other configs are still checked
+        error = datasets_adapter.loader_error(error)
+        return f"load_dataset fails: {type(error).__name__}: {' '.join(str(error).split())}"
+    finally:
+        datasets.logging.set_verbosity(verbosity)
+    declared = corpus.features(config)
+    for split, dataset in reloaded.items():
+        if dataset.features != declared:
+            return f"{split}: the features are not the loader's"
+    return None
