@@ -148,7 +148,25 @@ def test_card_example_is_the_first_dummy_training_example(name, dummy_build):
     text = corpus.card_path.read_text()
     block = text.split("```json\n", 1)[1].split("\n```", 1)[0]
     first = dummy_build(name, corpus.default_config)["train"].data.slice(0, 1).to_pylist()[0]
-    assert json.loads(block) == json.loads(json.dumps(cards.cut(first), default=str))
+    named = cards.with_label_names(first, corpus.features(corpus.default_config))  # as a person reads them
+    assert json.loads(block) == json.loads(json.dumps(cards.cut(named), default=str))
+
+
+def test_class_labels_are_shown_by_name_nested_ones_included():
+    import datasets
+
+    features = datasets.Features({
+        "label": datasets.ClassLabel(names=["no", "yes"]),
+        "labels": datasets.Sequence(datasets.ClassLabel(names=["a", "b"])),
+        "turns": datasets.Sequence({"act": datasets.ClassLabel(names=["ask", "tell"]), "text": datasets.Value("string")}),
+        "nested": {"inner": [datasets.ClassLabel(names=["x", "y"])]},
+    })
+    stored = {"label": 1, "labels": [0, 1, 1], "turns": {"act": [1, 0], "text": ["hi", "yo"]}, "nested": {"inner": [1]}}
+    assert cards.with_label_names(stored, features) == {
+        "label": "yes", "labels": ["a", "b", "b"], "turns": {"act": ["tell", "ask"], "text": ["hi", "yo"]},
+        "nested": {"inner": ["y"]},
+    }
+    assert cards.with_label_names({"label": None}, features) == {"label": None}
 
 
 @pytest.mark.usefixtures("example_collection")

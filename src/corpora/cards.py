@@ -216,6 +216,22 @@ def cut(value, depth: int = 0):
     return value
 
 
+def with_label_names(value, feature):
+    """A stored value with its class labels as their names, as a person reads them (nested ones
+    included; a Sequence of structs is stored as a struct of lists)."""
+    if isinstance(feature, datasets.ClassLabel):
+        return feature.int2str(value) if isinstance(value, int) and 0 <= value < feature.num_classes else value
+    if isinstance(feature, dict) and isinstance(value, dict):
+        return {key: with_label_names(item, feature.get(key)) for key, item in value.items()}
+    item = list_item(feature)
+    if isinstance(item, dict) and isinstance(value, dict):
+        return {key: [with_label_names(v, item.get(key)) for v in items] if isinstance(items, list) else items
+                for key, items in value.items()}
+    if item is not None and isinstance(value, list):
+        return [with_label_names(v, item) for v in value]
+    return value
+
+
 def example_text(example: dict) -> str:
     """An example as JSON, its values cut (see `cut`): a field per line where it fits, and one
     line per item of a list or struct that does not."""
@@ -347,7 +363,8 @@ def render(
         configs=exported,
         first_config=corpus.default_config if corpus.default_config in exported else exported[0],
         notice=notice,
-        examples={config: example_text(example) for config, example in examples.items()},
+        examples={config: example_text(with_label_names(example, corpus.features(config)))
+                  for config, example in examples.items()},
         report=report,
         built_from=built_from,
         homepage=module._HOMEPAGE,
