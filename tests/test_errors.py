@@ -141,6 +141,11 @@ def test_a_data_dir_of_another_config_says_which_config_reads_it(capsys, tmp_pat
         f"{copy / 'data/train-2.jsonl'}, {copy / 'data/train-3.jsonl'}, {copy / 'data/validation.jsonl'}, "
         f"{copy / 'data/test.jsonl'}. {copy} holds the files of config 'raters': build only that with --config raters\n"
     )
+    # The advice works for every command that reads a --data-dir: push takes --config too.
+    push = ["push", NAME, "--repo-id", "a/b", "--dry-run", "--allow-modified-sources", "--data-dir", str(copy)]
+    code, out, err = run(capsys, *push, "--config", "raters", "--out", str(tmp_path / "pushed"))
+    assert (code, err) == (0, "")
+    assert sorted(p.parent.name for p in (tmp_path / "pushed" / NAME).rglob("*.parquet")) == ["raters"]
     # The other way round: the files of two configs, and either can be built.
     shutil.rmtree(copy)
     copy = copy_of(NAME, tmp_path)

@@ -107,6 +107,8 @@ def make_parser() -> argparse.ArgumentParser:
     push.add_argument("--repo-id", required=True, metavar="ID", help="the Hub dataset repository, e.g. your-org/NAME")
     push.add_argument("--private", action="store_true", help="create the Hub repository as private")
     push.add_argument("--dry-run", action="store_true", help="build and show what would be uploaded")
+    push.add_argument("--config", action="append", dest="configs", metavar="C",
+                      help="build and upload only this config (repeatable; default: every config)")
     push.add_argument("--data-dir", metavar="DIR", help="build from a local copy instead of the pinned URLs")
     push.add_argument("--out", default="build", metavar="DIR", help="where the export is built first (default: build)")
     push.add_argument("--allow-modified-sources", action="store_true",
@@ -403,7 +405,7 @@ def cmd_push(args) -> int:
     quiet_progress()
     push.push(
         args.name, args.repo_id, private=args.private, dry_run=args.dry_run, data_dir=args.data_dir, out=args.out,
-        allow_modified_sources=args.allow_modified_sources,
+        allow_modified_sources=args.allow_modified_sources, configs=args.configs,
     )
     return 0
 

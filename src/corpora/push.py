@@ -22,6 +22,7 @@ def push(
     data_dir=None,
     out="build",
     allow_modified_sources: bool = False,
+    configs: list[str] | None = None,
 ) -> list[str]:
     """Build NAME (checked against the recorded release and the official sizes), then create the dataset repo and upload
     the export folder. The token comes from HF_TOKEN or `hf auth login`, as huggingface_hub finds
@@ -33,7 +34,8 @@ def push(
             "no Hugging Face token: log in once with `hf auth login` (or `huggingface-cli login`), "
             "or set HF_TOKEN; --dry-run needs none"
         )
-    export.export_corpus(name, out, data_dir=data_dir, allow_modified_sources=allow_modified_sources, repo_id=repo_id)
+    export.export_corpus(name, out, configs=configs, data_dir=data_dir, allow_modified_sources=allow_modified_sources,
+                         repo_id=repo_id)
     folder = Path(out) / name
     problems = validate.export_problems(registry.get(name), folder)
     if problems:  # the Hub would show a wrong or broken page
