@@ -1,0 +1,79 @@
+"""A corpus whose one config is named `default` (the Hub's name for a dataset without configs,
+which its card's `dataset_info` then carries without `config_name`) works through build, card,
+validate, push and diff. The corpus is the example corpus cut to its `sentences` config, renamed
+`default`, in a collection of the test's own."""
+
+import json
+import shutil
+
+import pytest
+import yaml
+
+from conftest import EXAMPLE
+from conftest import EXAMPLE_COLLECTION
+from corpora import registry
+from corpora.cli import main
+
+NAME = EXAMPLE
+DROPPED = [
+    '    "ratings": _SENTENCE_FILES,\n',
+    '    "raters": {"train": ["raters.csv"]},\n',
+    '    "ratings": {"train": 30, "validation": 7, "test": 10},\n',
+    '    "raters": {"train": None},\n',
+    '    "ratings": ["sentence_id", "rater"],\n',
+    '    "raters": ["rater"],\n',
+    '        datasets.BuilderConfig(name="ratings", version=VERSION, description="One example per rating of a sentence."),\n',
+    '        datasets.BuilderConfig(name="raters", version=VERSION, description="One example per rater."),\n',
+]
+
+
+@pytest.fixture
+def one_default_config(tmp_path, monkeypatch):
+    root = tmp_path / "collection"
+    shutil.copytree(EXAMPLE_COLLECTION, root, ignore=shutil.ignore_patterns("release"))
+    loader = root / "loaders" / NAME / f"{NAME}.py"
+    text = loader.read_text()
+    for line in DROPPED:
+        assert line in text, line
+        text = text.replace(line, "")
+    loader.write_text(text.replace('"sentences"', '"default"'))
+    card = root / "dataset_cards" / f"{NAME}.yaml"
+    source = yaml.safe_load(card.read_text())
+    source["config_notes"] = {"default": source["config_notes"]["sentences"]}
+    for field in ("rater", "score", "native_language", "years_rating"):
+        del source["fields"][field]
+    card.write_text(yaml.safe_dump(source, allow_unicode=True, sort_keys=False))
+    counts = root / "dummy_data" / NAME / "expected_counts.json"
+    counts.write_text(json.dumps({"default": json.loads(counts.read_text())["sentences"]}))
+    monkeypatch.setenv("CORPORA_ROOT", str(root))
+    registry.forget()
+    yield root
+    registry.forget()
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_a_single_config_named_default_builds_cards_validates_pushes_and_diffs(capsys, tmp_path, one_default_config):
+    assert registry.get(NAME).configs == ["default"]
+    assert run(capsys, "card", NAME)[:2] == (0, f"wrote loaders/{NAME}/README.md\n")
+    code, out, err = run(capsys, "build", NAME, "--dummy", "--out", str(tmp_path / "out"))
+    assert (code, err) == (0, "")
+    folder = tmp_path / "out" / NAME
+    header = yaml.safe_load((folder / "README.md").read_text().split("---\n")[1])
+    assert "config_name" not in header["dataset_info"]  # the Hub's form for the one config `default`
+    assert [s["num_examples"] for s in header["dataset_info"]["splits"]] == [4, 2, 2]
+    assert [c["config_name"] for c in header["configs"]] == ["default"]
+    checks = ["mark", "card", "croissant.json", "reload default"]
+    assert run(capsys, "validate", str(folder)) == (0, "".join(f"{folder}: {c}: ok\n" for c in checks), "")
+    code, out, _ = run(capsys, "validate", NAME)
+    assert code == 0 and "FAILED" not in out
+    code, out, err = run(capsys, "push", NAME, "--repo-id", "a/b", "--dry-run", "--allow-modified-sources",
+                         "--data-dir", str(registry.get(NAME).dummy_dir), "--out", str(tmp_path / "pushed"))
+    assert (code, err) == (0, "")
+    code, out, err = run(capsys, "diff", str(folder), str(tmp_path / "pushed" / NAME))
+    assert (code, err) == (0, "")
+    assert "config default (rows matched by sentence_id):" in out
