@@ -84,6 +84,13 @@ def failure(server, reason):
     return f"corpora build: error: {NAME}: cannot download {server.base}{FILE}: {reason}. {LOCAL_COPY}\n"
 
 
+def retries(server, reason, tries):
+    """The line said before each retry (the test's backoff: 0.01 s, doubled), `tries` in all."""
+    reason = reason.removesuffix(f" ({tries} tries)")
+    return "".join(f"corpora: {server.base}{FILE}: {reason}; trying again in {0.01 * 2 ** n:g} s (try {n + 2} of 3)\n"
+                   for n in range(tries - 1))
+
+
 def healthy_build_succeeds(capsys, tmp_path, cache):
     code, out, err = build(capsys, tmp_path)
     assert (code, err) == (0, "")
@@ -113,7 +120,8 @@ def test_a_fault_is_one_line_and_the_next_build_against_a_healthy_server_succeed
 ):
     server = serve({FILE: [fault] * requests})
     code, out, err = build(capsys, tmp_path)
-    assert (code, out, err) == (1, "", failure(server, reason))
+    said = retries(server, reason, requests) if "tries)" in reason else ""
+    assert (code, out, err) == (1, "", said + failure(server, reason))
     assert "--update" not in err and "--allow-modified-sources" not in err
     assert server.requests[FILE] == requests
     assert not (cache / FILE).exists()  # nothing of the failed download is kept, not even a part
@@ -122,9 +130,16 @@ def test_a_fault_is_one_line_and_the_next_build_against_a_healthy_server_succeed
     assert server.requests[FILE] == requests + 1
 
 
-@pytest.mark.parametrize("fault", ["short", "reset", "500", "503", "stall"])
-def test_a_fault_that_heals_on_the_second_request_is_retried(capsys, tmp_path, cache, serve, fault):
+HEALING = {"short": f"the connection closed after 379 of {SIZE} bytes", "reset": "the connection was reset",
+           "500": "the server answered HTTP 500 Internal Server Error",
+           "503": "the server answered HTTP 503 Service Unavailable", "stall": "nothing came for 1 s"}
+
+
+@pytest.mark.parametrize("fault", list(HEALING))
+def test_a_fault_that_heals_on_the_second_request_is_retried_and_said(capsys, tmp_path, cache, serve, fault):
     server = serve({FILE: [fault]})
+    code, out, err = build(capsys, tmp_path)
+    assert (code, err) == (0, f"corpora: {server.base}{FILE}: {HEALING[fault]}; trying again in 0.01 s (try 2 of 3)\n")
     healthy_build_succeeds(capsys, tmp_path, cache)
     assert server.requests[FILE] == 2
     assert all(server.requests[path] == 1 for path in SENTENCE_FILES if path != FILE)
@@ -133,8 +148,11 @@ def test_a_fault_that_heals_on_the_second_request_is_retried(capsys, tmp_path, c
 def test_429_waits_as_retry_after_asks(capsys, tmp_path, cache, serve):
     server = serve({FILE: ["429"]})
     started = time.monotonic()
-    healthy_build_succeeds(capsys, tmp_path, cache)
+    code, _, err = build(capsys, tmp_path)
     assert time.monotonic() - started >= 1.0  # Retry-After: 1, not the 0.01 s backoff
+    assert (code, err) == (0, f"corpora: {server.base}{FILE}: the server answered HTTP 429 Too Many Requests; trying "
+                              "again in 1 s (try 2 of 3)\n")
+    healthy_build_succeeds(capsys, tmp_path, cache)
     assert server.requests[FILE] == 2
 
 

@@ -435,10 +435,17 @@ def test_a_folder_at_out_name_that_is_not_an_export_is_refused_before_any_work(t
     before = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*"))
     result = run(command(out))
     assert (result.returncode, result.stdout) == (1, "")
-    assert result.stderr == (
-        f"corpora build: error: {target} is not an export of corpora (no {swap.MARK} of {NAME} in it) and is left "
-        "as it is: move it away, or choose another --out\n"
-    )
+    if kind == "symlink":
+        assert result.stderr == (
+            f"corpora build: error: {target} is a symbolic link (to {tmp_path / 'elsewhere'}), which a build would "
+            "replace, and is left as it is: pass the folder that holds the export it points to as --out, or move the "
+            "link away\n"
+        )
+    else:
+        assert result.stderr == (
+            f"corpora build: error: {target} is not an export of corpora (no {swap.MARK} of {NAME} in it) and is left "
+            "as it is: move it away, or choose another --out\n"
+        )
     assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*")) == before
 
 
@@ -544,12 +551,14 @@ def test_a_bad_record_with_worker_processes_is_the_same_one_line(tmp_path):
 
 @pytest.mark.parametrize("delay", [0.1, 0.15, 0.2, 0.3, 0.6, 1.2])
 def test_ctrl_c_at_any_moment_of_the_start_is_one_line(tmp_path, delay):
-    # From the start of main() on; the imports of datasets and the loaders come after it.
-    process = popen(command(tmp_path / "out"), env=environment())
+    # From the first line of corpora.cli on; the imports of datasets and the loaders come after it.
+    # The build pauses before its swap, so that however fast the machine it is still running.
+    process = popen(command(tmp_path / "out"), env=environment(CORPORA_TEST_PAUSE_AT="swapping"))
     time.sleep(delay)
     process.send_signal(signal.SIGINT)
     assert process.wait(timeout=60) == 130
-    assert process.stderr.read() == "corpora build: interrupted\n"
+    assert process.stderr.read() in ("corpora build: interrupted\n",
+                                     "corpora: paused at swapping\ncorpora build: interrupted\n")
     assert not any(tmp_path.glob("out/.*partial*"))
 
 
@@ -564,3 +573,4 @@ def test_a_path_that_is_not_utf8_is_named(tmp_path, option):
     assert (result.returncode, result.stderr) == (
         1, f"corpora build: error: {shown}: the {option} folder is not valid UTF-8, which datasets and pyarrow need; "
            "rename it or choose another\n")
+

@@ -145,31 +145,48 @@ def main(argv: list[str] | None = None) -> int:
     # they unwind like an exception, so every `finally` cleans up.
     handlers = {signum: signal.signal(signum, _stop) for signum in (signal.SIGINT, signal.SIGTERM)}
     command, debug = _command_name(argv), "--debug" in (sys.argv[1:] if argv is None else argv)
+    _RECEIVED.clear()
     try:
         args = parse(argv)
         command, debug = args.command, args.debug
-        return COMMANDS[args.command](args)
+        status = COMMANDS[args.command](args)
+        if _RECEIVED:  # raised where Python ignores exceptions (a weakref or at-fork callback)
+            raise KeyboardInterrupt() if _RECEIVED[0] == signal.SIGINT else Terminated()
+        return _ended(status)
     except BaseException as error:  # noqa: BLE001 - each kind of ending has its status and line
         stopped = _stopped_by(error)
         if debug or isinstance(error, SystemExit) or (stopped is None and not isinstance(error, Exception)):
             raise
         if stopped is not None:
             print(f"{_prefix(command)}: {STOPPED[stopped]}", file=sys.stderr)
-            if AS_COMMAND:  # done: a module whose import the signal cut short must not run at exit
-                sys.stdout.flush()
-                sys.stderr.flush()
-                os._exit(128 + stopped)
-            return 128 + stopped
+            return _ended(128 + stopped)  # a module whose import the signal cut short must not run at exit
         if isinstance(error, BrokenPipeError):
             # The reader went away (`corpora list | head`): stop quietly, as other command-line tools
             # do, and keep Python from failing again when it flushes stdout at exit.
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-            return 128 + signal.SIGPIPE
+            return _ended(128 + signal.SIGPIPE)
         print(f"{_prefix(command)}: error: {_one_line(error)}", file=sys.stderr)
-        return ERROR_STATUS.get(command, 1)
+        return _ended(ERROR_STATUS.get(command, 1))
     finally:
-        for signum, handler in handlers.items():
-            signal.signal(signum, handler)
+        if not AS_COMMAND:
+            for signum, handler in handlers.items():
+                signal.signal(signum, handler)
+
+
+_RECEIVED: list[int] = []  # the signals _stop has raised, in case one was swallowed
+_STOPPING: list[int] = []  # the signal that is ending the build with its worker processes
+
+
+def _ended(status: int) -> int:
+    """The command has ended with `status` (said on stderr if it failed). As the command, the
+    process exits here: a signal while Python shut down would find its default handlers back
+    and kill the process after its work was done, with nothing said."""
+    if AS_COMMAND:
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(OSError, ValueError):
+                stream.flush()
+        os._exit(status)
+    return status
 
 
 def _stopped_by(error: BaseException) -> int | None:
@@ -190,17 +207,47 @@ def _stop(signum, frame):
     """Ctrl-C or SIGTERM. With worker processes alive (--num-proc), their pool cannot be closed
     safely any more (a worker killed while it holds the task queue's lock hangs the parent), so
     the workers are killed, the build's partial folder removed, and the process exits here."""
+    if _STOPPING:  # a second signal while the first one ends the build
+        return
     children = _worker_processes()
     if children:
-        for child in children:
-            with contextlib.suppress(OSError):
-                os.kill(child, signal.SIGKILL)
+        _STOPPING.append(signum)
+        # The pool starts a new worker for each one that dies: kill and reap until none is left,
+        # so that none outlives the build and none writes to the partial folder once it is gone.
+        killed = set()
+        for _ in range(10):  # a few rounds at most: each replacement is killed in the next one
+            for child in children:
+                with contextlib.suppress(OSError):
+                    os.kill(child, signal.SIGKILL)
+            _reap(children)
+            killed.update(children)
+            children = [child for child in _worker_processes() if child not in killed]
+            if not children:
+                break
         from corpora import swap
 
         swap.abandon_all()
         os.write(2, f"{_prefix(_command_name())}: {STOPPED[signum]}\n".encode())
         os._exit(128 + signum)
+    _RECEIVED.append(signum)
     raise KeyboardInterrupt() if signum == signal.SIGINT else Terminated()
+
+
+def _reap(children: list[int], seconds: float = 5.0) -> None:
+    import time
+
+    deadline = time.monotonic() + seconds
+    waiting = set(children)
+    while waiting and time.monotonic() < deadline:
+        for child in list(waiting):
+            try:
+                done, _ = os.waitpid(child, os.WNOHANG)
+            except ChildProcessError:
+                done = child
+            if done:
+                waiting.discard(child)
+        if waiting:
+            time.sleep(0.01)
 
 
 def _worker_processes() -> list[int]:
@@ -219,7 +266,7 @@ def _in_worker():
     # Python handler would only set a flag, and a worker whose other thread took the signal
     # waited forever on its task queue). Ctrl-C is for the parent, which ends the workers. A
     # worker dies with its parent, even one killed with SIGKILL (Linux: PR_SET_PDEATHSIG).
-    if signal.getsignal(signal.SIGTERM) is _stop:
+    if signal.getsignal(signal.SIGTERM) is _stop or _STOPPING:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         if sys.platform.startswith("linux"):

@@ -119,6 +119,9 @@ def fetch(url: str, target: Path, settings: Settings | None = None, progress=Non
                     said = f" ({tries} tries)" if tries > 1 else ""
                     raise DownloadFailed(url, failure.reason + said) from None
                 wait = failure.wait if failure.wait is not None else settings.backoff * 2**attempt
+                # One line a retry, in logs too (as pip and curl say theirs): a wait is never silent.
+                print(f"corpora: {url}: {failure.reason}; trying again in {wait:g} s (try {attempt + 2} of {tries})",
+                      file=sys.stderr, flush=True)
                 time.sleep(wait)
         _check_is_data(url, partial)
         os.replace(partial, target)

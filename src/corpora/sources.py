@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from corpora import download
+from corpora import registry
 from corpora.errors import CorporaError
 from corpora.errors import shorten
 from corpora.registry import Corpus
@@ -236,6 +237,11 @@ def _difference(url: str, record: Record, actual: Record) -> str:
 
 
 def _modified_advice(corpus: Corpus) -> str:
+    if corpus.root == registry.INSTALLED_DATA:  # `checksums --update` refuses in an installed package
+        return (
+            "To build them anyway, use --allow-modified-sources; to record them, run "
+            f"`corpora checksums {corpus.name} --update` in a clone of the repository."
+        )
     return (
         f"If the new files are right, record them with `corpora checksums {corpus.name} --update`; "
         "to build them once without recording, use --allow-modified-sources."

@@ -73,7 +73,12 @@ def check_replaceable(target: Path, configs: list[str]) -> None:
     this tool whose configs are all among those built (a build of some configs never drops others)."""
     if not os.path.lexists(target):
         return
-    mark = read_mark(target) if target.is_dir() and not target.is_symlink() else None
+    if target.is_symlink():
+        raise CorporaError(
+            f"{target} is a symbolic link (to {os.readlink(target)}), which a build would replace, and is left as it "
+            "is: pass the folder that holds the export it points to as --out, or move the link away"
+        )
+    mark = read_mark(target) if target.is_dir() else None
     if mark is None or mark.get("corpus") != target.name:
         raise CorporaError(
             f"{target} is not an export of corpora (no {MARK} of {target.name} in it) and is left as it is: "
