@@ -181,11 +181,10 @@ def _located(error: BaseException, target: Path) -> OSError | None:
     seen = set()
     while error is not None and id(error) not in seen:
         seen.add(id(error))
-        full = isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT)
-        if full and error.filename is None:
-            return OSError(error.errno, os.strerror(error.errno), str(target))
-        if full or (isinstance(error, OSError) and str(error).startswith("Not enough disk space")):
-            return OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(error.filename or target))
+        if isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT):
+            return error if error.filename else OSError(error.errno, os.strerror(error.errno), str(target))
+        if isinstance(error, OSError) and str(error).startswith("Not enough disk space"):  # datasets' own check
+            return OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(target))
         error = error.__cause__ or error.__context__
     return None
 
