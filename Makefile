@@ -45,9 +45,12 @@ test-datasets3: $(VENV3)/.installed $(VENV)/.installed
 	$(OFFLINE) CORPORA_DATASETS5_PYTHON=$(CURDIR)/$(VENV)/bin/python $(VENV3)/bin/python -m pytest
 
 # The example corpus of the toolkit tests (tests/example_collection) has a card too.
+# Every generated file: the cards, the shared modules of each loader folder (from
+# src/corpora/loader_shared) and the bad-input tables of docs/bad_input.md.
 cards: $(VENV)/.installed
 	$(VENV)/bin/corpora card --all
 	CORPORA_ROOT=tests/example_collection $(VENV)/bin/corpora card --all
+	$(OFFLINE) $(VENV)/bin/python tests/test_bad_input.py
 
 cards-check: $(VENV)/.installed
 	$(OFFLINE) $(VENV)/bin/corpora card --all --check

@@ -92,19 +92,19 @@ def task_prepare_summaries(root, work):
 
 def task_prepare_parquet_summaries(root, work):
     # The part of `corpora build` that raw pyarrow's read + write_table compares with.
-    from corpora import build
-    from corpora import export
+    from corpora import pipeline
     from corpora import registry
 
     corpus = registry.get(NAME)
-    rows = build.row_group_rows(corpus, corpus.features("summaries"))
+    rows = pipeline.row_group_rows(corpus, corpus.features("summaries"))
     builder = corpus.builder("summaries", root, f"{work}/cache", writer_batch_size=rows)
-    builder.download_and_prepare(file_format="parquet", max_shard_size=export.MAX_SHARD_BYTES)
+    builder.download_and_prepare(file_format="parquet", max_shard_size=pipeline.MAX_SHARD_BYTES)
     return builder.info.splits["train"].num_examples
 
 
 def _without_read_ahead():
-    loader().read_ahead = lambda items, depth=None: items
+    # The loader's threads are all started by `read_ahead` of its _fast_io.py.
+    sys.modules[f"{loader().__package__}._fast_io"].read_ahead = lambda items, depth=None: items
 
 
 def task_prepare_summaries_sequential(root, work):
@@ -113,26 +113,25 @@ def task_prepare_summaries_sequential(root, work):
 
 
 def task_build_summaries(root, work):
-    from corpora import export
+    from corpora import build
+    from corpora import pipeline
 
-    result = export.export_corpus(
-        NAME, f"{work}/out", configs=["summaries"], data_dir=root, allow_modified_sources=True
-    )
+    request = pipeline.Request(NAME, configs=["summaries"], data_dir=root, allow_modified_sources=True)
+    result = build.export(request, f"{work}/out")
     return sum(r.rows for r in result)
 
 
 def task_build_summaries_without_count(root, work):
     from corpora import build
-    from corpora import export
+    from corpora import pipeline
 
     # No count: every split "read" as many records as it wrote.
-    build.count_source_records = lambda corpus, config, files: {}
-    build.account_for_rows = lambda corpus, config, info, read: read.update(
+    pipeline.count_source_records = lambda corpus, config, files: {}
+    pipeline.account_for_rows = lambda corpus, config, info, read: read.update(
         {split: info.splits[split].num_examples for split in info.splits}
     )
-    result = export.export_corpus(
-        NAME, f"{work}/out", configs=["summaries"], data_dir=root, allow_modified_sources=True
-    )
+    request = pipeline.Request(NAME, configs=["summaries"], data_dir=root, allow_modified_sources=True)
+    result = build.export(request, f"{work}/out")
     return sum(r.rows for r in result)
 
 
@@ -393,7 +392,7 @@ def main():
         import pyarrow.csv  # noqa: F401
         import pyarrow.parquet  # noqa: F401
 
-        from corpora import build  # noqa: F401
+        from corpora import pipeline  # noqa: F401
 
         if importlib.util.find_spec("scipy") is not None:
             import scipy.io  # noqa: F401

@@ -16,7 +16,7 @@ import pyarrow.parquet
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from corpora import build  # noqa: E402
-from corpora import export  # noqa: E402
+from corpora import pipeline  # noqa: E402
 from synthetic_diplomacy_detection import write_diplomacy  # noqa: E402
 
 MIXED = ("receiver_labels", "game_score", "game_score_delta")
@@ -55,14 +55,15 @@ def main(argv=None):
         def corpora_prepare():
             for config in ("conversations", "messages"):
                 cache = tempfile.mkdtemp(dir=tmp)
-                dataset = build.load("diplomacy_detection", config, data_dir=upstream, cache_dir=cache,
+                dataset = pipeline.load("diplomacy_detection", config, data_dir=upstream, cache_dir=cache,
                                      allow_modified_sources=True)
                 for split, part in dataset.items():
                     part.to_parquet(str(tmp / f"{config}-{split}.parquet"))
 
         def corpora_build():
             # Synthetic files are not the recorded release: their checksums differ by design.
-            export.export_corpus("diplomacy_detection", tmp / "out", data_dir=upstream, allow_modified_sources=True)
+            request = pipeline.Request("diplomacy_detection", data_dir=upstream, allow_modified_sources=True)
+            build.export(request, tmp / "out")
 
         raw_seconds = best_of(runs, raw)
         prepare_seconds = best_of(runs, corpora_prepare)

@@ -28,7 +28,7 @@ import pytest  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from corpora import build  # noqa: E402
-from corpora import export  # noqa: E402
+from corpora import pipeline  # noqa: E402
 from corpora import registry  # noqa: E402
 from corpora import sources  # noqa: E402
 
@@ -217,7 +217,7 @@ def dummy_build(tmp_path_factory):
     def get(name, config):
         if (name, config) not in built:
             cache = tmp_path_factory.mktemp(f"cache-{name}-{config}")
-            built[name, config] = build.load(name, config, dummy=True, cache_dir=cache)
+            built[name, config] = pipeline.load(name, config, dummy=True, cache_dir=cache)
         return built[name, config]
 
     return get
@@ -231,7 +231,7 @@ def dummy_export(tmp_path_factory):
     def get(name):
         if name not in exported:
             out = tmp_path_factory.mktemp(f"export-{name}")
-            export.export_corpus(name, out, dummy=True)
+            build.export(pipeline.Request(name, dummy=True), out)
             exported[name] = out / name
         return exported[name]
 
@@ -319,7 +319,7 @@ def build_error(name, config, data_dir, cache_dir=None):
     from corpora.cli import _one_line
 
     with pytest.raises(Exception) as caught:
-        build.load(name, config, data_dir=data_dir, cache_dir=cache_dir, allow_modified_sources=True)
+        pipeline.load(name, config, data_dir=data_dir, cache_dir=cache_dir, allow_modified_sources=True)
     error = caught.value
     cause = error
     while not isinstance(cause, ValueError) and cause.__cause__ is not None:

@@ -19,8 +19,9 @@ from hypothesis import settings
 from hypothesis import strategies as st
 
 from conftest import BadInput
-from corpora import export
+from corpora import build
 from corpora import load
+from corpora import pipeline
 from corpora import registry
 from synthetic_caption_contest_ratings import CARDINAL_HEADER
 from synthetic_caption_contest_ratings import DUELING_HEADER
@@ -361,7 +362,7 @@ def summary_error(tmp_path, data, source=SUMMARY):
     path = tmp_path / "file.csv"
     path.write_bytes(data)
     with pytest.raises(ValueError) as caught:
-        list(loader._summary_tables(loader._read_csv_file(str(path), source), str(path), source))
+        list(loader._summary_tables(loader._read_summary_file(str(path), source), str(path), source))
     return str(caught.value)
 
 
@@ -384,23 +385,23 @@ SUMMARY_CASES = list(zip(["truncated-line", "truncated-quote", "latin1", "bom", 
         "nan", "contest", "empty-caption", "int32-overflow", "lfs-pointer", "html", "crlf"], [
     (GOOD_B[:-20], f"{SUMMARY}: invalid CSV (CSV parse error: Row #2: Expected 9 columns, got 7: 1,18,27,24,69,1.9130434782608696,0.094022385)"),
     (GOOD_B[:-5], f"{SUMMARY}: does not end with a line feed after record 1; the file is truncated"),
-    (GOOD_B.replace(b"A, b", "caf\u00e9".encode("cp1252")), f"{SUMMARY}: record 1: field 'caption': not UTF-8 (byte 0xe9 in b'caf\\xe9')"),
+    (GOOD_B.replace(b"A, b", "caf\u00e9".encode("cp1252")), f"{SUMMARY}, record 1: field 'caption': not UTF-8 (byte 0xe9 in b'caf\\xe9')"),
     (b"\xef\xbb\xbf" + GOOD_B, f"{SUMMARY}: starts with a UTF-8 byte order mark; the release files have none"),
     (GOOD_B.replace(b",", b";"), f"{SUMMARY}: unexpected header: expected columns 'target_id,rank,funny,somewhat_funny,unfunny,count,score,precision,contest,caption' or 'rank,funny,somewhat_funny,unfunny,count,score,precision,contest,caption'; found 'rank;funny;"),
     (GOOD_B.replace(b",precision", b""), f"{SUMMARY}: unexpected header: expected columns "),
     (GOOD_B.replace(b"caption\n", b"caption,extra\n"), f"{SUMMARY}: unexpected header: expected columns "),
     (GOOD_B.replace(b'"A, b"', b'"A, b",x'), f"{SUMMARY}: invalid CSV (CSV parse error: Row #2: Expected 9 columns, got 10"),
-    (b"", f"{SUMMARY}: is empty, expected the CSV file"),
+    (b"", f"{SUMMARY}: is empty (expected a CSV file)"),
     (GOOD_B.split(b"\n")[0] + b"\n", f"{SUMMARY}: has a header but no records"),
-    (GOOD_B.replace(b",69,", b",abc,"), f"{SUMMARY}: record 1: field 'count': invalid value 'abc' (expected an integer)"),
-    (GOOD_B.replace(b",69,", b",,"), f"{SUMMARY}: record 1: field 'count': invalid value '' (expected an integer)"),
-    (GOOD_B.replace(b"1,18,", b"1,-18,"), f"{SUMMARY}: record 1: field 'funny': invalid value -18 (expected an integer >= 0)"),
-    (GOOD_B.replace(b",69,", b",70,"), f"{SUMMARY}: record 1: field 'count': invalid value 70 (expected funny + somewhat_funny + unfunny, >= 1)"),
-    (GOOD_B.replace(b",1.9130434782608696,", b",3.5,"), f"{SUMMARY}: record 1: field 'score': invalid value 3.5 (expected a number from 1 to 3)"),
-    (GOOD_B.replace(b",0.09402238590614731,", b",nan,"), f"{SUMMARY}: record 1: field 'precision': invalid value nan (expected a number > 0 or inf)"),
-    (GOOD_B.replace(b",510,", b",511,"), f"{SUMMARY}: record 1: field 'contest': invalid value 511 (expected the file's contest 510)"),
-    (GOOD_B.replace(b'"A, b"', b'""'), f"{SUMMARY}: record 1: field 'caption': invalid value '' (expected a non-empty caption)"),
-    (GOOD_B.replace(b"\n1,", b"\n99999999999,"), f"{SUMMARY}: record 1: field 'rank': invalid value '99999999999' (expected an integer)"),
+    (GOOD_B.replace(b",69,", b",abc,"), f"{SUMMARY}, record 1: field 'count': invalid value 'abc' (expected an integer)"),
+    (GOOD_B.replace(b",69,", b",,"), f"{SUMMARY}, record 1: field 'count': invalid value '' (expected an integer)"),
+    (GOOD_B.replace(b"1,18,", b"1,-18,"), f"{SUMMARY}, record 1: field 'funny': invalid value -18 (expected an integer >= 0)"),
+    (GOOD_B.replace(b",69,", b",70,"), f"{SUMMARY}, record 1: field 'count': invalid value 70 (expected funny + somewhat_funny + unfunny, >= 1)"),
+    (GOOD_B.replace(b",1.9130434782608696,", b",3.5,"), f"{SUMMARY}, record 1: field 'score': invalid value 3.5 (expected a number from 1 to 3)"),
+    (GOOD_B.replace(b",0.09402238590614731,", b",nan,"), f"{SUMMARY}, record 1: field 'precision': invalid value nan (expected a number > 0 or inf)"),
+    (GOOD_B.replace(b",510,", b",511,"), f"{SUMMARY}, record 1: field 'contest': invalid value 511 (expected the file's contest 510)"),
+    (GOOD_B.replace(b'"A, b"', b'""'), f"{SUMMARY}, record 1: field 'caption': invalid value '' (expected a non-empty caption)"),
+    (GOOD_B.replace(b"\n1,", b"\n99999999999,"), f"{SUMMARY}, record 1: field 'rank': invalid value '99999999999' (expected an integer)"),
     (LFS_POINTER, f"{SUMMARY}: is a Git LFS pointer, not the data; fetch the real file (git lfs pull)"),
     (HTML_PAGE, f"{SUMMARY}: is an HTML page, not the data (an error page saved in its place?)"),
     (GOOD_B.replace(b"\n", b"\r\n"), f"{SUMMARY}: line 1 ends with CR LF; the release files use LF only"),
@@ -427,24 +428,24 @@ def test_unknown_summary_file_name(tmp_path):
 
 
 def test_bad_value_in_a_later_batch_names_the_record(tmp_path, monkeypatch):
-    monkeypatch.setattr(loader, "_BLOCK_SIZE", 1 << 10)  # many batches
+    monkeypatch.setattr(fast_io, "BLOCK_SIZE", 1 << 10)  # many batches
     body = b"".join(b"%d,1,0,0,1,3.0,inf,510,caption %d\n" % (i, i) for i in range(1, 400))
     data = GOOD_B.split(b"\n")[0] + b"\n" + body.replace(b"\n300,1,0,0,1,", b"\n300,1,0,0,x,")
-    assert summary_error(tmp_path, data) == f"{SUMMARY}: record 300: field 'count': invalid value 'x' (expected an integer)"
+    assert summary_error(tmp_path, data) == f"{SUMMARY}, record 300: field 'count': invalid value 'x' (expected an integer)"
 
 
 def test_bad_cardinal_values(tmp_path):
     where = f"{ARCHIVE}!577-responses.csv"
     assert cardinal_error(tmp_path, cardinal_zip(tmp_path, [ROW[:7] + [4] + ROW[8:]])) == (
-        f"{where}: record 1: field 'target_reward': invalid value 4 (expected 1 (unfunny), 2 (somewhat funny) or 3 (funny))")
+        f"{where}, record 1: field 'target_reward': invalid value 4 (expected 1 (unfunny), 2 (somewhat funny) or 3 (funny))")
     assert cardinal_error(tmp_path, cardinal_zip(tmp_path, [ROW[:7] + ["funny"] + ROW[8:]])) == (
-        f"{where}: record 1: field 'target_reward': invalid value 'funny' (expected an integer)")
+        f"{where}, record 1: field 'target_reward': invalid value 'funny' (expected an integer)")
     assert cardinal_error(tmp_path, cardinal_zip(tmp_path, [ROW[:8] + ["yesterday"]])) == (
-        f"{where}: record 1: field 'timestamp_query_generated': invalid value 'yesterday' (expected a timestamp YYYY-MM-DD HH:MM:SS[.ffffff])")
+        f"{where}, record 1: field 'timestamp_query_generated': invalid value 'yesterday' (expected a timestamp YYYY-MM-DD HH:MM:SS[.ffffff])")
     assert cardinal_error(tmp_path, cardinal_zip(tmp_path, [ROW, ROW[:6] + [""] + ROW[7:]])) == (
-        f"{where}: record 2: field 'target_id': invalid value None (expected an integer >= 0)")
+        f"{where}, record 2: field 'target_id': invalid value None (expected an integer >= 0)")
     assert cardinal_error(tmp_path, cardinal_zip(tmp_path, [ROW[:3] + [""] + ROW[4:]])) == (
-        f"{where}: record 1: field 'participant_uid': invalid value None (expected a value (the cell is empty))")
+        f"{where}, record 1: field 'participant_uid': invalid value None (expected a value (the cell is empty))")
 
 
 def test_archive_header_names_expected_and_found_columns(tmp_path):
@@ -466,7 +467,7 @@ def test_a_dueling_archive_is_not_a_cardinal_one(tmp_path):  # quirk 15
 ARCHIVE_CASES = list(zip(["lfs-pointer", "html", "empty", "plain-csv"], [
     (lambda p: p.write_bytes(LFS_POINTER), f"{ARCHIVE}: is a Git LFS pointer, not the data; fetch the real file (git lfs pull)"),
     (lambda p: p.write_bytes(HTML_PAGE), f"{ARCHIVE}: is an HTML page, not the data (an error page saved in its place?)"),
-    (lambda p: p.write_bytes(b""), f"{ARCHIVE}: is empty, expected the zip archive"),
+    (lambda p: p.write_bytes(b""), f"{ARCHIVE}: is empty (expected a zip archive)"),
     (lambda p: p.write_bytes(b",alg_label\n0,KLUCB\n"), f"{ARCHIVE}: not a zip archive (starts with b',alg_label\\n0,KLU'); the download is corrupt"),
 ], strict=True))
 EXPECTED_HEADERS = ("expected columns 'target_id,rank,funny,somewhat_funny,unfunny,count,score,precision,contest,caption' or "
@@ -590,7 +591,7 @@ def test_archive_member_bom_and_encoding(tmp_path):
     with zipfile.ZipFile(path, "w") as archive:
         text = ",".join(CARDINAL_HEADER) + "\n0,KLUCB,0.1,u,1.0,caf\u00e9,1,1,2017-07-28 17:05:39\n"
         archive.writestr("577-responses.csv", text.encode("cp1252"))
-    assert cardinal_error(tmp_path, path) == f"{ARCHIVE}!577-responses.csv: record 1: field 'target': not UTF-8 (byte 0xe9 in b'caf\\xe9')"
+    assert cardinal_error(tmp_path, path) == f"{ARCHIVE}!577-responses.csv, record 1: field 'target': not UTF-8 (byte 0xe9 in b'caf\\xe9')"
 
 
 def test_bad_cartoon_and_metadata(tmp_path):
@@ -608,7 +609,7 @@ def test_bad_cartoon_and_metadata(tmp_path):
     bad.write_text("508: {office: 1}\n")
     with pytest.raises(ValueError) as caught:
         loader._read_word_lists(str(bad), loader._CONTEXTS)
-    assert str(caught.value) == "contests/metadata/contexts.yaml: line 1: expected `<contest>: [word, word, ...]`, found '508: {office: 1}'"
+    assert str(caught.value) == "contests/metadata/contexts.yaml, line 1: expected `<contest>: [word, word, ...]`, found '508: {office: 1}'"
     bad.write_text("contest,painter\n508,X\n")
     with pytest.raises(ValueError) as caught:
         loader._read_pairs(str(bad), loader._ARTISTS, ["contest", "artist"])
@@ -631,7 +632,7 @@ def test_missing_files_are_listed(dummy_copy, tmp_path):
     (data_dir / SUMMARIES / "512_summary_LilUCB.csv").unlink()
     (data_dir / ARCHIVE).unlink()
     with pytest.raises(FileNotFoundError) as caught:
-        export.export_corpus(NAME, tmp_path / "out", data_dir=data_dir)
+        build.export(pipeline.Request(NAME, data_dir=data_dir), tmp_path / "out")
     assert "caption_contest_ratings: 2 source file(s) missing: " in str(caught.value)
     assert f"{SUMMARIES}512_summary_LilUCB.csv" in str(caught.value) and ARCHIVE in str(caught.value)
     # the loader alone (a config parameter skips the toolkit's check) lists what it needs
@@ -660,9 +661,9 @@ def test_any_rank_cell_gives_its_value_or_a_clear_error(tmp_path, text):
     path = tmp_path / "one.csv"
     path.write_bytes(one_row(text))
     try:
-        table = pa.concat_tables(loader._summary_tables(loader._read_csv_file(str(path), SUMMARY), str(path), SUMMARY))
+        table = pa.concat_tables(loader._summary_tables(loader._read_summary_file(str(path), SUMMARY), str(path), SUMMARY))
     except ValueError as error:
-        assert str(error).startswith(f"{SUMMARY}: ")
+        assert str(error).startswith((f"{SUMMARY}: ", f"{SUMMARY}, record "))
         return
     assert INT_TEXT.fullmatch(text.strip()) and 1 <= int(text) < 2**31
     assert table.column("rank").to_pylist() == [int(text)]
@@ -675,9 +676,9 @@ def test_any_score_cell_gives_its_value_or_a_clear_error(tmp_path, text):
     data = one_row("1").replace(b",3.0,", b"," + _quoted(text) + b",")
     path.write_bytes(data)
     try:
-        table = pa.concat_tables(loader._summary_tables(loader._read_csv_file(str(path), SUMMARY), str(path), SUMMARY))
+        table = pa.concat_tables(loader._summary_tables(loader._read_summary_file(str(path), SUMMARY), str(path), SUMMARY))
     except ValueError as error:
-        assert str(error).startswith(f"{SUMMARY}: ")
+        assert str(error).startswith((f"{SUMMARY}: ", f"{SUMMARY}, record "))
         return
     value = table.column("score")[0].as_py()
     assert 1.0 <= value <= 3.0 and value == float(text)
@@ -716,7 +717,7 @@ def test_word_lists_parse_or_fail_clearly(tmp_path, text):
     try:
         lists = loader._read_word_lists(str(path), loader._CONTEXTS)
     except ValueError as error:
-        assert str(error).startswith(f"{loader._CONTEXTS}: ")
+        assert str(error).startswith((f"{loader._CONTEXTS}: ", f"{loader._CONTEXTS}, line "))
         return
     assert all(isinstance(k, int) and all(loader._WORD.fullmatch(w) for w in v) for k, v in lists.items())
 
@@ -725,7 +726,7 @@ def test_word_lists_parse_or_fail_clearly(tmp_path, text):
 @given(st.binary(max_size=200))
 def test_any_header_bytes_give_a_header_or_a_clear_error(head):
     try:
-        found = loader._header(head, SUMMARY, [SUMMARY_A, SUMMARY_B])
+        found = fast_io.check_header(head, SUMMARY, [SUMMARY_A, SUMMARY_B])
     except ValueError as error:
         assert str(error).startswith((f"{SUMMARY}: ", f"{SUMMARY}, line 1: "))
         return

@@ -1,6 +1,7 @@
 """caption_contest_ratings' reading machinery (loaders/caption_contest_ratings/_fast_io.py): the
-zip member reader with both inflaters, the chunks of records and the loader's check of each cut,
-the copy into Arrow's memory, the read-ahead and the gathering of small tables. The messages a user sees for damaged archives are tested in test_caption_contest_ratings.py."""
+zip member reader with both inflaters, the chunks of records and the check of each cut, the
+record counts, the copy into Arrow's memory, the read-ahead and the gathering of small tables. The
+messages a user sees for damaged archives are tested in test_caption_contest_ratings.py."""
 
 import gc
 import importlib
@@ -57,7 +58,7 @@ def archive_of(path, data, method):
 @pytest.mark.parametrize("method", [zipfile.ZIP_DEFLATED, zipfile.ZIP_STORED], ids=["deflated", "stored"])
 def test_read_member_gives_the_member_bytes_in_arrow_memory(tmp_path, monkeypatch, inflater, method):
     monkeypatch.setattr(fast_io, "deflate", inflater)
-    monkeypatch.setattr(fast_io, "CHUNK", 1 << 12)  # many chunks
+    monkeypatch.setattr(fast_io, "READ_SIZE", 1 << 12)  # many chunks
     data = cardinal_csv(20_000)
     path = archive_of(tmp_path / "577-responses.csv.zip", data, method)
     with open(path, "rb") as raw, zipfile.ZipFile(raw) as archive:
@@ -114,11 +115,11 @@ def test_read_member_stops_where_the_archive_ends(tmp_path):
             fast_io.read_member(raw, archive, "577-responses.csv")
 
 
-def test_joined_copies_into_memory_arrow_owns():
+def test_copy_to_arrow_memory_copies_into_memory_arrow_owns():
     data = b"a,b\n1,2\n"
-    copied = fast_io.joined([data])
+    copied = fast_io.copy_to_arrow_memory([data])
     assert (copied.to_pybytes(), copied.is_mutable, copied.size) == (data, True, 8)
-    assert fast_io.joined([b""]).size == 0
+    assert fast_io.copy_to_arrow_memory([b""]).size == 0
 
 
 def pieces_of(data, size):
@@ -149,10 +150,10 @@ def test_record_chunks_end_after_the_last_line_feed(tmp_path):
         read += chunk.size
         assert data[read - 1 : read] == b"\n" and b"\n" not in data[read : -(-read // 1000) * 1000]
     # Read by the loader, the chunks give the records of the whole file.
-    rows = [batch.to_pylist() for _, _, batch in loader._csv_batches(
+    rows = [batch.to_pylist() for _, _, batch in fast_io.csv_batches(
         iter(chunks), "t.csv", [CARDINAL_HEADER], loader._RESPONSE_TYPES, True, "ratings", lambda: pa.py_buffer(data)
     )]
-    whole = loader._csv_batches([pa.py_buffer(data)], "t.csv", [CARDINAL_HEADER], loader._RESPONSE_TYPES, True, "ratings")
+    whole = fast_io.csv_batches([pa.py_buffer(data)], "t.csv", [CARDINAL_HEADER], loader._RESPONSE_TYPES, True, "ratings")
     assert [row for batch in rows for row in batch] == pa.Table.from_batches([b for _, _, b in whole]).to_pylist()
 
 
@@ -165,14 +166,14 @@ def test_record_chunks_edges():
     assert [c.to_pybytes() for c in fast_io.record_chunks([header, b"1,2\n3,", b"4\n"], 4)] == [
         header, b"1,2\n", b"3,4\n"
     ]
-    assert fast_io.joined([b"ab", pa.py_buffer(b"cd"), memoryview(b"ef")[1:]]).to_pybytes() == b"abcdf"
+    assert fast_io.copy_to_arrow_memory([b"ab", pa.py_buffer(b"cd"), memoryview(b"ef")[1:]]).to_pybytes() == b"abcdf"
 
 
 TEXT_TYPES = {"a": pa.int32(), "b": pa.string(), "c": pa.string()}
 
 
 def batches_of(chunks, whole=None):
-    batches = loader._csv_batches(iter(chunks), "t.csv", [["a", "b", "c"]], TEXT_TYPES, True, "records", whole)
+    batches = fast_io.csv_batches(iter(chunks), "t.csv", [["a", "b", "c"]], TEXT_TYPES, True, "records", whole)
     return [(offset, batch.to_pylist()) for _, offset, batch in batches]
 
 
@@ -206,7 +207,7 @@ def test_a_cut_inside_a_quoted_value_is_read_with_the_next_chunk():
         batches_of([pa.py_buffer(bad)])
     with pytest.raises(ValueError) as chunked:
         batches_of([pa.py_buffer(bad[: after(b"3,")]), pa.py_buffer(bad[after(b"3,") :])], lambda: pa.py_buffer(bad))
-    assert str(chunked.value) == str(whole_file.value) == "t.csv: record 4: field 'a': invalid value 'x' (expected an integer)"
+    assert str(chunked.value) == str(whole_file.value) == "t.csv, record 4: field 'a': invalid value 'x' (expected an integer)"
 
 
 def test_errors_in_later_chunks_are_those_of_the_whole_file(tmp_path, monkeypatch):
@@ -233,15 +234,15 @@ def test_errors_in_later_chunks_are_those_of_the_whole_file(tmp_path, monkeypatc
     ]
     whole_file = [error(path) for path in paths]  # 1.8 MB: one chunk
     assert whole_file == [
-        f"{ARCHIVE}!577-responses.csv: record 15001: field 'target_reward': invalid value 7 "
+        f"{ARCHIVE}!577-responses.csv, record 15001: field 'target_reward': invalid value 7 "
         "(expected 1 (unfunny), 2 (somewhat funny) or 3 (funny))",
         f"{ARCHIVE}!577-responses.csv: invalid CSV (CSV parse error: Row #15002: Expected 9 columns, got 10: "
         + lines[15_001].decode() + ",x)",
         f"{ARCHIVE}: corrupt zip archive (Bad CRC-32 for file '577-responses.csv')",
     ]
     # Chunks of 64 KiB and more, from pieces inflated from 4 KiB of the archive at a time.
-    monkeypatch.setattr(loader, "_BLOCK_SIZE", 64 << 10)
-    monkeypatch.setattr(fast_io, "CHUNK", 4 << 10)
+    monkeypatch.setattr(fast_io, "BLOCK_SIZE", 64 << 10)
+    monkeypatch.setattr(fast_io, "READ_SIZE", 4 << 10)
     good = archive_of(tmp_path / "good.zip", data, zipfile.ZIP_DEFLATED)
     chunks = [chunk for _, chunk in loader._read_archive(str(good), ARCHIVE)]
     tables = list(loader._cardinal_tables(iter([(ARCHIVE, chunk) for chunk in chunks]), str(good), ARCHIVE))
@@ -278,7 +279,7 @@ def test_chunked_reading_gives_the_records_of_the_whole_file(rows, piece, size, 
     assert [row for _, batch in chunked for row in batch] == whole[0][1]
     assert [offset for offset, _ in chunked] == list(itertools.accumulate([0] + [len(b) for _, b in chunked[:-1]]))
     # The count of source records reads the chunks in the same way.
-    assert loader._count_records(fast_io.record_chunks(pieces_of(data, piece), size), lambda: pa.py_buffer(data)) == len(rows)
+    assert fast_io.count_records(fast_io.record_chunks(pieces_of(data, piece), size), lambda: pa.py_buffer(data)) == len(rows)
 
 
 def test_read_ahead_passes_items_and_errors_and_stops_with_the_consumer():
@@ -354,7 +355,15 @@ def test_an_error_in_a_file_leaves_no_reading_thread(tmp_path):
         gc.enable()
 
 
-def test_gathered_joins_small_tables_and_passes_big_ones():
+def test_check_rows_names_the_first_bad_record_of_the_file():
+    batch = pa.record_batch({"n": pa.array([3, 4, -1, -2])})
+    fast_io.check_rows("t.csv", 10, batch, "n", pa.array([False] * 4), "an integer >= 0")  # nothing bad
+    with pytest.raises(ValueError) as caught:  # the batch starts at record 11; a null counts as bad
+        fast_io.check_rows("t.csv", 10, batch, "n", pa.array([False, None, True, True]), "an integer >= 0")
+    assert str(caught.value) == "t.csv, record 12: field 'n': invalid value 4 (expected an integer >= 0)"
+
+
+def test_gather_small_tables_joins_small_tables_and_passes_big_ones():
     def table(first, rows):
         return pa.table({"n": list(range(first, first + rows))})
 
@@ -364,7 +373,7 @@ def test_gathered_joins_small_tables_and_passes_big_ones():
     for key, rows in sizes:
         parts.append((key, table(first, rows)))
         first += rows
-    out = list(fast_io.gathered(iter(parts), 40))
+    out = list(fast_io.gather_small_tables(iter(parts), 40))
     assert [(key, t.num_rows) for key, t in out] == [("a:0", 7), ("c:0", 30), ("d:0", 40), ("h:0", 2)]
     assert pa.concat_tables([t for _, t in out])["n"].to_pylist() == list(range(79))
 

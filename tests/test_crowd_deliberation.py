@@ -1,6 +1,7 @@
 """crowd_deliberation: every quirk of docs/formats/crowd_deliberation.md, and bad input."""
 
 import csv
+import importlib
 import io
 import json
 import logging
@@ -24,6 +25,7 @@ from corpora.sources import MissingSourceFiles
 NAME = "crowd_deliberation"
 corpus = registry.get(NAME)
 loader = corpus.module  # for its pure functions and constants
+csv_cells = importlib.import_module(f"{loader.__package__}._csv_cells")  # the CSV reading and the cell parsers
 DATA, LABELS, DELIBERATIONS = "data.csv", "labels.csv", "deliberations.csv"
 AGREE, HALF, DISAGREE = loader._EXPECTATIONS
 DOUBT = "question_did_somebody_make_you_doubt_your_original_answer_why_or_why_not"
@@ -39,6 +41,7 @@ GROUP_HELPS = (
     "_would_help_to_resolve_the_case"
 )
 BASED_ON = "question_based_on_your_deliberation_why_do_you_think_the_other_people_in_the_group_chose_a_different_answer"
+PROCESS = "question_describe_how_you_feel_about_the_deliberation_process"
 
 
 def label_name(index, names=loader._RECONSIDERED_NAMES):
@@ -402,7 +405,7 @@ def test_columns_out_of_order(dummy_copy):
 def test_empty_file(dummy_copy):
     data_dir = dummy_copy(NAME)
     (data_dir / DATA).write_bytes(b"")
-    assert build_error(data_dir, "texts") == f"{DATA}: empty file (expected a CSV header and records)"
+    assert build_error(data_dir, "texts") == f"{DATA}: is empty (expected a CSV header and records)"
     (data_dir / DATA).write_text(",".join(loader._DATA_COLUMNS) + "\n")
     assert build_error(data_dir, "texts") == f"{DATA}: no records after the header"
 
@@ -411,34 +414,34 @@ def test_empty_file(dummy_copy):
     "path,config,line,column,value,message",
     [
         (LABELS, "labels", 8, "ORIGINAL_LABEL", "not_expressed",
-         "column ORIGINAL_LABEL: invalid value 'not_expressed' (expected 'relation_expressed' or 'relation_not_expressed')"),
+         "field 'ORIGINAL_LABEL': invalid value 'not_expressed' (expected 'relation_expressed' or 'relation_not_expressed')"),
         (LABELS, "labels", 3, "ORIGINAL_LABEL", "relation_expressed",
-         "column ORIGINAL_LABEL: invalid value 'relation_expressed' (expected 'sarcastic' or 'not_sarcastic')"),
+         "field 'ORIGINAL_LABEL': invalid value 'relation_expressed' (expected 'sarcastic' or 'not_sarcastic')"),
         (DATA, "texts", 2, "DATASET", "deliberation-relation",
-         "column DATASET: invalid value 'deliberation-relation' (expected 'deliberation-sarcasm' or "
+         "field 'DATASET': invalid value 'deliberation-relation' (expected 'deliberation-sarcasm' or "
          "'deliberation-relation-person-place')"),
         (DATA, "texts", 4, "GROUND_TRUTH_LABEL", "sarcastic",
-         "column GROUND_TRUTH_LABEL: invalid value 'sarcastic' (expected 'relation_expressed' or "
+         "field 'GROUND_TRUTH_LABEL': invalid value 'sarcastic' (expected 'relation_expressed' or "
          "'relation_not_expressed' or empty)"),
         (DATA, "texts", 3, "STUDY_PART", "depth",
-         "column STUDY_PART: invalid value 'depth' (expected 'breadth' or 'breadth and depth')"),
+         "field 'STUDY_PART': invalid value 'depth' (expected 'breadth' or 'breadth and depth')"),
         (DELIBERATIONS, "deliberations", 2, "MEMBER_1_RECONSIDERED_LABEL", "unsure",
-         "column MEMBER_1_RECONSIDERED_LABEL: invalid value 'unsure' (expected 'sarcastic' or 'not_sarcastic' or "
+         "field 'MEMBER_1_RECONSIDERED_LABEL': invalid value 'unsure' (expected 'sarcastic' or 'not_sarcastic' or "
          "'relation_expressed' or 'relation_not_expressed' or 'irresolvable' or empty)"),
         (LABELS, "labels", 4, EXPECTATION.upper(), "I expect everybody to agree with me.",
-         f"column {EXPECTATION.upper()}: invalid value 'I expect everybody to agree with me.' (expected "
+         f"field '{EXPECTATION.upper()}': invalid value 'I expect everybody to agree with me.' (expected "
          f"'{AGREE}' or '{HALF}' or '{DISAGREE}' or empty)"),
         (DELIBERATIONS, "deliberations", 3, "WAS_RESOLVED", "true",
-         "column WAS_RESOLVED: invalid value 'true' (expected 'True' or 'False')"),
+         "field 'WAS_RESOLVED': invalid value 'true' (expected 'True' or 'False')"),
         (DELIBERATIONS, "deliberations", 2, "MEMBER_2_" + DOUBT.upper(), "Maybe, I am not sure",
-         f"column MEMBER_2_{DOUBT.upper()}: invalid value 'Maybe, I am not sure' (expected a text starting with "
+         f"field 'MEMBER_2_{DOUBT.upper()}': invalid value 'Maybe, I am not sure' (expected a text starting with "
          "'Yes' or 'No')"),
     ],
 )
 def test_unknown_label(dummy_copy, path, config, line, column, value, message):
     data_dir = dummy_copy(NAME)
     set_cell(data_dir, path, line, column, value)
-    assert build_error(data_dir, config) == f"{path}, line {line}, {message}"
+    assert build_error(data_dir, config) == f"{path}, line {line}: {message}"
 
 
 @pytest.mark.parametrize("value", ["0.75", "1.0", "2", "", "-0.5"])
@@ -446,14 +449,14 @@ def test_confidence_outside_the_three_values(dummy_copy, value):
     data_dir = dummy_copy(NAME)
     set_cell(data_dir, LABELS, 5, "ORIGINAL_CONFIDENCE", value)
     assert build_error(data_dir, "labels") == (
-        f"{LABELS}, line 5, column ORIGINAL_CONFIDENCE: invalid value {value!r} (expected '0', '0.5' or '1')")
+        f"{LABELS}, line 5: field 'ORIGINAL_CONFIDENCE': invalid value {value!r} (expected '0', '0.5' or '1')")
 
 
 def test_reconsidered_confidence_outside_the_three_values(dummy_copy):
     data_dir = dummy_copy(NAME)
     set_cell(data_dir, DELIBERATIONS, 3, "MEMBER_3_RECONSIDERED_CONFIDENCE", "0.25")
     assert build_error(data_dir, "deliberations") == (
-        f"{DELIBERATIONS}, line 3, column MEMBER_3_RECONSIDERED_CONFIDENCE: invalid value '0.25' "
+        f"{DELIBERATIONS}, line 3: field 'MEMBER_3_RECONSIDERED_CONFIDENCE': invalid value '0.25' "
         "(expected '0', '0.5' or '1' or empty)")
 
 
@@ -474,7 +477,7 @@ def test_reconsidered_confidence_outside_the_three_values(dummy_copy):
 def test_out_of_range_number(dummy_copy, path, config, line, column, value, expected):
     data_dir = dummy_copy(NAME)
     set_cell(data_dir, path, line, column, value)
-    assert build_error(data_dir, config) == f"{path}, line {line}, column {column}: invalid value {value!r} (expected {expected})"
+    assert build_error(data_dir, config) == f"{path}, line {line}: field {column!r}: invalid value {value!r} (expected {expected})"
 
 
 def test_git_lfs_pointer(dummy_copy):
@@ -510,48 +513,48 @@ def test_missing_file(dummy_copy):
     "path,config,line,column,value,message",
     [
         (LABELS, "labels", 2, "EVIDENCE", '[{"comment": "x", "start": 1, "end": 2, "quote": "y"}',
-         "column EVIDENCE: invalid JSON (Expecting ',' delimiter: line 1 column 54 (char 53))"),
+         "field 'EVIDENCE': invalid JSON (Expecting ',' delimiter: line 1 column 54 (char 53))"),
         (LABELS, "labels", 5, loader._WHY_QUESTION, '["MISTAKE", NaN]',
-         f"column {loader._WHY_QUESTION}: field [1]: invalid value NaN (not a number JSON has)"),
+         f"field '{loader._WHY_QUESTION}'[1]: invalid value NaN (expected a number JSON has; NaN and Infinity are not JSON)"),
         (DELIBERATIONS, "deliberations", 2, "MESSAGES", '[{"content": "a", "content": "b"}]',
-         "column MESSAGES: field [0]['content']: repeated key in one JSON object (values 'a' and 'b')"),
+         "field 'MESSAGES'[0]['content']: repeated key in one JSON object (values 'a' and 'b')"),
         (DELIBERATIONS, "deliberations", 2, "MESSAGES_DISCUSS", "",
-         "column MESSAGES_DISCUSS: invalid JSON (Expecting value: line 1 column 1 (char 0))"),
+         "field 'MESSAGES_DISCUSS': invalid JSON (Expecting value: line 1 column 1 (char 0))"),
     ],
 )
 def test_malformed_json_in_a_cell(dummy_copy, path, config, line, column, value, message):
     data_dir = dummy_copy(NAME)
     set_cell(data_dir, path, line, column, value)
-    assert build_error(data_dir, config).startswith(f"{path}, line {line}, {message}")
+    assert build_error(data_dir, config).startswith(f"{path}, line {line}: {message}")
 
 
 @pytest.mark.parametrize(
     "value,message",
     [
-        ('{"start": 1}', "column EVIDENCE: invalid value '{\"start\": 1}' (expected a JSON list of objects)"),
+        ('{"start": 1}', "field 'EVIDENCE': invalid value '{\"start\": 1}' (expected a JSON list of objects)"),
         ('[{"start": 1, "end": 2, "quote": "x"}]',
-         "column EVIDENCE, item 0: expected an object with the keys ['comment', 'start', 'end', 'quote'], got "
+         "field 'EVIDENCE'[0]: expected an object with the keys ['comment', 'start', 'end', 'quote'], got "
          "{'start': 1, 'end': 2, 'quote': 'x'}"),
         ('[{"comment": "", "start": "87", "end": 125, "quote": "x"}]',
-         "column EVIDENCE, item 0: key 'start': invalid value '87' (expected a non-negative integer)"),
-        ('[{"comment": "", "start": 125, "end": 87, "quote": "x"}]', "column EVIDENCE, item 0: end 87 is before start 125"),
+         "field 'EVIDENCE'[0]['start']: invalid value '87' (expected a non-negative integer)"),
+        ('[{"comment": "", "start": 125, "end": 87, "quote": "x"}]', "field 'EVIDENCE'[0]: end 87 is before start 125"),
         ('[{"comment": null, "start": 87, "end": 88, "quote": "I"}]',
-         "column EVIDENCE, item 0: key 'comment': invalid value None (expected a string)"),
+         "field 'EVIDENCE'[0]['comment']: invalid value None (expected a string)"),
         ('[{"comment": "", "start": 88, "end": 92, "quote": "gave"}]',
-         "column EVIDENCE, item 0: quote 'gave' is not the text of DATA_ID 19179 from 88 to 92 (' gav')"),
+         "field 'EVIDENCE'[0]: quote 'gave' is not the text of DATA_ID 19179 from 88 to 92 (' gav')"),
     ],
 )
 def test_evidence_outside_its_shape(dummy_copy, value, message):
     data_dir = dummy_copy(NAME)
     set_cell(data_dir, LABELS, 4, "EVIDENCE", value)
-    assert build_error(data_dir, "labels") == f"{LABELS}, line 4, {message}"
+    assert build_error(data_dir, "labels") == f"{LABELS}, line 4: {message}"
 
 
 def test_evidence_of_a_label_whose_dataset_differs_from_its_text(dummy_copy):
     data_dir = dummy_copy(NAME)
     set_cell(data_dir, LABELS, 3, "DATASET", "deliberation-relation-person-place")
     assert build_error(data_dir, "labels") == (
-        f"{LABELS}, line 3, column DATASET: invalid value 'deliberation-relation-person-place' "
+        f"{LABELS}, line 3: field 'DATASET': invalid value 'deliberation-relation-person-place' "
         "(expected 'deliberation-sarcasm', the DATASET of DATA_ID 19179 in data.csv)")
 
 
@@ -559,7 +562,7 @@ def test_member_label_id_that_does_not_join(dummy_copy):
     data_dir = dummy_copy(NAME)
     set_cell(data_dir, DELIBERATIONS, 3, "MEMBER_2_LABEL_ID", "7004")
     assert build_error(data_dir, "deliberations") == (
-        f"{DELIBERATIONS}, line 3, column MEMBER_2_LABEL_ID: invalid value '7004' (expected a LABEL_ID of labels.csv)")
+        f"{DELIBERATIONS}, line 3: field 'MEMBER_2_LABEL_ID': invalid value '7004' (expected a LABEL_ID of labels.csv)")
 
 
 def test_chat_author_who_is_not_a_member(dummy_copy):
@@ -567,16 +570,16 @@ def test_chat_author_who_is_not_a_member(dummy_copy):
     messages = [{"content": "hi", "user_pseudonym": "Marvelous Murdock", "user_id": 390}]
     set_cell(data_dir, DELIBERATIONS, 2, "MESSAGES", json.dumps(messages))
     assert build_error(data_dir, "deliberations") == (
-        f"{DELIBERATIONS}, line 2, column MESSAGES, message 0: key 'user_id': invalid value 390 "
+        f"{DELIBERATIONS}, line 2: field 'MESSAGES'[0]['user_id']: invalid value 390 "
         "(expected the USER_ID of a member: [389, 8451, 8455])")
     messages[0].update(user_id=389, user_pseudonym="Marvellous Murdock")
     set_cell(data_dir, DELIBERATIONS, 2, "MESSAGES", json.dumps(messages))
     assert build_error(data_dir, "deliberations") == (
-        f"{DELIBERATIONS}, line 2, column MESSAGES, message 0: key 'user_pseudonym': invalid value "
+        f"{DELIBERATIONS}, line 2: field 'MESSAGES'[0]['user_pseudonym']: invalid value "
         "'Marvellous Murdock' (expected 'Marvelous Murdock', the NAME of member 389)")
     set_cell(data_dir, DELIBERATIONS, 2, "MESSAGES", '[{"content": "hi", "user_id": 389}]')
     assert build_error(data_dir, "deliberations") == (
-        f"{DELIBERATIONS}, line 2, column MESSAGES, message 0: expected an object with the keys "
+        f"{DELIBERATIONS}, line 2: field 'MESSAGES'[0]: expected an object with the keys "
         "['content', 'user_pseudonym', 'user_id'], got {'content': 'hi', 'user_id': 389}")
 
 
@@ -585,21 +588,21 @@ def test_chat_author_who_is_not_a_member(dummy_copy):
     [
         (2, "MEMBER_3_DISCUSS_ORDER", "3", "empty: MEMBER_3_DID_DISCUSS is False"),
         (2, "MEMBER_1_RECONSIDER_ORDER", "", "filled: MEMBER_1_DID_RECONSIDER is True"),
-        (2, "MEMBER_3_" + loader._PROCESS_QUESTION, " Nice.", "empty: MEMBER_3_DID_CONCLUDE is False"),
+        (2, "MEMBER_3_" + PROCESS.upper(), " Nice.", "empty: MEMBER_3_DID_CONCLUDE is False"),
     ],
 )
 def test_session_answers_must_match_participation(dummy_copy, line, column, value, expected):
     data_dir = dummy_copy(NAME)
     set_cell(data_dir, DELIBERATIONS, line, column, value)
     assert build_error(data_dir, "deliberations") == (
-        f"{DELIBERATIONS}, line {line}, column {column}: invalid value {value!r} (expected {expected})")
+        f"{DELIBERATIONS}, line {line}: field {column!r}: invalid value {value!r} (expected {expected})")
 
 
 def test_both_resolution_answers_filled(dummy_copy):
     data_dir = dummy_copy(NAME)
     set_cell(data_dir, DELIBERATIONS, 2, "MEMBER_1_" + loader._RESOLVED_QUESTION, " Both.")
     assert build_error(data_dir, "deliberations") == (
-        f"{DELIBERATIONS}, line 2, column MEMBER_1_{loader._RESOLVED_QUESTION}: invalid value ' Both.' (expected "
+        f"{DELIBERATIONS}, line 2: field 'MEMBER_1_{loader._RESOLVED_QUESTION}': invalid value ' Both.' (expected "
         f"exactly one of {loader._RESOLVED_QUESTION} and {loader._UNRESOLVED_QUESTION} filled: MEMBER_1_DID_CONCLUDE is True)")
 
 
@@ -607,7 +610,7 @@ def test_follow_up_questions_must_match_the_expectation(dummy_copy):
     data_dir = dummy_copy(NAME)
     set_cell(data_dir, LABELS, 5, EXPECTATION.upper(), AGREE)
     assert build_error(data_dir, "labels") == (
-        f"{LABELS}, line 5, column {loader._WHY_QUESTION}: invalid value '[\"The text contains some features that "
+        f"{LABELS}, line 5: field '{loader._WHY_QUESTION}': invalid value '[\"The text contains some features that "
         f"indicate target category A and some f... (118 characters) (expected empty: {EXPECTATION.upper()} is '{AGREE}')")
 
 
@@ -615,7 +618,7 @@ def test_statistics_partly_empty(dummy_copy):
     data_dir = dummy_copy(NAME)
     set_cell(data_dir, DELIBERATIONS, 2, "MEMBER_1_MESSAGES_SMOG_INDEX", "")
     assert build_error(data_dir, "deliberations") == (
-        f"{DELIBERATIONS}, line 2, column MEMBER_1_MESSAGES_SMOG_INDEX: invalid value '' (expected a number: the "
+        f"{DELIBERATIONS}, line 2: field 'MEMBER_1_MESSAGES_SMOG_INDEX': invalid value '' (expected a number: the "
         "other statistics of this group are filled)")
 
 
@@ -623,14 +626,14 @@ def test_group_statistics_of_an_empty_chat(dummy_copy):
     data_dir = dummy_copy(NAME)
     set_cell(data_dir, DELIBERATIONS, 4, "MESSAGES", '[{"content": "hi", "user_pseudonym": "Lucky Lucia", "user_id": 1200}]')
     assert build_error(data_dir, "deliberations") == (
-        f"{DELIBERATIONS}, line 4, column MESSAGES_CHAR_COUNT: invalid value '' (expected filled: MESSAGES has 1 messages)")
+        f"{DELIBERATIONS}, line 4: field 'MESSAGES_CHAR_COUNT': invalid value '' (expected filled: MESSAGES has 1 messages)")
 
 
 def test_duplicate_ids(dummy_copy):
     data_dir = dummy_copy(NAME)
     set_cell(data_dir, DELIBERATIONS, 4, "DELIBERATION_ID", "438")
     assert build_error(data_dir, "deliberations") == (
-        f"{DELIBERATIONS}, line 4, column DELIBERATION_ID: invalid value '438' (expected a unique DELIBERATION_ID; "
+        f"{DELIBERATIONS}, line 4: field 'DELIBERATION_ID': invalid value '438' (expected a unique DELIBERATION_ID; "
         "already on line 2)")
 
 
@@ -694,13 +697,13 @@ def test_full_size_files_build_with_every_record_accounted_for(tmp_path, capsys)
 
 
 def row_with(column, value):
-    return loader._Row("fuzz.csv", 2, {column: value})
+    return csv_cells.Row("fuzz.csv", 2, {column: value})
 
 
 def expect_error(call, column, value):
     with pytest.raises(ValueError) as caught:
         call()
-    assert str(caught.value).startswith(f"fuzz.csv, line 2, column {column}: ")
+    assert str(caught.value).startswith(f"fuzz.csv, line 2: field {column!r}: ")
     assert "invalid" in str(caught.value)
 
 
@@ -759,7 +762,7 @@ def test_number_cells(value):
         try:
             number = row.number("N", integer)
         except ValueError as error:
-            assert str(error).startswith("fuzz.csv, line 2, column N: invalid value")
+            assert str(error).startswith("fuzz.csv, line 2: field 'N': invalid value")
             continue
         assert "e" not in value.lower() and "n" not in value.lower() and not value.startswith("+")
         assert number == (int(value) if integer else float(value))
@@ -779,12 +782,12 @@ def test_string_list_cells(value):
     except ValueError:
         parsed = None
     if value == "":
-        assert row.strings("W", nullable=True) is None
+        assert loader._strings(row, "W") is None
     elif isinstance(parsed, list) and all(isinstance(item, str) for item in parsed):
-        assert row.strings("W") == parsed
+        assert loader._strings(row, "W") == parsed
     else:
-        with pytest.raises(ValueError, match="^fuzz.csv, line 2, column W: "):
-            row.strings("W")
+        with pytest.raises(ValueError, match=r"^fuzz\.csv, line 2: field 'W'[:\[]"):
+            loader._strings(row, "W")
 
 
 # Upstream writes with lineterminator="\n", so a lone CR would not be quoted: the release has none.
@@ -800,8 +803,8 @@ def test_csv_records_round_trip(rows, tmp_path_factory):
     buffer = io.StringIO()
     csv.writer(buffer, lineterminator="\n").writerows([loader._DATA_COLUMNS] + rows)
     (folder / DATA).write_text(buffer.getvalue(), encoding="utf-8", newline="")
-    records = list(loader._records(str(folder / DATA), DATA))
-    assert [list(cells.values()) for _, cells in records] == rows
+    records = list(csv_cells.records(str(folder / DATA), DATA, loader._DATA_COLUMNS))
+    assert [list(record.values()) for _, record in records] == rows
     assert records[0][0] == 2
 
 
@@ -829,12 +832,13 @@ def test_download_from_urls_prepared_and_streaming(mirror, tmp_path, dummy_build
 
 
 def test_build_from_the_urls_checks_the_release_and_exports(mirror, tmp_path, monkeypatch, record_release):
-    from corpora import export
+    from corpora import build
+    from corpora import pipeline
 
     module = registry.get(NAME).module
     record_release(NAME, corpus.dummy_dir, urls=module._URLS)
     monkeypatch.setattr(module, "_SPLIT_SIZES", corpus.expected_dummy_counts())
-    rows = export.export_corpus(NAME, tmp_path / "out")
+    rows = build.export(pipeline.Request(NAME), tmp_path / "out")
     assert [(r.config, r.split, r.read, r.rows, r.official) for r in rows] == [
         ("deliberations", "train", 3, 3, 3), ("labels", "train", 12, 12, 12), ("texts", "train", 5, 5, 5)]
 
@@ -886,40 +890,40 @@ BAD_INPUT = [
              csv_variant(lambda rows: [row.append("DATASET" if i == 0 else "x") for i, row in enumerate(rows)]),
              "deliberations.csv: unexpected header: 387 columns, expected 386; missing [], unexpected ['DATASET']"),
     BadInput(DELIBERATIONS, "empty file", lambda raw: b"",
-             "deliberations.csv: empty file (expected a CSV header and records)"),
+             "deliberations.csv: is empty (expected a CSV header and records)"),
     BadInput(DELIBERATIONS, "unknown label", csv_variant(cell(3, "MEMBER_2_ORIGINAL_LABEL", "not_expressed")),
-             "deliberations.csv, line 3, column MEMBER_2_ORIGINAL_LABEL: invalid value 'not_expressed' (expected "
+             "deliberations.csv, line 3: field 'MEMBER_2_ORIGINAL_LABEL': invalid value 'not_expressed' (expected "
              "'sarcastic' or 'not_sarcastic' or 'relation_expressed' or 'relation_not_expressed')"),
     BadInput(DELIBERATIONS, "out-of-range number", csv_variant(cell(2, "MEMBER_1_RECONSIDER_ORDER", "4")),
-             "deliberations.csv, line 2, column MEMBER_1_RECONSIDER_ORDER: invalid value '4' (expected one of 1, 2, 3 "
+             "deliberations.csv, line 2: field 'MEMBER_1_RECONSIDER_ORDER': invalid value '4' (expected one of 1, 2, 3 "
              "or empty)"),
     BadInput(DELIBERATIONS, "Git LFS pointer", lambda raw: LFS,
              "deliberations.csv: is a Git LFS pointer, not the data; fetch the real file (git lfs pull)"),
     BadInput(DELIBERATIONS, "HTML error page", lambda raw: HTML,
              "deliberations.csv: is an HTML page, not the data (an error page saved in its place?)"),
     BadInput(DELIBERATIONS, "malformed JSON in a cell", csv_variant(cell(2, "MESSAGES", CHAT)),
-             "deliberations.csv, line 2, column MESSAGES: invalid JSON (Expecting ',' delimiter: line 1 column 74 "
+             "deliberations.csv, line 2: field 'MESSAGES': invalid JSON (Expecting ',' delimiter: line 1 column 74 "
              "(char 73)): '[{\"content\": \"hi\", \"user_pseudonym\": \"Marvelous Murdock\", \"user_id\": 389}'"),
     BadInput(DELIBERATIONS, "confidence outside {0, 0.5, 1}", csv_variant(cell(2, "MEMBER_1_ORIGINAL_CONFIDENCE", "0.75")),
-             "deliberations.csv, line 2, column MEMBER_1_ORIGINAL_CONFIDENCE: invalid value '0.75' (expected '0', "
+             "deliberations.csv, line 2: field 'MEMBER_1_ORIGINAL_CONFIDENCE': invalid value '0.75' (expected '0', "
              "'0.5' or '1')"),
     BadInput(DELIBERATIONS, "member LABEL_ID not in labels.csv", csv_variant(cell(4, "MEMBER_3_LABEL_ID", "9999")),
-             "deliberations.csv, line 4, column MEMBER_3_LABEL_ID: invalid value '9999' (expected a LABEL_ID of labels.csv)"),
+             "deliberations.csv, line 4: field 'MEMBER_3_LABEL_ID': invalid value '9999' (expected a LABEL_ID of labels.csv)"),
     BadInput(DELIBERATIONS, "repeated key in a JSON cell",
              csv_variant(cell(2, "MESSAGES", CHAT[:-1] + ', "user_id": 390}]')),
-             "deliberations.csv, line 2, column MESSAGES: field [0]['user_id']: repeated key in one JSON object "
+             "deliberations.csv, line 2: field 'MESSAGES'[0]['user_id']: repeated key in one JSON object "
              "(values 389 and 390)"),
     BadInput(DELIBERATIONS, "lone surrogate escape in a JSON cell",
              csv_variant(cell(2, "MESSAGES", CHAT.replace('"hi"', '"hi \\ud83d"') + "]")),
-             "deliberations.csv, line 2, column MESSAGES: field [0]['content']: invalid value 'hi \\ud83d' "
-             "(a lone UTF-16 surrogate escape, which is not text)"),
+             "deliberations.csv, line 2: field 'MESSAGES'[0]['content']: invalid value 'hi \\ud83d' "
+             "(expected text; a lone UTF-16 surrogate escape is not text)"),
     BadInput(DELIBERATIONS, "5000-digit integer in a JSON cell",
              csv_variant(cell(2, "MESSAGES", CHAT.replace("389", "9" * 5000) + "]")),
-             "deliberations.csv, line 2, column MESSAGES: field [0]['user_id']: invalid value " + "9" * 77
-             + "... (an integer of 5000 digits; Python reads at most 4300)"),
+             "deliberations.csv, line 2: field 'MESSAGES'[0]['user_id']: invalid value " + "9" * 77
+             + "... (expected an integer of at most 4300 digits; this one has 5000)"),
     BadInput(DELIBERATIONS, "JSON cell nested 100,000 deep",
              csv_variant(cell(2, "MESSAGES", "[" * 100_000 + "]" * 100_000)),
-             "deliberations.csv, line 2, column MESSAGES: invalid JSON (nested too deeply for Python's JSON reader): "
+             "deliberations.csv, line 2: field 'MESSAGES': invalid JSON (nested too deeply for Python's JSON reader): "
              "'" + "[" * 76 + "... (200000 characters)"),
     BadInput(DELIBERATIONS, "invalid UTF-8 in a JSON cell",
              lambda raw: raw.replace(b'""Marvelous Murdock""', b'""Marvelous Murd\xf6ck""', 1),
@@ -959,13 +963,13 @@ def fuzz_file(folder, path, line, column, value):
 @settings(max_examples=300, deadline=None)
 @given(line=st.integers(2, 4), column=st.sampled_from(loader._DELIBERATION_COLUMNS), value=cell_values)
 def test_fuzzed_deliberation_cells(tmp_path_factory, line, column, value):
-    # Any value in any cell: the typed record, or a ValueError naming the file, line and column.
+    # Any value in any cell: the typed record, or a ValueError naming the file, line and field.
     path = fuzz_file(tmp_path_factory.mktemp("fuzz"), DELIBERATIONS, line, column, value)
-    label_ids = {label["label_id"] for _, label in loader._read_labels(str(corpus.dummy_dir / LABELS), LABELS, None)}
+    label_ids = {label["label_id"] for label in loader._read_labels(str(corpus.dummy_dir / LABELS), LABELS, None)}
     try:
-        rows = [row for _, row in loader._read_deliberations(path, DELIBERATIONS, label_ids)]
+        rows = list(loader._read_deliberations(path, DELIBERATIONS, label_ids))
     except ValueError as error:
-        assert re.match(re.escape(DELIBERATIONS) + r", line \d+, column ", str(error))  # a repeated id names its second line
+        assert re.match(re.escape(DELIBERATIONS) + r", line \d+: field '", str(error))  # a repeated id names its second line
         return
     assert len(rows) == 3
     corpus.features("deliberations").encode_example(rows[line - 2])  # fits the declared features
@@ -975,11 +979,11 @@ def test_fuzzed_deliberation_cells(tmp_path_factory, line, column, value):
 @given(line=st.integers(2, 13), column=st.sampled_from(loader._LABEL_COLUMNS), value=cell_values)
 def test_fuzzed_label_cells(tmp_path_factory, line, column, value):
     path = fuzz_file(tmp_path_factory.mktemp("fuzz"), LABELS, line, column, value)
-    texts = {text["data_id"]: text for _, text in loader._read_texts(str(corpus.dummy_dir / DATA), DATA)}
+    texts = {text["data_id"]: text for text in loader._read_texts(str(corpus.dummy_dir / DATA), DATA)}
     try:
-        rows = [row for _, row in loader._read_labels(path, LABELS, texts)]
+        rows = list(loader._read_labels(path, LABELS, texts))
     except ValueError as error:
-        assert re.match(re.escape(LABELS) + r", line \d+, column ", str(error))  # a repeated id names its second line
+        assert re.match(re.escape(LABELS) + r", line \d+: field '", str(error))  # a repeated id names its second line
         return
     assert len(rows) == 12
     corpus.features("labels").encode_example(rows[line - 2])
@@ -990,9 +994,9 @@ def test_fuzzed_label_cells(tmp_path_factory, line, column, value):
 def test_fuzzed_text_cells(tmp_path_factory, line, column, value):
     path = fuzz_file(tmp_path_factory.mktemp("fuzz"), DATA, line, column, value)
     try:
-        rows = [row for _, row in loader._read_texts(path, DATA)]
+        rows = list(loader._read_texts(path, DATA))
     except ValueError as error:
-        assert re.match(re.escape(DATA) + r", line \d+, column ", str(error))  # a repeated id names its second line
+        assert re.match(re.escape(DATA) + r", line \d+: field '", str(error))  # a repeated id names its second line
         return
     assert len(rows) == 5
     corpus.features("texts").encode_example(rows[line - 2])

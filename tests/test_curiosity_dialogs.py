@@ -294,7 +294,7 @@ BAD_INPUT = [
              f"{TRAIN}, dialog 0: field(s) missing ['tag'], unknown []"),
     BadInput(TRAIN, "extra field", document(lambda d: d["dialogs"][0].update(comment="x")),
              f"{TRAIN}, dialog 0: field(s) missing [], unknown ['comment']"),
-    BadInput(TRAIN, "empty file", lambda raw: b"", f"{TRAIN}: empty file, no dialogs"),
+    BadInput(TRAIN, "empty file", lambda raw: b"", f"{TRAIN}: is empty (expected a JSON object with a 'dialogs' list)"),
     BadInput(TRAIN, "unknown label", document(lambda d: d["dialogs"][0]["messages"][0].update(sender="bot")),
              f"{TRAIN}, dialog 0, message 0: field 'sender': invalid value 'bot' (expected 'user' or 'assistant')"),
     BadInput(TRAIN, "out-of-range number", document(lambda d: d["dialogs"][0].update(user_dialog_rating=7)),
@@ -307,10 +307,10 @@ BAD_INPUT = [
              f"{TRAIN}, dialog 0: field 'messages'[0]['liked']: repeated key in one JSON object (values False and True)"),
     BadInput(TRAIN, "lone surrogate escape", first_dialog(b'"Hi, can you', b'"\\ud83d Hi, can you'),
              f"{TRAIN}, dialog 0: field 'messages'[0]['message']: invalid value "
-             "'\\ud83d Hi, can you tell me about Kerala?' (a lone UTF-16 surrogate escape, which is not text)"),
+             "'\\ud83d Hi, can you tell me about Kerala?' (expected text; a lone UTF-16 surrogate escape is not text)"),
     BadInput(TRAIN, "5000-digit integer", first_dialog(b'"facts": []', b'"facts": [' + b"1" * 5000 + b"]"),
              f"{TRAIN}, dialog 0: field 'messages'[0]['facts'][0]: invalid value {'1' * 77}... "
-             "(an integer of 5000 digits; Python reads at most 4300)"),
+             "(expected an integer of at most 4300 digits; this one has 5000)"),
     BadInput(TRAIN, "nesting 100,000 deep", first_dialog(b'"facts": []', b'"facts": ' + b"[" * 100_000 + b"]" * 100_000),
              f"{TRAIN}: invalid JSON (nested too deeply for Python's JSON reader)"),
 ]

@@ -22,7 +22,7 @@ from conftest import EXAMPLE
 from conftest import using_example
 from corpora import build
 from corpora import diff
-from corpora import export
+from corpora import pipeline
 from corpora import registry
 from corpora.cli import main
 
@@ -77,14 +77,14 @@ def exports(tmp_path_factory):
     `ratings` (both read the edited files) built from the edited sources by the loader."""
     with using_example():
         root = tmp_path_factory.mktemp("diff")
-        export.export_corpus(NAME, root / "build-old", dummy=True)
+        build.export(pipeline.Request(NAME, dummy=True), root / "build-old")
         data_dir = root / "data_dir"
         shutil.copytree(registry.get(NAME).dummy_dir, data_dir)
         edit_sources(data_dir)
         new = root / "build-new" / NAME
         shutil.copytree(root / "build-old" / NAME, new)
         for config in ("sentences", "ratings"):
-            dataset = build.load(NAME, config, data_dir=data_dir, cache_dir=root / f"cache-{config}",
+            dataset = pipeline.load(NAME, config, data_dir=data_dir, cache_dir=root / f"cache-{config}",
                                  allow_modified_sources=True)["train"]
             dataset.to_parquet(str(new / config / "train-00000-of-00001.parquet"))
         return root / "build-old" / NAME, new
@@ -259,7 +259,7 @@ def test_rows_without_a_key_are_matched_by_position_and_labels_shown_by_name(tmp
     # The example declares a key for every config; a loader may leave a config without one.
     monkeypatch.delitem(registry.get(NAME).module._KEYS, "sentences")
     old = tmp_path / "old"
-    export.export_corpus(NAME, old, configs=["sentences", "raters"], dummy=True)
+    build.export(pipeline.Request(NAME, configs=["sentences", "raters"], dummy=True), old)
     new = tmp_path / "new" / NAME
     shutil.copytree(old / NAME, new)
     path = new / "sentences" / "train-00000-of-00001.parquet"
@@ -317,7 +317,7 @@ def test_errors_exit_2(tmp_path, exports):
 
 
 def test_configs_are_in_the_loader_order_with_the_key_each_is_matched_by(dummy_export, tmp_path, capsys):
-    export.export_corpus(NAME, tmp_path, dummy=True)
+    build.export(pipeline.Request(NAME, dummy=True), tmp_path)
     assert main(["diff", str(dummy_export(NAME)), str(tmp_path / NAME)]) == 0
     assert capsys.readouterr().out.splitlines()[2:] == [
         "config sentences (rows matched by sentence_id):",

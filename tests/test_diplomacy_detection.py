@@ -151,7 +151,24 @@ def test_list_length_differs_from_the_others(dummy_copy):
 def test_value_outside_the_documented_domain(dummy_copy, field, position, value):
     data_dir = dummy_copy(NAME)
     rewrite_line(data_dir, "test", 2, edit(field, lambda values: values.__setitem__(position, value)))
-    assert build_error(data_dir) == f"data/test.jsonl, line 2: field {field!r}[{position}]: invalid value {value!r}"
+    expected = EXPECTED[field]
+    assert build_error(data_dir) == (
+        f"data/test.jsonl, line 2: field {field!r}[{position}]: invalid value {value!r} (expected {expected})"
+    )
+
+
+COUNTRY = "one of 'austria', 'england', 'france', 'germany', 'italy', 'russia', 'turkey'"
+EXPECTED = {
+    "speakers": COUNTRY,
+    "receivers": COUNTRY,
+    "seasons": "'Spring' or 'Fall' or 'Winter'",
+    "years": "an integer from 1901 to 1918",
+    "game_score": "an integer from 0 to 18",
+    "game_score_delta": "an integer from -18 to 18",
+    "sender_labels": "true or false",
+    "receiver_labels": "true, false or 'NOANNOTATION'",
+    "absolute_message_index": "a JSON integer from 0 to 2**31 - 1",
+}
 
 
 @pytest.mark.parametrize("players", [["england", "prussia"], ["england", "england"], ["england"]])
@@ -166,7 +183,7 @@ def test_players_must_be_two_countries(dummy_copy, players):
 def test_unknown_game(dummy_copy):
     data_dir = dummy_copy(NAME)
     rewrite_line(data_dir, "train", 2, lambda line: line.replace('"game_id": 1}', '"game_id": "1"}'))
-    assert build_error(data_dir) == "data/train.jsonl, line 2: field 'game_id': invalid value '1'"
+    assert build_error(data_dir) == "data/train.jsonl, line 2: field 'game_id': invalid value '1' (expected an integer from 1 to 12)"
 
 
 def test_renamed_field(dummy_copy):
@@ -189,7 +206,7 @@ def test_git_lfs_pointer_instead_of_the_data(dummy_copy):
 def test_an_empty_split_file(dummy_copy):
     data_dir = dummy_copy(NAME)
     (data_dir / "data" / "validation.jsonl").write_bytes(b"")
-    assert build_error(data_dir) == "data/validation.jsonl: empty file, no dialogs"
+    assert build_error(data_dir) == "data/validation.jsonl: is empty (expected JSON Lines, one dialog per line)"
 
 
 def test_every_missing_split_file_is_listed(dummy_copy):
@@ -285,12 +302,13 @@ def test_build_from_the_urls_checks_the_release_and_exports(mirror, tmp_path, mo
     # The whole path of a real build: download, size and sha256 against the recorded release,
     # build, rows in = rows out, official sizes, export, reload. The dummy files stand in for
     # the release here.
-    from corpora import export
+    from corpora import build
+    from corpora import pipeline
 
     corpus = registry.get(NAME)
     record_release(NAME, corpus.dummy_dir, urls=corpus.module._URLS)
     monkeypatch.setattr(corpus.module, "_SPLIT_SIZES", corpus.expected_dummy_counts())
-    rows = export.export_corpus(NAME, tmp_path / "out")
+    rows = build.export(pipeline.Request(NAME), tmp_path / "out")
     assert [(r.config, r.split, r.read, r.rows, r.official) for r in rows] == [
         ("conversations", "train", 4, 4, 4), ("conversations", "validation", 2, 2, 2),
         ("conversations", "test", 2, 2, 2), ("messages", "train", 10, 10, 10), ("messages", "validation", 3, 3, 3),
@@ -299,10 +317,11 @@ def test_build_from_the_urls_checks_the_release_and_exports(mirror, tmp_path, mo
 
 
 def test_downloaded_files_that_are_not_the_release_are_refused(mirror, tmp_path):
-    from corpora import export
+    from corpora import build
+    from corpora import pipeline
 
     with pytest.raises(CorporaError, match=rf"differ from the recorded release: {mirror}data/train.jsonl \(no recorded checksum\)"):
-        export.export_corpus(NAME, tmp_path / "out")
+        build.export(pipeline.Request(NAME), tmp_path / "out")
 
 
 # --- bad input: what `corpora build diplomacy_detection` prints (tests/test_bad_input.py runs them) ---
@@ -337,7 +356,8 @@ BAD_INPUT = [
              f"{TRAIN}, line 1: not UTF-8 (byte 0xe9 at offset 0 of the line: invalid continuation byte)"),
     BadInput(TRAIN, "NaN in a list of numbers",
              lambda raw: raw.replace(b'"absolute_message_index": [40,', b'"absolute_message_index": [NaN,', 1),
-             f"{TRAIN}, line 1: field 'absolute_message_index'[0]: invalid value NaN (not a number JSON has)"),
+             f"{TRAIN}, line 1: field 'absolute_message_index'[0]: invalid value NaN "
+             "(expected a number JSON has; NaN and Infinity are not JSON)"),
     BadInput(TRAIN, "UTF-8 BOM", lambda raw: b"\xef\xbb\xbf" + raw,
              f"{TRAIN}: starts with a UTF-8 byte order mark; the release files have none"),
     BadInput(TRAIN, "wrong delimiter (CSV instead of JSON Lines)", lambda raw: b"messages,sender_labels\nhello,true\n",
@@ -346,11 +366,11 @@ BAD_INPUT = [
              f"{TRAIN}, line 1: field(s) missing ['game_id'], unknown []"),
     BadInput(TRAIN, "extra field", jsonl_record(lambda r: r.update(comment="x")),
              f"{TRAIN}, line 1: field(s) missing [], unknown ['comment']"),
-    BadInput(TRAIN, "empty file", lambda raw: b"", f"{TRAIN}: empty file, no dialogs"),
+    BadInput(TRAIN, "empty file", lambda raw: b"", f"{TRAIN}: is empty (expected JSON Lines, one dialog per line)"),
     BadInput(TRAIN, "unknown label", jsonl_record(lambda r: r["seasons"].__setitem__(0, "Summer")),
-             f"{TRAIN}, line 1: field 'seasons'[0]: invalid value 'Summer'"),
+             f"{TRAIN}, line 1: field 'seasons'[0]: invalid value 'Summer' (expected 'Spring' or 'Fall' or 'Winter')"),
     BadInput(TRAIN, "out-of-range number", jsonl_record(lambda r: r["years"].__setitem__(0, "1950")),
-             f"{TRAIN}, line 1: field 'years'[0]: invalid value '1950'"),
+             f"{TRAIN}, line 1: field 'years'[0]: invalid value '1950' (expected an integer from 1901 to 1918)"),
     BadInput(TRAIN, "Git LFS pointer", lambda raw: LFS,
              f"{TRAIN}: is a Git LFS pointer, not the data; fetch the real file (git lfs pull)"),
     BadInput(TRAIN, "HTML error page", lambda raw: HTML,
@@ -359,15 +379,16 @@ BAD_INPUT = [
              f"{TRAIN}, line 1: field 'game_id': repeated key in one JSON object (values 7 and 5)"),
     BadInput(TRAIN, "lone surrogate escape", jsonl_record(lambda r: r["messages"].__setitem__(1, "Hi \ud83d")),
              f"{TRAIN}, line 1: field 'messages'[1]: invalid value 'Hi \\ud83d' "
-             "(a lone UTF-16 surrogate escape, which is not text)"),
+             "(expected text; a lone UTF-16 surrogate escape is not text)"),
     BadInput(TRAIN, "5000-digit integer", first_line(lambda line: line.replace(b'"game_id": 5', b'"game_id": ' + b"9" * 5000)),
              f"{TRAIN}, line 1: field 'game_id': invalid value {'9' * 77}... "
-             "(an integer of 5000 digits; Python reads at most 4300)"),
+             "(expected an integer of at most 4300 digits; this one has 5000)"),
     BadInput(TRAIN, "nesting 100,000 deep",
              first_line(lambda line: line.replace(b'"game_id": 5', b'"game_id": ' + b"[" * 100_000 + b"]" * 100_000)),
              f"{TRAIN}, line 1: invalid JSON (nested too deeply for Python's JSON reader)"),
     BadInput(TRAIN, "a value too long to show", jsonl_record(lambda r: r["seasons"].__setitem__(0, "Summer" * 1000)),
-             f"{TRAIN}, line 1: field 'seasons'[0]: invalid value '{'Summer' * 12}Summ... (6000 characters)"),
+             f"{TRAIN}, line 1: field 'seasons'[0]: invalid value '{'Summer' * 12}Summ... (6000 characters) "
+             "(expected 'Spring' or 'Fall' or 'Winter')"),
 ]
 
 

@@ -24,8 +24,9 @@ import pyarrow.parquet
 import pytest
 
 from conftest import EXAMPLE
+from corpora import build
 from corpora import datasets_adapter
-from corpora import export
+from corpora import pipeline
 from corpora import registry
 from corpora import swap
 from corpora.cli import main
@@ -178,7 +179,7 @@ def test_a_second_build_waits_for_the_first_and_gives_up_after_its_timeout(tmp_p
 @pytest.mark.parametrize("phase", ["generating", "writing", "swapping"])
 def test_a_build_killed_at_any_phase_leaves_the_previous_export_and_the_next_build_cleans_up(tmp_path, phase):
     out = tmp_path / "out"
-    export.export_corpus(NAME, out, dummy=True)
+    build.export(pipeline.Request(NAME, dummy=True), out)
     before = files_of(out / NAME)
     killed = start(out, pause=phase, source=RATINGS_ONLY[:1])
     wait_for_line(killed, f"corpora: paused at {phase}")
@@ -197,7 +198,7 @@ def test_a_build_killed_at_any_phase_leaves_the_previous_export_and_the_next_bui
 
 def test_a_swap_without_an_atomic_exchange_killed_between_its_renames_is_put_back(tmp_path):
     out = tmp_path / "out"
-    export.export_corpus(NAME, out, dummy=True)
+    build.export(pipeline.Request(NAME, dummy=True), out)
     before = files_of(out / NAME)
     env = environment(CORPORA_TEST_PAUSE_AT="renaming", **{swap.NO_EXCHANGE_VARIABLE: "1"})
     killed = popen(command(out), env=env)
@@ -217,7 +218,7 @@ def test_a_swap_without_an_atomic_exchange_killed_between_its_renames_is_put_bac
 
 def test_a_swap_without_an_atomic_exchange_replaces_the_export(tmp_path):
     out = tmp_path / "out"
-    export.export_corpus(NAME, out, dummy=True, configs=["ratings"])
+    build.export(pipeline.Request(NAME, configs=["ratings"], dummy=True), out)
     result = subprocess.run(command(out), capture_output=True, text=True, timeout=300, check=False,
                             env=environment(**{swap.NO_EXCHANGE_VARIABLE: "1"}))
     assert (result.returncode, result.stderr) == (0, "")
@@ -228,7 +229,7 @@ def test_a_swap_without_an_atomic_exchange_replaces_the_export(tmp_path):
 @pytest.mark.parametrize("signum, code, line", [(signal.SIGTERM, 143, "terminated"), (signal.SIGINT, 130, "interrupted")])
 def test_a_signal_at_the_swap_leaves_the_previous_export_and_nothing_else(tmp_path, signum, code, line):
     out = tmp_path / "out"
-    export.export_corpus(NAME, out, dummy=True)
+    build.export(pipeline.Request(NAME, dummy=True), out)
     before = files_of(out / NAME)
     process = start(out, pause="swapping")
     wait_for_line(process, "corpora: paused at swapping")
@@ -395,7 +396,7 @@ def test_the_adapter_names_the_private_part_that_changed():
 
 @pytest.mark.both_legs  # datasets resolves (and here reloads) the export
 def test_the_export_is_a_plain_folder_that_copies_whole(tmp_path):
-    export.export_corpus(NAME, tmp_path / "out", dummy=True)
+    build.export(pipeline.Request(NAME, dummy=True), tmp_path / "out")
     folder = tmp_path / "out" / NAME
     assert not any(p.is_symlink() for p in [folder, *folder.rglob("*")])
     copies = {"cp": tmp_path / "cp" / NAME, "tar": tmp_path / "tar" / NAME}
@@ -428,7 +429,7 @@ def test_a_folder_at_out_name_that_is_not_an_export_is_refused_before_any_work(t
         (tmp_path / "elsewhere").mkdir()
         target.symlink_to(tmp_path / "elsewhere")
     else:  # an export of another corpus, renamed
-        export.export_corpus(NAME, tmp_path / "other", dummy=True)
+        build.export(pipeline.Request(NAME, dummy=True), tmp_path / "other")
         mark = json.loads((tmp_path / "other" / NAME / swap.MARK).read_text())
         shutil.copytree(tmp_path / "other" / NAME, target)
         (target / swap.MARK).write_text(json.dumps(dict(mark, corpus="another_corpus")))
@@ -451,7 +452,7 @@ def test_a_folder_at_out_name_that_is_not_an_export_is_refused_before_any_work(t
 
 def test_a_build_of_some_configs_never_drops_the_others(tmp_path):
     out = tmp_path / "out"
-    export.export_corpus(NAME, out, dummy=True)
+    build.export(pipeline.Request(NAME, dummy=True), out)
     before = files_of(out / NAME)
     result = run(command(out, "--config", "ratings"))
     assert (result.returncode, result.stdout) == (1, "")
@@ -462,7 +463,7 @@ def test_a_build_of_some_configs_never_drops_the_others(tmp_path):
     )
     assert files_of(out / NAME) == before
     # A build of more configs than the export holds replaces it.
-    export.export_corpus(NAME, tmp_path / "small", dummy=True, configs=["ratings"])
+    build.export(pipeline.Request(NAME, configs=["ratings"], dummy=True), tmp_path / "small")
     result = run(command(tmp_path / "small"))
     assert (result.returncode, result.stderr) == (0, "")
     assert check_export(tmp_path / "small" / NAME, tmp_path / "cache") == DUMMY_COUNTS
@@ -476,7 +477,7 @@ def test_the_same_config_twice_is_built_once(tmp_path):
 
 
 def test_compare_to_reports_the_configs_a_build_would_not_have(tmp_path):
-    export.export_corpus(NAME, tmp_path / "old", dummy=True)
+    build.export(pipeline.Request(NAME, dummy=True), tmp_path / "old")
     result = run(command(tmp_path / "new", "--config", "ratings", "--compare-to", str(tmp_path / "old")))
     assert (result.returncode, result.stderr) == (0, "")
     lines = result.stdout.splitlines()
@@ -514,7 +515,7 @@ def start_with_workers(out):
                                              ("Ctrl-C", 130, "interrupted"), ("SIGKILL", -9, "")])
 def test_a_signal_with_worker_processes_ends_them_all_with_one_line(tmp_path, how, code, line):
     out = tmp_path / "out"
-    export.export_corpus(NAME, out, dummy=True)
+    build.export(pipeline.Request(NAME, dummy=True), out)
     before = files_of(out / NAME)
     process = start_with_workers(out)
     children = children_of(process.pid)  # the two workers and datasets' queue manager
@@ -545,8 +546,8 @@ def test_a_bad_record_with_worker_processes_is_the_same_one_line(tmp_path):
                              source=("--data-dir", str(data_dir))))
         lines[workers] = (result.returncode, result.stderr)
     assert lines["1"] == lines["2"] == (
-        1, "corpora build: error: data/train-2.jsonl, line 1: field 'scores'[1]: expected an integer from 1 to 5, "
-           "got 'x'\n")
+        1, "corpora build: error: data/train-2.jsonl, line 1: field 'scores'[1]: invalid value 'x' "
+           "(expected an integer from 1 to 5)\n")
 
 
 @pytest.mark.parametrize("delay", [0.1, 0.15, 0.2, 0.3, 0.6, 1.2])

@@ -129,3 +129,40 @@ def test_the_script_route_refuses_a_cut_copy(cut_copy, tmp_path, monkeypatch):
     # what was built: the 8 ratings of the cut copy (its byte size is datasets' own figure)
     assert re.search(r"'recorded': SplitInfo\(name='test', num_bytes=\d+, num_examples=8,", str(caught.value))
     assert str(caught.value).count("'expected'") == 1  # only the test split differs
+
+
+# --- one pipeline: corpora.load and corpora build prepare a config the same way ------------------
+
+
+@pytest.mark.parametrize("route", ["load", "build"])
+def test_a_record_lost_between_the_count_and_the_examples_stops_load_and_build_alike(route, monkeypatch, tmp_path):
+    from corpora import build
+    from corpora import pipeline
+
+    corpus = registry.get(NAME)
+    counted = corpus.module._count_source_records
+    # One source record more than the builder yields: as if the typing code dropped one.
+    monkeypatch.setattr(corpus.module, "_count_source_records",
+                        lambda config, split, paths: counted(config, split, paths) + (split == "validation"))
+    with pytest.raises(CorporaError) as caught:
+        if route == "load":
+            load(NAME, "ratings", dummy=True, cache_dir=tmp_path / "cache")
+        else:
+            build.export(pipeline.Request(NAME, ("ratings",), dummy=True), tmp_path / "out")
+    assert str(caught.value) == (
+        f"{NAME}: rows in != rows out: ratings/validation: 6 source records read, 5 examples written"
+    )
+    assert not (tmp_path / "out" / NAME).exists()
+
+
+def test_a_request_names_its_configs_once_and_refuses_what_cannot_be_built():
+    from corpora import pipeline
+
+    assert pipeline.Request(NAME, ("raters", "raters", "sentences")).configs == ("raters", "sentences")
+    assert pipeline.Request(NAME).configs == tuple(registry.get(NAME).configs)
+    with pytest.raises(CorporaError) as caught:
+        pipeline.Request(NAME, ("scores",))
+    assert str(caught.value) == f"{NAME} has no config 'scores'; configs: sentences, ratings, raters"
+    with pytest.raises(CorporaError) as caught:
+        pipeline.Request(NAME, data_dir="somewhere", dummy=True)
+    assert str(caught.value) == "give either a data_dir or dummy=True, not both"

@@ -99,20 +99,20 @@ def test_push_refuses_data_that_is_not_the_release(hub, tmp_path):
 
 
 def test_push_refuses_an_export_whose_card_does_not_validate(tmp_path, monkeypatch, upstream_copy):
-    from corpora import export
+    from corpora import build
     from corpora import push
     from corpora.errors import CorporaError
 
-    real_build = export.export_corpus
+    real_build = build.export
 
-    def build_then_break_the_card(name, out, **kwargs):  # as a hand edit or a template bug would
-        rows = real_build(name, out, **kwargs)
-        card = Path(out) / name / "README.md"
+    def build_then_break_the_card(request, out, **kwargs):  # as a hand edit or a template bug would
+        rows = real_build(request, out, **kwargs)
+        card = Path(out) / request.name / "README.md"
         text = card.read_text().replace("num_examples: 12", "num_examples: 13", 1)  # sentences/train
         card.write_text(text.replace("license: cc-by-4.0", "license: not-a-license", 1))
         return rows
 
-    monkeypatch.setattr(export, "export_corpus", build_then_break_the_card)
+    monkeypatch.setattr(build, "export", build_then_break_the_card)
     monkeypatch.setattr(push, "HfApi", None)  # nothing may reach the Hub
     monkeypatch.setenv("HF_TOKEN", TOKEN)  # a token is checked before anything is built
     with pytest.raises(CorporaError) as caught:

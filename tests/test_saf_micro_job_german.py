@@ -442,7 +442,7 @@ def test_xml_with_a_utf8_bom_is_refused(dummy_copy, tmp_path):
 def test_empty_xml_file(dummy_copy):
     data_dir = dummy_copy(NAME)
     (data_dir / TRAIN_1).write_bytes(b"")
-    assert xml_error(data_dir) == f"{TRAIN_1}: is empty (0 bytes)"
+    assert xml_error(data_dir) == f"{TRAIN_1}: is empty (expected an XML file)"
 
 
 def test_xml_without_student_answers(dummy_copy):
@@ -532,7 +532,7 @@ def test_truncated_parquet_file(dummy_copy):
 def test_empty_parquet_file(dummy_copy):
     data_dir = dummy_copy(NAME)
     (data_dir / TRAIN_PARQUET).write_bytes(b"")
-    assert parquet_error(data_dir) == f"{TRAIN_PARQUET}: is empty (0 bytes)"
+    assert parquet_error(data_dir) == f"{TRAIN_PARQUET}: is empty (expected a Parquet file)"
 
 
 def test_parquet_file_with_a_bom(dummy_copy):
@@ -754,12 +754,13 @@ def test_download_from_urls_prepared_and_streaming(mirror, tmp_path, dummy_build
 
 
 def test_build_from_the_urls_checks_the_release_and_exports(mirror, tmp_path, monkeypatch, record_release):
-    from corpora import export
+    from corpora import build
+    from corpora import pipeline
 
     module = registry.get(NAME).module
     record_release(NAME, DUMMY, urls=module._URLS)
     monkeypatch.setattr(module, "_SPLIT_SIZES", corpus.expected_dummy_counts())
-    rows = export.export_corpus(NAME, tmp_path / "out")
+    rows = build.export(pipeline.Request(NAME), tmp_path / "out")
     assert [(r.config, r.split, r.read, r.rows, r.official) for r in rows] == [
         ("default", "train", 12, 12, 12), ("default", "validation", 4, 4, 4),
         ("default", "test_unseen_answers", 8, 8, 8), ("default", "test_unseen_questions", 6, 6, 6),
@@ -909,7 +910,7 @@ BAD_INPUT = [
     BadInput(TRAIN_1, "upstream_xml: extra field", xml_answer_1("<score>0.5</score>", "<score>0.5</score><grader>A</grader>"),
      f"{W}: <studentAnswer> has children ['response', 'response_feedback', 'score', 'grader', "
      "'verification_feedback']; expected ['response', 'response_feedback', 'score', 'verification_feedback']", config="upstream_xml"),
-    BadInput(TRAIN_1, "upstream_xml: empty file", lambda raw: b"", f"{TRAIN_1}: is empty (0 bytes)", config="upstream_xml"),
+    BadInput(TRAIN_1, "upstream_xml: empty file", lambda raw: b"", f"{TRAIN_1}: is empty (expected an XML file)", config="upstream_xml"),
     BadInput(TRAIN_1, "upstream_xml: unknown label",
      xml_answer_1("<verification_feedback>Partially correct<", "<verification_feedback>Teilweise richtig<"),
      f"{W}: field 'verification_feedback': invalid value 'Teilweise richtig' "
@@ -954,7 +955,7 @@ BAD_INPUT = [
     BadInput(TRAIN_PARQUET, "default: column of another type (score as text)",
      parquet_rows(lambda rows: [r.update(score=str(r["score"])) for r in rows], None),
      f"{TRAIN_PARQUET}: column 'score' has type string; expected double", config="default"),
-    BadInput(TRAIN_PARQUET, "default: empty file", lambda raw: b"", f"{TRAIN_PARQUET}: is empty (0 bytes)", config="default"),
+    BadInput(TRAIN_PARQUET, "default: empty file", lambda raw: b"", f"{TRAIN_PARQUET}: is empty (expected a Parquet file)", config="default"),
     BadInput(TRAIN_PARQUET, "default: no rows", parquet_rows(lambda rows: rows.clear()), f"{TRAIN_PARQUET}: has no rows", config="default"),
     BadInput(TRAIN_PARQUET, "default: unknown label", parquet_rows(lambda rows: rows[2].update(verification_feedback="Falsch")),
      f"{P}: field 'verification_feedback': invalid value 'Falsch' (expected 'Correct' or 'Partially correct' or 'Incorrect')", config="default"),

@@ -28,11 +28,13 @@ import re
 import datasets
 from datasets.utils.file_utils import xopen
 
-from ._loader_common import check_start
-from ._loader_common import loads
-from ._loader_common import local_files
+from ._loader_common import check_is_data
+from ._loader_common import invalid
+from ._loader_common import resolve_files
 from ._loader_common import show
 from ._loader_common import utf8
+from ._strict_json import check_fields
+from ._strict_json import loads
 
 _CITATION = """\
 @inproceedings{rodriguez2020curiosity,
@@ -171,7 +173,7 @@ class CuriosityDialogs(datasets.GeneratorBasedBuilder):
 
     def _split_generators(self, dl_manager):
         paths = {split: files[0] for split, files in _FILES[self.config.name].items()}
-        local = local_files(self.config.data_dir, dl_manager, list(paths.values()), _URLS)
+        local = resolve_files(self.config.data_dir, dl_manager, list(paths.values()), _URLS)
         return [
             datasets.SplitGenerator(name=split, gen_kwargs={"filepath": local[path], "source": path})
             for split, path in paths.items()
@@ -197,9 +199,8 @@ def _read_dialogs(filepath, source):
     """
     with xopen(filepath, "rb") as f:
         data = f.read()
-    if not data:  # datasets cannot load an empty split, and every release file has dialogs
-        raise ValueError(f"{source}: empty file, no dialogs")
-    check_start(data[:512], source)
+    # An empty file too: datasets cannot load an empty split, and every release file has dialogs.
+    check_is_data(data[:512], source, "a JSON object with a 'dialogs' list")
     text = utf8(data, source)
     del data
     # Errors inside a dialog name it: `<file>, dialog 3: field 'messages'[0]['message']: ...`.
@@ -256,48 +257,34 @@ _MESSAGE_KEYS = ["message", "liked", "sender", "facts", "message_id", "dialog_ac
 _FACT_KEYS = ["fid", "used", "source"]
 
 
-def _check_keys(record, keys, where):
-    if not isinstance(record, dict):
-        raise ValueError(f"{where}: expected a JSON object, got {show(record)}")
-    if len(record) != len(keys) or any(key not in record for key in keys):
-        missing = [key for key in keys if key not in record]
-        unknown = [key for key in record if key not in keys]
-        raise ValueError(f"{where}: field(s) missing {missing}, unknown {unknown}")
-
-
-def _invalid(where, field, value, expected, index=None):
-    name = repr(field) if index is None else f"{field!r}[{index}]"
-    return ValueError(f"{where}: field {name}: invalid value {show(value)} (expected {expected})")
-
-
 def _string(record, field, where, nullable=False):
     value = record[field]
     if isinstance(value, str) or (nullable and value is None):
         return value
-    raise _invalid(where, field, value, "a string or null" if nullable else "a string")
+    raise invalid(where, field, value, "a string or null" if nullable else "a string")
 
 
 def _boolean(record, field, where):
     value = record[field]
     if value is True or value is False:
         return value
-    raise _invalid(where, field, value, "true or false")
+    raise invalid(where, field, value, "true or false")
 
 
 def _integer(record, field, where, domain, expected):
     value = record[field]
     if type(value) is int and value in domain:  # bool is not an int here
         return value
-    raise _invalid(where, field, value, expected)
+    raise invalid(where, field, value, expected)
 
 
 def _strings(record, field, where):
     value = record[field]
     if not isinstance(value, list):
-        raise _invalid(where, field, value, "a list of strings")
+        raise invalid(where, field, value, "a list of strings")
     for index, item in enumerate(value):
         if not isinstance(item, str):
-            raise _invalid(where, field, item, "a string", index)
+            raise invalid(where, (field, index), item, "a string")
     return value
 
 
@@ -305,7 +292,7 @@ def _label(record, field, where, names):
     value = record[field]
     if isinstance(value, str) and value in names:
         return value
-    raise _invalid(where, field, value, " or ".join(repr(name) for name in names))
+    raise invalid(where, field, value, " or ".join(repr(name) for name in names))
 
 
 def _worker_id(record, field, where):
@@ -313,11 +300,11 @@ def _worker_id(record, field, where):
     value = record[field]
     if isinstance(value, str) and _DIGITS.fullmatch(value) and str(int(value)) == value and int(value) < 2**31:
         return int(value)
-    raise _invalid(where, field, value, "a string of decimal digits without leading zeros, below 2**31")
+    raise invalid(where, field, value, "a string of decimal digits without leading zeros, below 2**31")
 
 
 def _typed_dialog(record, where):
-    _check_keys(record, _DIALOG_KEYS, where)
+    check_fields(record, _DIALOG_KEYS, where)
     rating = "an integer from 1 to 5"
     # Checked in upstream key order, so the first bad field is the one reported. A dialog without
     # messages (upstream's reader skips them; none is known) would be kept, with `messages: []`.
@@ -347,7 +334,7 @@ def _typed_dialog(record, where):
 
 
 def _typed_message(record, where):
-    _check_keys(record, _MESSAGE_KEYS, where)
+    check_fields(record, _MESSAGE_KEYS, where)
     return {
         "message": _string(record, "message", where),  # may be ""
         "liked": _boolean(record, "liked", where),
@@ -360,7 +347,7 @@ def _typed_message(record, where):
 
 
 def _typed_fact(record, where):
-    _check_keys(record, _FACT_KEYS, where)
+    check_fields(record, _FACT_KEYS, where)
     return {
         "fid": _integer(record, "fid", where, _INT32, "an int32 integer"),
         "used": _boolean(record, "used", where),
@@ -372,7 +359,7 @@ def _list_of(record, field, where, item, typed):
     """A list of JSON objects, each typed by `typed`; errors name the item's index."""
     value = record[field]
     if not isinstance(value, list):
-        raise _invalid(where, field, value, f"a list of {item}s")
+        raise invalid(where, field, value, f"a list of {item}s")
     return [typed(element, f"{where}, {item} {index}") for index, element in enumerate(value)]
 
 
@@ -381,4 +368,4 @@ def _digit_string(record, field, where):
     value = record[field]
     if isinstance(value, str) and _DIGITS.fullmatch(value):
         return value
-    raise _invalid(where, field, value, "a string of decimal digits")
+    raise invalid(where, field, value, "a string of decimal digits")

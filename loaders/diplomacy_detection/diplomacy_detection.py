@@ -12,12 +12,13 @@ import json
 import datasets
 from datasets.utils.file_utils import xopen
 
-from ._loader_common import check_fields
-from ._loader_common import check_start
-from ._loader_common import loads
-from ._loader_common import local_files
+from ._loader_common import check_is_data
+from ._loader_common import invalid
+from ._loader_common import resolve_files
 from ._loader_common import show
 from ._loader_common import utf8
+from ._strict_json import check_fields
+from ._strict_json import loads
 
 _CITATION = """\
 @inproceedings{Peskov:Cheng:Elgohary:Barrow:Danescu-Niculescu-Mizil:Boyd-Graber-2020,
@@ -151,7 +152,7 @@ class DiplomacyDetection(datasets.GeneratorBasedBuilder):
 
     def _split_generators(self, dl_manager):
         paths = {split: files[0] for split, files in _FILES[self.config.name].items()}
-        local = local_files(self.config.data_dir, dl_manager, list(paths.values()), _URLS)
+        local = resolve_files(self.config.data_dir, dl_manager, list(paths.values()), _URLS)
         return [
             datasets.SplitGenerator(name=split, gen_kwargs={"filepath": local[path], "source": path})
             for split, path in paths.items()
@@ -188,11 +189,11 @@ def _read_dialogs(filepath, source):
         for line_number, raw in enumerate(f, start=1):
             where = f"{source}, line {line_number}"
             if line_number == 1:
-                check_start(raw, source)
+                check_is_data(raw, source, _CONTENT)
             record = loads(utf8(raw, source, line_number), where)
             yield line_number, _typed_dialog(record, where)
     if line_number == 0:  # every release file has dialogs, and datasets cannot load an empty split
-        raise ValueError(f"{source}: empty file, no dialogs")
+        check_is_data(b"", source, _CONTENT)
 
 
 def _typed_dialog(record, where):
@@ -208,12 +209,12 @@ def _typed_dialog(record, where):
                 f"{where}: field {key!r} has {len(record[key])} items but 'messages' has {length}"
             )
 
-    def check(key, convert):
+    def check(key, convert, expected):
         values = []
         for position, value in enumerate(record[key]):
             typed = convert(value)
             if typed is _INVALID:
-                raise ValueError(f"{where}: field {key!r}[{position}]: invalid value {show(value)}")
+                raise invalid(where, (key, position), value, expected)
             values.append(typed)
         return values
 
@@ -225,28 +226,38 @@ def _typed_dialog(record, where):
         )
     game_id = record["game_id"]
     if type(game_id) is not int or not 1 <= game_id <= 12:
-        raise ValueError(f"{where}: field 'game_id': invalid value {show(game_id)}")
+        raise invalid(where, "game_id", game_id, "an integer from 1 to 12")
     return {
-        "messages": check("messages", lambda v: v if isinstance(v, str) else _INVALID),
-        "sender_labels": check("sender_labels", lambda v: v if isinstance(v, bool) else _INVALID),
+        "messages": check("messages", lambda v: v if isinstance(v, str) else _INVALID, "a string"),
+        "sender_labels": check("sender_labels", lambda v: v if isinstance(v, bool) else _INVALID, "true or false"),
         # "NOANNOTATION": the receiver gave no answer.
         "receiver_labels": check(
-            "receiver_labels", lambda v: None if v == "NOANNOTATION" else v if isinstance(v, bool) else _INVALID
+            "receiver_labels",
+            lambda v: None if v == "NOANNOTATION" else v if isinstance(v, bool) else _INVALID,
+            "true, false or 'NOANNOTATION'",
         ),
-        "speakers": check("speakers", lambda v: v if v in _COUNTRIES else _INVALID),
-        "receivers": check("receivers", lambda v: v if v in _COUNTRIES else _INVALID),
-        "absolute_message_index": check("absolute_message_index", _index),
-        "relative_message_index": check("relative_message_index", _index),
-        "seasons": check("seasons", lambda v: v if v in _SEASONS else _INVALID),
-        "years": check("years", lambda v: _integer(v, _YEARS)),
-        "game_score": check("game_score", lambda v: _integer(v, _SCORES)),
-        "game_score_delta": check("game_score_delta", lambda v: _integer(v, _SCORE_DELTAS)),
+        "speakers": check("speakers", lambda v: v if v in _COUNTRIES else _INVALID, _ONE_COUNTRY),
+        "receivers": check("receivers", lambda v: v if v in _COUNTRIES else _INVALID, _ONE_COUNTRY),
+        "absolute_message_index": check("absolute_message_index", _index, _INDEX),
+        "relative_message_index": check("relative_message_index", _index, _INDEX),
+        "seasons": check("seasons", lambda v: v if v in _SEASONS else _INVALID, " or ".join(map(repr, _SEASONS))),
+        "years": check("years", lambda v: _integer(v, _YEARS), _range(_YEARS)),
+        "game_score": check("game_score", lambda v: _integer(v, _SCORES), _range(_SCORES)),
+        "game_score_delta": check("game_score_delta", lambda v: _integer(v, _SCORE_DELTAS), _range(_SCORE_DELTAS)),
         "players": players,
         "game_id": game_id,
     }
 
 
+_CONTENT = "JSON Lines, one dialog per line"
 _INVALID = object()
+_ONE_COUNTRY = "one of " + ", ".join(map(repr, _COUNTRIES))
+_INDEX = "a JSON integer from 0 to 2**31 - 1"
+
+
+def _range(domain):
+    """How an error names a domain of integers (written as decimal strings or JSON integers)."""
+    return f"an integer from {domain.start} to {domain.stop - 1}"
 
 
 def _index(value):

@@ -40,9 +40,9 @@ import pyarrow
 import pyarrow.parquet
 from datasets.utils.file_utils import xopen
 
-from ._loader_common import check_start
-from ._loader_common import local_files
-from ._loader_common import show
+from ._loader_common import check_is_data
+from ._loader_common import invalid
+from ._loader_common import resolve_files
 from ._loader_common import utf8
 
 _CITATION = """\
@@ -194,7 +194,7 @@ class SafMicroJobGerman(datasets.GeneratorBasedBuilder):
     def _split_generators(self, dl_manager):
         splits = _FILES[self.config.name]
         paths = [path for split_paths in splits.values() for path in split_paths]
-        local = local_files(self.config.data_dir, dl_manager, paths, _URLS)
+        local = resolve_files(self.config.data_dir, dl_manager, paths, _URLS)
         return [
             datasets.SplitGenerator(
                 name=split,
@@ -228,33 +228,21 @@ def _count_source_records(config_name, split_name, local_paths):
     return total
 
 
-# --- shared checks -----------------------------------------------------------------------------
-
-
-def _invalid(where, field, value, expected):
-    return ValueError(f"{where}: field {field!r}: invalid value {show(value)} (expected {expected})")
-
-
-def _check_not_a_placeholder(head, source):
-    """An empty file, a Git LFS pointer, a byte order mark or an HTML page (a failed download, a
-    login page) where data should be."""
-    if not head:
-        raise ValueError(f"{source}: is empty (0 bytes)")
-    check_start(head, source)
+# --- values of both formats ---------------------------------------------------------------------
 
 
 def _text(value, where, field):
     """A non-empty string, kept exactly (no stripping, inner newlines kept)."""
     if isinstance(value, str) and value.strip():
         return value
-    raise _invalid(where, field, value, "a non-empty string")
+    raise invalid(where, field, value, "a non-empty string")
 
 
 def _score(value, where):
     """A float from 0 to 1 (the published float64 column)."""
     if isinstance(value, float) and math.isfinite(value) and 0.0 <= value <= 1.0:
         return value
-    raise _invalid(where, "score", value, "a number from 0 to 1")
+    raise invalid(where, "score", value, "a number from 0 to 1")
 
 
 def _score_text(value, where):
@@ -263,7 +251,7 @@ def _score_text(value, where):
         number = float(value)
         if 0.0 <= number <= 1.0:
             return number
-    raise _invalid(where, "score", value, "a decimal number from 0 to 1, such as '0.75'")
+    raise invalid(where, "score", value, "a decimal number from 0 to 1, such as '0.75'")
 
 
 def _expected_label(score):
@@ -277,10 +265,10 @@ def _expected_label(score):
 def _verification(value, score, where):
     """One of the three labels, and the one the score implies."""
     if not (isinstance(value, str) and value in _LABELS):
-        raise _invalid(where, "verification_feedback", value, " or ".join(repr(label) for label in _LABELS))
+        raise invalid(where, "verification_feedback", value, " or ".join(repr(label) for label in _LABELS))
     expected = _expected_label(score)
     if value != expected:
-        raise _invalid(where, "verification_feedback", value, f"{expected!r} for score {score!r}")
+        raise invalid(where, "verification_feedback", value, f"{expected!r} for score {score!r}")
     return value
 
 
@@ -291,7 +279,7 @@ def _parquet_file(f, source):
     """The ParquetFile of an open source file, after the checks of its first bytes."""
     head = f.read(512)
     f.seek(0)
-    _check_not_a_placeholder(head, source)
+    check_is_data(head, source, "a Parquet file")
     if not head.startswith(_PARQUET_MAGIC):
         raise ValueError(f"{source}: not a Parquet file (it starts with {head[:8]!r}, not {_PARQUET_MAGIC!r})")
     try:
@@ -343,9 +331,9 @@ def _read_parquet(filepath, source):
                 where = f"{source}, row {index}"
                 row_id = row["id"]
                 if not (isinstance(row_id, str) and _HUB_ID.fullmatch(row_id)):
-                    raise _invalid(where, "id", row_id, "32 lower-case hex digits (a UUID4 in hex)")
+                    raise invalid(where, "id", row_id, "32 lower-case hex digits (a UUID4 in hex)")
                 if row_id in seen:
-                    raise _invalid(where, "id", row_id, f"a unique id; row {seen[row_id]} has it too")
+                    raise invalid(where, "id", row_id, f"a unique id; row {seen[row_id]} has it too")
                 seen[row_id] = index
                 where = f"{source}, row {index} (id {row_id})"
                 yield _typed_hub_row(row, where)
@@ -368,7 +356,7 @@ def _typed_hub_row(row, where):
 def _parse_xml(data, source):
     """The root element of one XML file. Refuses what the release never has and a safe parser
     must not expand: document type and entity declarations (internal or external entities)."""
-    _check_not_a_placeholder(data[:512], source)
+    check_is_data(data[:512], source, "an XML file")
     utf8(data, source)
     declared = _XML_DECLARATION.match(data)
     if declared and declared.group(1).lower() not in (b"utf-8", b"utf8"):
@@ -400,9 +388,9 @@ def _no_text(element, where):
     """Container elements hold only indentation, no text."""
     for child in element:
         if child.tail is not None and child.tail.strip():
-            raise _invalid(where, f"{element.tag} text", child.tail, "only whitespace between elements")
+            raise invalid(where, f"{element.tag} text", child.tail, "only whitespace between elements")
     if element.text is not None and element.text.strip():
-        raise _invalid(where, f"{element.tag} text", element.text, "only whitespace between elements")
+        raise invalid(where, f"{element.tag} text", element.text, "only whitespace between elements")
 
 
 def _attributes(element, names, where):
@@ -428,7 +416,7 @@ def _read_xml(filepath, source):
     _attributes(root, ["id"], source)
     question_id = root.get("id")
     if not _QUESTION_ID.fullmatch(question_id) or question_id != stem:
-        raise _invalid(source, "question/@id", question_id, f"{stem!r}, the number in the file name")
+        raise invalid(source, "question/@id", question_id, f"{stem!r}, the number in the file name")
     question_text, references, answers = _children(root, ["questionText", "referenceAnswers", "studentAnswers"], source)
     _no_text(root, source)
     question = _leaf(question_text, source)
@@ -437,7 +425,7 @@ def _read_xml(filepath, source):
     _attributes(reference, ["id"], source)
     reference_id = reference.get("id")
     if reference_id != f"{question_id}.a1":
-        raise _invalid(source, "referenceAnswer/@id", reference_id, repr(f"{question_id}.a1"))
+        raise invalid(source, "referenceAnswer/@id", reference_id, repr(f"{question_id}.a1"))
     reference_answer = _leaf(reference, source, attributes=["id"])
     _attributes(answers, [], source)
     _no_text(answers, source)

@@ -9,7 +9,7 @@ def __getattr__(name: str):
     # `corpora.load` imports datasets on first use only: the `corpora` command starts (and answers
     # Ctrl-C) before that import.
     if name == "load":
-        from corpora.build import load
+        from corpora.pipeline import load
 
         return load
     raise AttributeError(f"module 'corpora' has no attribute {name!r}")

@@ -1,168 +1,191 @@
-"""Run a corpus's builder with the checks of a release: `corpora.load`, the source records
-counted apart from the typing code (rows in = rows out), the official split sizes, and the
-dummy examples of the committed card. Exporting a build is `corpora.export`."""
+"""`corpora build`: a corpus as a Hub-ready export folder. Each config is prepared by the one
+pipeline (`corpora.pipeline`, with every check), written as Parquet shards with the card
+(README.md) and croissant.json into a partial folder of this build, read back through the card's
+`configs:`, and only then swapped in (`corpora.swap`)."""
 
 from __future__ import annotations
 
-import re
-import tempfile
+import errno
+import math
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
 
 import datasets
+import pyarrow.parquet
 
-from corpora import download
-from corpora import registry
+from corpora import cards
+from corpora import croissant
+from corpora import datasets_adapter
+from corpora import pipeline
 from corpora import sources
-from corpora.errors import CorporaError
+from corpora import stats
+from corpora import swap
 from corpora.errors import check_utf8
-from corpora.errors import shorten
-from corpora.feature_types import list_item
 
 
-def load(
-    name: str,
-    config: str | None = None,
-    *,
-    split: str | None = None,
-    data_dir=None,
-    dummy: bool = False,
-    streaming: bool = False,
-    num_proc: int | None = None,
-    cache_dir=None,
-    allow_modified_sources: bool = False,
-    **config_kwargs,
-):
-    """`load_dataset` for a corpus, with the checks of `corpora build`: a DatasetDict, or the
-    Dataset of `split` (a name, or datasets' split syntax: "train[:10%]", "train+validation");
-    an IterableDatasetDict (IterableDataset) when streaming.
+@dataclass(frozen=True)
+class SplitRows:
+    corpus: str
+    config: str
+    split: str
+    rows: int
+    read: int
+    official: int | None  # the official size (None: a dummy build, or unknown)
+    differs: bool = False  # rows differ from the official size (a build with --allow-modified-sources)
 
-    Sources are the pinned URLs, a local copy (`data_dir`) or the dummy data (`dummy=True`).
-    From real sources the files must be the recorded release (no Git LFS pointers; size and
-    sha256 as in checksums.tsv) and the splits the official sizes; `allow_modified_sources=True`
-    lifts both (a fixed, extended or cut copy). Streaming from the pinned URLs downloads nothing
-    ahead, so only a local copy's checksums are checked, and sizes are not known before reading.
-    `config_kwargs` set parameters of the config (e.g. `contests=[508]`): the loader then reads
-    a part of the files and checks itself that they are there; the official sizes do not apply.
-    Works on datasets 3.6 and 5.x alike: the builder class is used directly, no script loading.
+
+def export(request: pipeline.Request, out, repo_id: str | None = None, lock_timeout: float | None = None,
+           compare_to=None) -> list[SplitRows]:
+    """Write OUT/NAME/README.md, croissant.json and OUT/NAME/<config>/<split>-0000i-of-0000n.parquet
+    for each config of the request, prepared by the one pipeline (`pipeline.prepare`: every check).
+
+    `repo_id` is the Hub repository the export is for, if any (its card says how to load it from
+    there). The rows reported are those of the files `load_dataset` resolves from the exported
+    card (`reload_counts`). With `compare_to` (an export folder: COMPARE_TO/NAME is the old export,
+    so OUT itself means the export being replaced), what the build changes in the rows is
+    printed before the swap (`corpora diff`).
+
+    Safety (corpora.swap): one build at a time per OUT/NAME (another one waits, at most
+    `lock_timeout` seconds if given); the export and its datasets cache are made in a partial
+    folder of this build; every check runs there, and only then is OUT/NAME swapped to it in one
+    step. A failed or interrupted build leaves the previous export as it was.
     """
-    corpus = registry.get(name)
-    if data_dir is not None:
-        check_utf8(data_dir, "data_dir")
-    check_config(corpus, config)
-    config = config or corpus.default_config
-    _check_split(corpus, config, split, streaming)
-    # With config parameters the loader may need only some files; it checks them itself.
-    local = sources.resolve_data_dir(corpus, data_dir, dummy, [] if config_kwargs else [config])
-    release = not dummy
-    if release and (local is not None or not streaming):
-        files = sources.local_files(corpus, local, [config], allow_modified_sources)
-        if config_kwargs:  # only the files this part of the config reads are there to check
-            files = {path: file for path, file in files.items() if file.is_file()}
-        sources.check(corpus, files, local, allow_modified_sources)
-        if local is None:  # the builder reads the checked copies, not the URLs again
-            local = download.cache_folder(corpus.name)
-    builder = corpus.builder(config, local, cache_dir, **config_kwargs)
-    if streaming:
-        return builder.as_streaming_dataset(split=split)
-    builder.download_and_prepare(num_proc=num_proc)
-    if release and not allow_modified_sources and not config_kwargs:
-        check_official_sizes(corpus, {config: builder.info})
-    return builder.as_dataset(split=split)
+    corpus, name, configs = request.corpus, request.name, list(request.configs)
+    out = Path(out)
+    target = out / name
+    for path, option in ((out, "--out"), (request.data_dir, "--data-dir"), (compare_to, "--compare-to")):
+        if path is not None:
+            check_utf8(path, f"the {option} folder")
+    given = request.data_dir if request.data_dir is not None else (corpus.dummy_dir if request.dummy else None)
+    if given is not None:
+        swap.check_no_overlap(target, [given])  # before any work: the swap would delete them
+    swap.check_replaceable(target, configs)  # before any work; again under the lock
+    swap.prepare_out(out)
+    with swap.exclusive(target, lock_timeout):
+        swap.repair_and_clean(target)
+        swap.check_replaceable(target, configs)
+        found = pipeline.resolve(request)
+        swap.check_no_overlap(target, list(found.files.values()))
+        workspace = swap.new_workspace(target)
+        try:
+            partial = workspace / name
+            report = write_files(request, found, partial, workspace / "cache", repo_id)
+            counts = reload_counts(partial, configs, workspace / "cache")
+            if compare_to is not None:  # every check passed: what the swap is about to change
+                from corpora import diff  # imports DuckDB: not for the builds that do not compare
+
+                print(diff.summary(Path(compare_to) / name, partial, name, None, target))
+            swap.write_mark(partial, name, configs, found)
+            swap.swap_in(partial, target)
+        except Exception as error:
+            located = _located(error, target)
+            if located is None:
+                raise
+            raise located from error
+        finally:
+            swap.abandon(workspace, target)  # the cache, half an export, or the previous one
+    rows = []
+    for config, splits in counts.items():
+        for split, count in splits.items():
+            official = None if request.dummy else corpus.split_sizes[config].get(split)
+            differs = official is not None and official != count
+            rows.append(SplitRows(name, config, split, count, report[config].read[split], official, differs))
+    return rows
 
 
-def _check_split(corpus: registry.Corpus, config: str, split: str | None, streaming: bool) -> None:
-    """Name an unknown split before any work; datasets' own error comes after the build."""
-    if split is None:
-        return
-    names = list(corpus.split_sizes[config])
-    if streaming and split not in names:
-        raise CorporaError(
-            f"{corpus.name}/{config}: streaming takes one split name ({', '.join(names)}), not {split!r}; "
-            "take a part of a stream with .take(n) and .skip(n)"
+def write_files(request: pipeline.Request, found: sources.Sources, partial: Path, cache_dir: Path, repo_id):
+    """Prepare every config (`pipeline.prepare`) and write it into `partial`: its Parquet files, then
+    README.md and croissant.json. Returns the card's report per config."""
+    corpus = request.corpus
+    infos, report = {}, {}
+    for config in request.configs:
+        features = corpus.features(config)
+        # Parquet straight from the builder: the export is these files, renamed. Except for
+        # images, whose local paths datasets' Parquet writer cuts to the file name.
+        file_format = "arrow" if pipeline.has_media(features) else "parquet"
+        prepared = pipeline.prepare(request, config, found, cache_dir, file_format)
+        builder = prepared.builder
+        if file_format == "parquet":
+            written = move_parquet(builder, partial / config)
+        else:
+            written = {
+                split: write_parquet(dataset, partial / config, split)
+                for split, dataset in builder.as_dataset().items()
+            }
+        infos[config] = builder.info
+        report[config] = stats.ConfigReport(
+            read=prepared.read,
+            statistics={split: stats.compute(features, paths) for split, paths in written.items()},
+            example=first_example(next(iter(written.values()))),
         )
-    for part in re.split(r"\+", split):
-        base = re.match(r"\s*([^\[\s]+)", part)
-        if base is None or base.group(1) not in names:
-            raise CorporaError(f"{corpus.name}/{config} has no split {part.strip()!r}; splits: {', '.join(names)}")
+    swap.pause_at("writing")
+    notice = cards.not_the_release(corpus, found)
+    croissant.write(corpus, partial, cards.card_source(corpus), list(request.configs), repo_id, notice)
+    built_from = cards.built_from(corpus, found, infos)
+    cards.write_export_card(corpus, infos, partial / "README.md", repo_id, report, built_from, notice)
+    return report
 
 
-def dummy_examples(name: str) -> dict[str, dict]:
-    """The first example of each config (default first) of its dummy build, as stored (class
-    labels as their index): what the committed card shows (cards.render)."""
-    corpus = registry.get(name)
-    examples = {}
-    with tempfile.TemporaryDirectory(prefix="corpora-card-") as cache_dir:
-        for config in [corpus.default_config] + [c for c in corpus.configs if c != corpus.default_config]:
-            dataset = load(name, config, dummy=True, cache_dir=cache_dir)
-            split = "train" if "train" in dataset else list(dataset)[0]
-            examples[config] = dataset[split].data.slice(0, 1).to_pylist()[0]
-    return examples
+def _located(error: BaseException, target: Path) -> OSError | None:
+    """A full disk reported without a file (datasets and pyarrow write through file objects, and
+    a write that failed can surface later as "I/O operation on closed file", or as datasets' own
+    "Not enough disk space") is about the export: the same error, naming OUT/NAME. None for any
+    other error."""
+    seen = set()
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        if isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT):
+            return error if error.filename else OSError(error.errno, os.strerror(error.errno), str(target))
+        if isinstance(error, OSError) and str(error).startswith("Not enough disk space"):  # datasets' own check
+            return OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(target))
+        error = error.__cause__ or error.__context__
+    return None
 
 
-def count_source_records(corpus: registry.Corpus, config: str, files) -> dict[str, int]:
-    """Source records per split, as the loader's `_count_source_records` counts them: apart from
-    the code that types the records, though some loaders share their file reader with it (each
-    one's docstring says how it counts)."""
-    return {
-        split: corpus.module._count_source_records(config, split, [str(files[path]) for path in paths])
-        for split, paths in corpus.module._FILES[config].items()
-    }
+def move_parquet(builder: datasets.DatasetBuilder, folder: Path) -> dict[str, list[Path]]:
+    """Move the Parquet shards a builder prepared into `folder` as
+    `<split>-0000i-of-0000n.parquet`, in shard order; returns the paths per split."""
+    folder.mkdir(parents=True, exist_ok=True)
+    written = {}
+    for split, shards in datasets_adapter.prepared_shards(builder, "parquet").items():
+        written[split] = []
+        for index, shard in enumerate(shards):
+            path = folder / f"{split}-{index:05d}-of-{len(shards):05d}.parquet"
+            shutil.move(shard, path)
+            written[split].append(path)
+    return written
 
 
-def account_for_rows(corpus: registry.Corpus, config: str, info: datasets.DatasetInfo, read: dict[str, int]) -> None:
-    """A split whose example count differs from its source records is an error (a record lost
-    or invented)."""
-    wrong = []
-    for split, records in read.items():
-        written = info.splits[split].num_examples if split in info.splits else 0
-        if written != records:
-            wrong.append(f"{config}/{split}: {records:,} source records read, {written:,} examples written")
-    if wrong:
-        raise CorporaError(f"{corpus.name}: rows in != rows out: " + "; ".join(wrong))
+def write_parquet(dataset: datasets.Dataset, folder: Path, split: str) -> list[Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    num_shards = max(1, math.ceil(dataset.data.nbytes / pipeline.MAX_SHARD_BYTES))
+    paths = []
+    for index in range(num_shards):
+        path = folder / f"{split}-{index:05d}-of-{num_shards:05d}.parquet"
+        dataset.shard(num_shards=num_shards, index=index, contiguous=True).to_parquet(str(path))
+        paths.append(path)
+    return paths
 
 
-def row_group_rows(corpus: registry.Corpus, features) -> int | None:
-    """Rows per Parquet row group of the export. Arrow builders yield big tables: row groups of
-    up to 100,000 rows write and read much faster than datasets' default of 1,000 (and stay
-    far below the Hub's 100 MB per row group at these corpora's row sizes). Builders that yield
-    examples buffer a batch as Python objects, so they keep the default, as media do."""
-    arrow = issubclass(corpus.builder_class, datasets.ArrowBasedBuilder)
-    return 100_000 if arrow and not has_media(features) else None
+def first_example(paths: list[Path]) -> dict:
+    """The first row of a split as stored (class labels as their index, images as bytes). Read
+    through a small buffer: by default pyarrow reads the whole first row group (up to 100,000 rows)
+    to give one."""
+    parquet = pyarrow.parquet.ParquetFile(paths[0], pre_buffer=False, buffer_size=1 << 16)
+    return next(parquet.iter_batches(batch_size=1)).to_pylist()[0]
 
 
-def has_media(feature) -> bool:
-    """Whether a feature, nested ones included, is an image or audio."""
-    if isinstance(feature, (datasets.Image, datasets.Audio)):
-        return True
-    if isinstance(feature, dict):
-        return any(has_media(sub) for sub in feature.values())
-    item = list_item(feature)
-    return item is not None and has_media(item)
-
-
-def differing_sizes(corpus: registry.Corpus, infos: dict[str, datasets.DatasetInfo]) -> list[str]:
-    """"config/split: N rows (official M)" for each split whose size is not the official one."""
-    found = []
-    for config, info in infos.items():
-        built = {split: s.num_examples for split, s in (info.splits or {}).items()}
-        for split, official in corpus.split_sizes[config].items():
-            if official is not None and built.get(split) != official:
-                rows = "missing" if split not in built else f"{built[split]:,} rows"
-                found.append(f"{config}/{split}: {rows} (official {official:,})")
-    return found
-
-
-def check_official_sizes(corpus: registry.Corpus, infos: dict[str, datasets.DatasetInfo]) -> None:
-    """Stop unless every split has its official size (an unknown official size is not compared)."""
-    wrong = differing_sizes(corpus, infos)
-    if wrong:
-        raise CorporaError(
-            f"{corpus.name}: split sizes differ from the official ones: {shorten(wrong, 5, '; ')}. "
-            "To build a fixed, extended or cut copy anyway, use --allow-modified-sources "
-            "(allow_modified_sources=True in Python)"
-        )
-
-
-def check_config(corpus: registry.Corpus, config: str | None) -> None:
-    if config is not None and config not in corpus.configs:
-        raise CorporaError(f"{corpus.name} has no config {config!r}; configs: {', '.join(corpus.configs)}")
-
+def reload_counts(folder: Path, configs: list[str], cache_dir) -> dict[str, dict[str, int]]:
+    """Rows per config and split of the export, in the files `load_dataset(folder, config)`
+    resolves from the card's `configs:` (counted from the Parquet footers, so a reload of a big
+    export costs no conversion)."""
+    counts = {}
+    for config in configs:
+        builder = datasets.load_dataset_builder(str(folder), config, cache_dir=str(cache_dir))
+        counts[config] = {
+            split: sum(pyarrow.parquet.ParquetFile(str(path)).metadata.num_rows for path in paths)
+            for split, paths in builder.config.data_files.items()
+        }
+    return counts

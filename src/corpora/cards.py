@@ -21,9 +21,12 @@ from datasets.utils.metadata import MetadataConfigs
 from huggingface_hub import DatasetCard
 from huggingface_hub import DatasetCardData
 
+from corpora import pipeline
 from corpora import registry
 from corpora import sources
+from corpora import swap
 from corpora.errors import CorporaError
+from corpora.errors import shorten
 from corpora.feature_types import list_item
 
 TEMPLATE = resources.files("corpora") / "templates" / "dataset_card.md.j2"
@@ -53,8 +56,8 @@ class CardError(CorporaError):
 
 
 def _read_yaml(text: str):
-    """yaml.safe_load, with libyaml's parser where PyYAML has it (ten times faster: the card of a
-    build reads three YAML files, and the pure-Python parser took 0.2 s of every build)."""
+    """yaml.safe_load, with libyaml's parser where PyYAML has it (about ten times faster than the
+    pure-Python one, which a build would otherwise feel)."""
     return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 
 
@@ -64,9 +67,16 @@ def vocabularies() -> dict[str, list[str]]:
 
 
 def card_source(corpus: registry.Corpus) -> dict:
+    """dataset_cards/NAME.yaml, read once per version of the file (a build renders two cards)."""
     path = corpus.card_source
     if not path.is_file():
         raise CardError(f"{corpus.name}: no card source {path.relative_to(corpus.root)}")
+    stat = path.stat()
+    return copy.deepcopy(_card_source(corpus.name, path, stat.st_size, stat.st_mtime_ns))
+
+
+@functools.lru_cache(maxsize=32)
+def _card_source(name: str, path: Path, size: int, mtime_ns: int) -> dict:
     source = _read_yaml(path.read_text(encoding="utf-8"))
     missing = [key for key in METADATA_KEYS + PROSE_KEYS if key not in source]
     unknown = [key for key in source if key not in METADATA_KEYS + PROSE_KEYS + OPTIONAL_KEYS]
@@ -308,7 +318,7 @@ def render(
     notice: str | None = None,
 ) -> str:
     """The card. The loader's card (no `infos`) shows `examples`, the first example of each config
-    of the dummy data (`build.dummy_examples`; this module does not build), and its
+    of the dummy data (`pipeline.dummy_examples`; this module does not build), and its
     `dataset_info` holds the features, the official split sizes and the byte sizes last measured
     (`committed_infos`). An export passes its build's infos, with the
     real split sizes and byte sizes, the Hub repository it is pushed to, if any (the card then
@@ -436,18 +446,42 @@ def recorded_byte_sizes(corpus: registry.Corpus, card: Path | None = None) -> di
     return found
 
 
-# How an export card says it was built from the release itself (export.describe_sources).
-RELEASE_FILES = "the pinned release files"
+def built_from(corpus: registry.Corpus, found, infos: dict[str, datasets.DatasetInfo]) -> str:
+    """What a build read (`found`: sources.Sources), in words for its card (never a local path),
+    with the split sizes that differ from the official ones."""
+    if found.kind == "dummy":
+        return f"the dummy data of `dummy_data/{corpus.name}/` (not the real corpus)"
+    release = "the pinned release files" if found.release else "files that may differ from the release"
+    where = "a local copy" if found.local else "the pinned URLs"
+    checked = "size and sha256 checked" if found.release else "built with --allow-modified-sources"
+    described = f"{release}, read from {where} ({checked}; see Source files)"
+    differing = pipeline.differing_sizes(corpus, infos)
+    if differing:
+        described += "; split sizes that differ from the official ones: " + ", ".join(differing)
+    return described
+
+
+def not_the_release(corpus: registry.Corpus, found) -> str | None:
+    """What opens the card and croissant.json of a build that is not of the release, else None."""
+    if found.kind == "dummy":
+        return (f"This export was built from the dummy data of `dummy_data/{corpus.name}/` (a few records in the "
+                "real format, partly invented), not from the corpus.")
+    if not found.differing:
+        return None
+    return (f"This export was built from {len(found.differing)} source file(s) that differ from the recorded "
+            f"release: {shorten(list(found.differing), 3, '; ')}. Its rows, sizes and statistics are those of these "
+            "files.")
 
 
 def record_byte_sizes(corpus: registry.Corpus, export: Path, examples: dict[str, dict]) -> list[str]:
     """Write the byte sizes an export measured (`corpora build` from the release files) into the
     committed card, for the configs built with the official sizes. Returns those configs. A
     config with no official size has nothing to compare its rows with: its sizes are taken only
-    from an export of the checked release files (not the dummy data, not a modified copy)."""
-    card = Path(export) / "README.md"
-    measured = recorded_byte_sizes(corpus, card)
-    if f"Built from {RELEASE_FILES}, " not in card.read_text(encoding="utf-8"):
+    from an export of the checked release files (its mark says so), not the dummy data or a
+    modified copy."""
+    measured = recorded_byte_sizes(corpus, Path(export) / "README.md")
+    mark = swap.read_mark(Path(export)) or {}
+    if mark.get("sources") != "release":
         measured = {config: sizes for config, sizes in measured.items() if "rows" not in sizes}
     if measured:
         sizes = {**recorded_byte_sizes(corpus), **measured}

@@ -87,7 +87,8 @@ def make_parser() -> argparse.ArgumentParser:
     checksums.add_argument("--data-dir", metavar="DIR", help="measure a local copy instead of downloading")
     checksums.add_argument("--update", action="store_true", help="write the measured size and sha256")
 
-    card = commands.add_parser("card", help="(re)write loaders/NAME/README.md from dataset_cards/NAME.yaml",
+    card = commands.add_parser("card", help="(re)write loaders/NAME/README.md from dataset_cards/NAME.yaml, and the "
+                               "shared modules of loaders/NAME/ from src/corpora/loader_shared/",
                                example="corpora card --all --check")
     card.add_argument("names", nargs="*", metavar="NAME", help="the corpora whose card to write or check")
     card.add_argument("--all", action="store_true", help="every corpus")
@@ -339,17 +340,16 @@ def cmd_list(args) -> int:
 
 
 def cmd_build(args) -> int:
-    from corpora import export
+    from corpora import build
+    from corpora import pipeline
     from corpora import registry
 
     quiet_progress()
     rows = []
     for name in _names(args):
-        rows_built = export.export_corpus(
-            name, args.out, args.configs, args.data_dir, args.dummy, args.num_proc, args.allow_modified_sources,
-            lock_timeout=args.lock_timeout,
-            compare_to=args.compare_to,
-        )
+        request = pipeline.Request(name, args.configs, args.data_dir, args.dummy, args.allow_modified_sources,
+                                args.num_proc)
+        rows_built = build.export(request, args.out, lock_timeout=args.lock_timeout, compare_to=args.compare_to)
         expected = registry.get(name).expected_dummy_counts() if args.dummy else None
         for r in rows_built:
             official = expected[r.config][r.split] if args.dummy else r.official
@@ -395,17 +395,32 @@ def cmd_checksums(args) -> int:
 
 
 def cmd_card(args) -> int:
-    from corpora import build
     from corpora import cards
+    from corpora import loader_shared
+    from corpora import pipeline
     from corpora import registry
 
     quiet_progress(always=True)
     stale = 0
     for name in _names(args):
-        corpus = registry.get(name)
         if not args.check:  # refused before the dummy build, not after it
             registry.require_checkout(f"loaders/{name}/README.md")
-        examples = build.dummy_examples(name)  # the card shows the first example of each config
+        # Before the loader is imported: it imports these copies.
+        folder = registry.repo_root() / "loaders" / name
+        if not (folder / f"{name}.py").is_file():
+            registry.get(name)  # says that there is no such corpus
+        if args.check:
+            outdated = loader_shared.stale_copies(folder, folder / f"{name}.py")
+            if outdated:
+                stale += 1
+                print(f"loaders/{name}/{{{', '.join(outdated)}}}: not the copy of src/corpora/loader_shared: "
+                      f"run `corpora card {name}`", file=sys.stderr)
+                continue  # the loader may not even import
+        else:
+            for written in loader_shared.write_copies(folder, folder / f"{name}.py"):
+                print(f"{'wrote' if (folder / written).exists() else 'removed'} loaders/{name}/{written}")
+        corpus = registry.get(name)
+        examples = pipeline.dummy_examples(name)  # the card shows the first example of each config
         if args.check:
             diff = cards.check(corpus, examples)
             if diff:

@@ -7,7 +7,8 @@ from pathlib import Path
 from huggingface_hub import HfApi
 from huggingface_hub import get_token
 
-from corpora import export
+from corpora import build
+from corpora import pipeline
 from corpora import registry
 from corpora import swap
 from corpora import validate
@@ -34,8 +35,8 @@ def push(
             "no Hugging Face token: log in once with `hf auth login` (or `huggingface-cli login`), "
             "or set HF_TOKEN; --dry-run needs none"
         )
-    export.export_corpus(name, out, configs=configs, data_dir=data_dir, allow_modified_sources=allow_modified_sources,
-                         repo_id=repo_id)
+    build.export(pipeline.Request(name, configs, data_dir, allow_modified_sources=allow_modified_sources), out,
+                  repo_id=repo_id)
     folder = Path(out) / name
     problems = validate.export_problems(registry.get(name), folder)
     if problems:  # the Hub would show a wrong or broken page

@@ -102,7 +102,7 @@ class Corpus:
     def features(self, config: str) -> datasets.Features:
         """The declared features of a config, without instantiating the builder (which would
         create cache folders and, on datasets 3.6, read the generated card)."""
-        return datasets_adapter.declared_features(self.builder_class, config)
+        return _declared_features(self.builder_class, config).copy()  # a copy: callers may change theirs
 
     def expected_dummy_counts(self) -> dict[str, dict[str, int]]:
         return json.loads((self.dummy_dir / "expected_counts.json").read_text())
@@ -123,7 +123,7 @@ class Corpus:
         )
         # datasets 3.x presets the info from the committed card, official split sizes included,
         # and would stop any other build (the dummy data, a modified copy) with its own error;
-        # corpora checks the official sizes itself, in words (build.check_official_sizes).
+        # corpora checks the official sizes itself, in words (pipeline.check_official_sizes).
         builder.info.splits = None
         return builder
 
@@ -141,14 +141,18 @@ class Corpus:
         return digest.hexdigest()[:16]
 
 
+# Read once per builder class and config: a build asks for them at every step.
+_declared_features = functools.lru_cache(maxsize=None)(datasets_adapter.declared_features)
+
+
 def names() -> list[str]:
     loaders = repo_root() / "loaders"
     return sorted(p.name for p in loaders.iterdir() if (p / f"{p.name}.py").is_file())
 
 
 # Loaders are imported as modules of a package per loader folder, `corpora_loaders.<name>`, so a
-# loader may import a module beside it with a relative import (`from . import _name`), as a
-# datasets 3.x loading script may: datasets copies such sibling modules along with the script.
+# loader may import a module beside it as `from ._name import x`, the form a datasets 3.x loading
+# script may use: datasets copies such sibling modules along with the script.
 LOADERS_PACKAGE = "corpora_loaders"
 
 

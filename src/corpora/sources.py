@@ -19,6 +19,7 @@ maintainer has checked the new files. A URL whose bytes nobody could measure yet
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import os
 import re
@@ -55,6 +56,47 @@ class LfsPointers(CorporaError):
 class Record:
     size: int
     sha256: str
+
+
+@dataclass(frozen=True)
+class Sources:
+    """The source files of one build, resolved and checked, and what they are: its provenance,
+    which the export's card, croissant.json and mark state."""
+
+    corpus: str
+    folder: Path  # where the builder reads them: the local copy, the dummy data or the download cache
+    files: dict[str, Path]  # {path in the upstream repository: local file}
+    kind: str  # "release" (checked against checksums.tsv), "modified" (--allow-modified-sources) or "dummy"
+    local: bool  # read from a local copy (--data-dir, or the dummy data), not the pinned URLs
+    differing: tuple[str, ...] = ()  # of a "modified" build: each file that differs from the release, in words
+
+    @property
+    def release(self) -> bool:
+        return self.kind == "release"
+
+
+def resolve(corpus: Corpus, configs, data_dir=None, dummy: bool = False, allow_modified_sources: bool = False,
+            partial: bool = False) -> Sources:
+    """The one place a build's source files are found and checked: every file of `configs` in the
+    local copy or the dummy data (all missing ones named at once), or downloaded from the pinned
+    URLs; then, unless `allow_modified_sources`, no Git LFS pointers and every file the recorded
+    release. `partial`: the loader reads only some files (a config parameter), so only those
+    present are checked and the loader names a missing one itself."""
+    folder = resolve_data_dir(corpus, data_dir, dummy, [] if partial else configs)
+    if dummy:
+        files = {path: folder / path for path in corpus.source_files(configs)}
+        return Sources(corpus.name, folder, files, "dummy", local=True)
+    files = local_files(corpus, folder, configs, allow_modified_sources)
+    if partial:
+        files = {path: file for path, file in files.items() if file.is_file()}
+    if allow_modified_sources:
+        kind, differing = "modified", tuple(differences(corpus, files))
+    else:
+        check_not_lfs_pointers(corpus, files, folder)
+        verify(corpus, files)
+        kind, differing = "release", ()
+    local = folder is not None
+    return Sources(corpus.name, folder if local else download.cache_folder(corpus.name), files, kind, local, differing)
 
 
 def resolve_data_dir(corpus: Corpus, data_dir=None, dummy: bool = False, configs=None) -> Path | None:
@@ -185,10 +227,17 @@ def check_not_lfs_pointers(corpus: Corpus, files: dict[str, Path], data_dir: Pat
 def read_records(corpus: Corpus) -> dict[str, Record | None]:
     """The recorded size and sha256 of each pinned URL (None: listed, not yet measured), from the
     loader's checksums.tsv."""
-    records = {}
     path = corpus.checksums_path
     if not path.is_file():
-        return records
+        return {}
+    stat = path.stat()
+    return dict(_read_records(corpus.name, path, stat.st_size, stat.st_mtime_ns))
+
+
+@functools.lru_cache(maxsize=32)
+def _read_records(name: str, path: Path, size: int, mtime_ns: int) -> dict[str, Record | None]:
+    """checksums.tsv, read once per version of the file."""
+    records = {}
     for number, line in enumerate(path.read_text().splitlines(), start=1):
         fields = line.split("\t")
         if fields[1:] == ["-", "-"]:
@@ -197,7 +246,7 @@ def read_records(corpus: Corpus) -> dict[str, Record | None]:
             records[fields[0]] = Record(int(fields[1]), fields[2])
         else:
             raise CorporaError(
-                f"loaders/{corpus.name}/checksums.tsv, line {number}: expected url, size, sha256 (or -, -)"
+                f"loaders/{name}/checksums.tsv, line {number}: expected url, size, sha256 (or -, -)"
             )
     return records
 
@@ -271,13 +320,3 @@ def verify(corpus: Corpus, files: dict[str, Path]) -> None:
             f"{corpus.name}: {len(found)} source file(s) differ from the recorded release: {shorten(found, 3, '; ')}. "
             + _modified_advice(corpus)
         )
-
-
-def check(corpus: Corpus, files: dict[str, Path], data_dir: Path | None, allow_modified_sources: bool = False) -> None:
-    """The release checks of a build from real sources: no Git LFS pointers (found before the
-    checksums, which they would only fail), then every file is the recorded release. Modified
-    sources skip both: the loader then names the first file that is not data, LFS pointers
-    included."""
-    if not allow_modified_sources:
-        check_not_lfs_pointers(corpus, files, data_dir)
-        verify(corpus, files)

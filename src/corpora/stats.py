@@ -32,9 +32,8 @@ class SplitStatistics:
 
 
 def compute(features: datasets.Features, files: list) -> SplitStatistics:
-    """The statistics of one split, from its Parquet files, read batch by batch. Sequential: a
-    thread per column and run of row groups measured no faster on the 1.08 M-row summaries
-    export (0.19 s either way, 2 cores)."""
+    """The statistics of one split, from its Parquet files, read batch by batch, in one thread
+    (threads per column measure no faster: pyarrow already decodes in its own)."""
     columns = [name for name, feature in features.items() if _has_statistics(feature)]
     counts, lengths, labels = defaultdict(Counter), defaultdict(Counter), {}
     examples = 0

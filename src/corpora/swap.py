@@ -51,11 +51,14 @@ def pause_at(phase: str) -> None:
         time.sleep(3600)
 
 
-def write_mark(export: Path, name: str, configs: list[str]) -> None:
-    """Mark `export` as an export of corpus `name` made by this tool, with its configs."""
+def write_mark(export: Path, name: str, configs: list[str], found) -> None:
+    """Mark `export` as an export of corpus `name` made by this tool, with its configs and what it
+    was built from (`found`: sources.Sources): "release", "modified" or "dummy", and the files
+    that differ from the release."""
     from corpora import __version__
 
-    mark = {"tool": "corpora", "version": __version__, "corpus": name, "configs": configs}
+    mark = {"tool": "corpora", "version": __version__, "corpus": name, "configs": configs,
+            "sources": found.kind, "differing": list(found.differing)}
     (export / MARK).write_text(json.dumps(mark, indent=2) + "\n")
 
 

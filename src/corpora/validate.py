@@ -14,7 +14,7 @@ import pyarrow.parquet
 from corpora import build
 from corpora import cards
 from corpora import datasets_adapter
-from corpora import export
+from corpora import pipeline
 from corpora import registry
 from corpora import sources
 from corpora import swap
@@ -28,7 +28,7 @@ def validate(name: str) -> Iterator[tuple[str, str | None]]:
         prepared = {}
         for config in corpus.configs:
             try:
-                prepared[config] = build.load(name, config, dummy=True, cache_dir=f"{tmp}/cache-{config}")
+                prepared[config] = pipeline.load(name, config, dummy=True, cache_dir=f"{tmp}/cache-{config}")
             except Exception as error:  # noqa: BLE001 - reported, not raised: the other checks still run
                 yield f"dummy build {config}", f"{type(error).__name__}: {error}"
                 continue
@@ -58,7 +58,7 @@ def _count_problem(corpus, config, dataset_dict) -> str | None:
 
 
 def _round_trip_problem(corpus, prepared: dict[str, datasets.DatasetDict], tmp: str) -> str | None:
-    export.export_corpus(corpus.name, f"{tmp}/export", dummy=True)
+    build.export(pipeline.Request(corpus.name, dummy=True), f"{tmp}/export")
     for config, dataset_dict in prepared.items():
         reloaded = datasets.load_dataset(f"{tmp}/export/{corpus.name}", config, cache_dir=f"{tmp}/reload")
         problem = compare(dataset_dict, reloaded)

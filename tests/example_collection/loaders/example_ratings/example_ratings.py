@@ -15,12 +15,13 @@ import time
 import datasets
 from datasets.utils.file_utils import xopen
 
-from ._loader_common import check_fields
-from ._loader_common import check_start
-from ._loader_common import loads
-from ._loader_common import local_files
+from ._loader_common import check_is_data
+from ._loader_common import invalid
+from ._loader_common import resolve_files
 from ._loader_common import show
 from ._loader_common import utf8
+from ._strict_json import check_fields
+from ._strict_json import loads
 
 _CITATION = """\
 @misc{corpora-example-ratings,
@@ -118,7 +119,7 @@ class ExampleRatings(datasets.GeneratorBasedBuilder):
 
     def _split_generators(self, dl_manager):
         splits = _FILES[self.config.name]
-        local = local_files(self.config.data_dir, dl_manager, [p for paths in splits.values() for p in paths], _URLS)
+        local = resolve_files(self.config.data_dir, dl_manager, [p for paths in splits.values() for p in paths], _URLS)
         return [
             datasets.SplitGenerator(name=split, gen_kwargs={"files": [local[p] for p in paths], "sources": paths})
             for split, paths in splits.items()
@@ -163,31 +164,31 @@ def _read_sentences(file, source):
     with xopen(file, "rb") as f:
         for line_number, raw in enumerate(f, start=1):
             if line_number == 1:
-                check_start(raw, source)
+                check_is_data(raw, source, "JSON Lines, one sentence per line")
             where = f"{source}, line {line_number}"
             yield line_number, _typed_sentence(loads(utf8(raw, source, line_number), where), where)
     if line_number == 0:
-        raise ValueError(f"{source}: empty file, no sentences")
+        check_is_data(b"", source, "JSON Lines, one sentence per line")
 
 
 def _typed_sentence(record, where):
     check_fields(record, _SENTENCE_KEYS, where)
     for key in ("sentence_id", "text"):
         if not isinstance(record[key], str) or not record[key]:
-            raise ValueError(f"{where}: field {key!r}: expected a non-empty string, got {show(record[key])}")
+            raise invalid(where, key, record[key], "a non-empty string")
     if record["language"] not in _LANGUAGES:
-        raise ValueError(f"{where}: field 'language': expected one of {_LANGUAGES}, got {show(record['language'])}")
+        raise invalid(where, "language", record["language"], f"one of {_LANGUAGES}")
     # null: nobody looked at the sentence for problems.
     if record["flagged"] is not None and not isinstance(record["flagged"], bool):
-        raise ValueError(f"{where}: field 'flagged': expected true, false or null, got {show(record['flagged'])}")
+        raise invalid(where, "flagged", record["flagged"], "true, false or null")
     raters, scores = record["raters"], record["scores"]
     if not (isinstance(raters, list) and raters and all(isinstance(r, str) and r for r in raters)):
-        raise ValueError(f"{where}: field 'raters': expected a non-empty list of names, got {show(raters)}")
+        raise invalid(where, "raters", raters, "a non-empty list of names")
     if not (isinstance(scores, list) and len(scores) == len(raters)):
-        raise ValueError(f"{where}: field 'scores': expected one score per rater ({len(raters)}), got {show(scores)}")
+        raise invalid(where, "scores", scores, f"one score per rater ({len(raters)})")
     for position, score in enumerate(scores):
         if type(score) is not int or score not in _SCORES:
-            raise ValueError(f"{where}: field 'scores'[{position}]: expected an integer from 1 to 5, got {show(score)}")
+            raise invalid(where, ("scores", position), score, "an integer from 1 to 5")
     return record
 
 
@@ -195,7 +196,7 @@ def _read_raters(file, source):
     """(line number, typed rater) for every record of the raters' CSV file."""
     with xopen(file, "rb") as f:
         data = f.read()
-    check_start(data, source)
+    check_is_data(data, source, "a CSV file with the header " + ",".join(_RATER_HEADER))
     rows = csv.reader(io.StringIO(utf8(data, source), newline=""), strict=True)
     header = next(rows, None)
     if header != _RATER_HEADER:
@@ -206,9 +207,9 @@ def _read_raters(file, source):
             raise ValueError(f"{where}: expected {len(_RATER_HEADER)} fields, got {len(row)}: {show(row)}")
         rater, language, years = row
         if not rater:
-            raise ValueError(f"{where}: field 'rater': empty")
+            raise invalid(where, "rater", rater, "a name")
         if language not in _LANGUAGES:
-            raise ValueError(f"{where}: field 'native_language': expected one of {_LANGUAGES}, got {show(language)}")
+            raise invalid(where, "native_language", language, f"one of {_LANGUAGES}")
         if not years.isdigit() or str(int(years)) != years:
-            raise ValueError(f"{where}: field 'years_rating': expected a whole number, got {show(years)}")
+            raise invalid(where, "years_rating", years, "a whole number")
         yield rows.line_num, {"rater": rater, "native_language": language, "years_rating": int(years)}

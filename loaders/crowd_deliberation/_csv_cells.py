@@ -1,0 +1,270 @@
+"""The CSV side of crowd_deliberation: a file read as records (after the checks that it is the
+data and has exactly the expected header), and the types of its cells: the feature of a value
+and the parser of its text, whose errors name the file, the line, the field and the value.
+"""
+
+import csv
+import io
+import re
+import sys
+from typing import NamedTuple
+
+import datasets
+from datasets.utils.file_utils import xopen
+
+from ._loader_common import check_is_data
+from ._loader_common import field_path
+from ._loader_common import invalid
+from ._loader_common import show
+from ._loader_common import utf8
+
+INT32_MAX = 2**31 - 1
+_ID = re.compile(r"0|[1-9][0-9]*")
+_INTEGER = re.compile(r"-?(0|[1-9][0-9]*)")
+_DECIMAL = re.compile(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?")
+_YES_NO = re.compile(r"(Yes|No)(?: (.*))?", re.DOTALL)
+# 0 = not sure, 0.5 = sure, 1 = very sure (upstream README).
+_CONFIDENCES = {"0": 0.0, "0.5": 0.5, "1": 1.0}
+_BOOLEANS = {"True": True, "False": False}
+
+
+# --- the types of a cell --------------------------------------------------------------------
+
+
+class Type(NamedTuple):
+    """What a column holds: the feature of its value, and `parse(row, column, context)` -> the
+    value, where `context` has what the cell is checked against (other cells, other files)."""
+
+    feature: object
+    parse: object
+    # The record's boolean column that decides this one: filled exactly when that is True.
+    filled_when: str | None = None
+
+
+def integer(domain=None, nullable=False):
+    return Type(datasets.Value("int32"), lambda row, column, context: row.integer(column, domain, nullable))
+
+
+def choice(names, nullable=False):
+    return Type(datasets.ClassLabel(names=names), lambda row, column, context: row.choice(column, names, nullable))
+
+
+def string(nullable=False):
+    return Type(datasets.Value("string"), lambda row, column, context: row.string(column, nullable))
+
+
+def confidence(nullable=False):
+    return Type(datasets.Value("float32"), lambda row, column, context: row.confidence(column, nullable))
+
+
+def number(whole):
+    """A readability statistic: an int32 integer if `whole`, else a decimal number."""
+    return Type(datasets.Value("int32" if whole else "float64"), lambda row, column, context: row.number(column, whole))
+
+
+BOOLEAN = Type(datasets.Value("bool"), lambda row, column, context: row.boolean(column))
+YES_NO = Type(
+    {"answer": datasets.Value("bool"), "explanation": datasets.Value("string")},
+    lambda row, column, context: row.yes_no(column),
+)
+
+
+# --- a file's records -----------------------------------------------------------------------
+
+
+def rows(filepath, source, header):
+    """A Row per record; a file without records is an error (datasets cannot load an empty split)."""
+    count = 0
+    for line, cells in records(filepath, source, header):
+        count += 1
+        yield Row(source, line, cells)
+    if count == 0:
+        raise ValueError(f"{source}: no records after the header")
+
+
+def records(filepath, source, header):
+    """Yield (line, {column: cell}) for every CSV record after checking that the header is `header`.
+
+    `line` is the physical line the record starts on. csv handles quoted cells with doubled
+    quotes and newlines; strict mode makes malformed quoting an error.
+    """
+    csv.field_size_limit(_FIELD_SIZE_LIMIT)
+    reader = csv.reader(io.StringIO(_read_text(filepath, source), newline=""), strict=True)
+    line = 1
+    try:
+        _check_header(next(reader), header, source)
+        for cells in reader:
+            start, line = line + 1, reader.line_num
+            if len(cells) != len(header):
+                raise ValueError(
+                    f"{source}, line {start}: {len(cells)} cells, expected {len(header)} (the header's columns)"
+                )
+            yield start, dict(zip(header, cells, strict=True))
+    except csv.Error as error:
+        raise ValueError(f"{source}, line {reader.line_num}: malformed CSV ({error})") from None
+
+
+def _read_text(filepath, source):
+    """The whole file (at most 1.8 MB) as text, after the checks that name what it really is."""
+    with xopen(filepath, "rb") as f:
+        data = f.read()
+    check_is_data(data, source, "a CSV header and records")
+    return utf8(data, source)
+
+
+def _largest_field_size_limit():
+    """The csv module refuses cells over 128 KiB by default; here a cell is limited only by memory
+    (the largest limit the platform's C long takes: sys.maxsize, or less where a long is 32 bits)."""
+    limit = sys.maxsize
+    while True:
+        try:
+            csv.field_size_limit(limit)
+            return limit
+        except OverflowError:
+            limit //= 2
+
+
+_FIELD_SIZE_LIMIT = _largest_field_size_limit()
+
+
+def _check_header(header, expected, source):
+    if header == expected:
+        return
+    missing = [column for column in expected if column not in header]
+    unexpected = [column for column in header if column not in expected]
+    if len(header) == 1 and (";" in header[0] or "\t" in header[0]):
+        hint = " (not comma-separated?)"
+    else:
+        hint = ""
+    if missing or unexpected:
+        raise ValueError(
+            f"{source}: unexpected header{hint}: {len(header)} columns, expected {len(expected)}; "
+            f"missing {_show_columns(missing)}, unexpected {_show_columns(unexpected)}"
+        )
+    # Same names, other order or a repeated column: name the first position that differs.
+    position = next(
+        (i for i, (a, b) in enumerate(zip(header, expected, strict=False)) if a != b), len(expected)
+    )
+    wanted = repr(expected[position]) if position < len(expected) else "no further column"
+    raise ValueError(
+        f"{source}: unexpected header: column {position + 1} is {header[position]!r}, expected "
+        f"{wanted} (columns out of order or repeated)"
+    )
+
+
+def _show_columns(columns):
+    """At most 5 column names, each cut to a readable length."""
+    shown = ", ".join(show(column) for column in columns[:5])
+    return "[" + shown + (f", ... ({len(columns)} in all)]" if len(columns) > 5 else "]")
+
+
+# --- a record's cells -----------------------------------------------------------------------
+
+
+class Row:
+    """One record's cells and their parsers."""
+
+    def __init__(self, source, line, cells):
+        self.line = line
+        self.where = f"{source}, line {line}"
+        self.cells = cells
+
+    def parse(self, types, context=None, prefix=""):
+        """{field: value} of the columns `types` ({column: Type}, each prefixed by `prefix` in the
+        file), in their order; a field is named by its column in lower case."""
+        return {column.lower(): type_.parse(self, prefix + column, context) for column, type_ in types.items()}
+
+    def value(self, types, column, context=None, prefix=""):
+        """The value of one column of `types`."""
+        return types[column].parse(self, prefix + column, context)
+
+    def invalid(self, field, value, expected):
+        return invalid(self.where, field, value, expected)
+
+    def problem(self, field, message):
+        """The ValueError of a field whose problem is not one bad value."""
+        return ValueError(f"{self.where}: field {field_path(field)}: {message}")
+
+    def check_unique(self, seen, column, value):
+        """`value` of `column` not in `seen` ({value: line}) and recorded there."""
+        if value in seen:
+            raise self.invalid(column, str(value), f"a unique {column}; already on line {seen[value]}")
+        seen[value] = self.line
+
+    def empty(self, column):
+        return self.cells[column] == ""
+
+    def string(self, column, nullable=False):
+        value = self.cells[column]
+        if value == "":
+            if nullable:
+                return None
+            raise self.invalid(column, value, "a non-empty text")
+        return value
+
+    def integer(self, column, domain=None, nullable=False):
+        """A non-negative int32 from its decimal digits (an id, an order, a count)."""
+        value = self.cells[column]
+        if value == "" and nullable:
+            return None
+        if _ID.fullmatch(value) and len(value) <= 10 and int(value) <= INT32_MAX:
+            number = int(value)
+            if domain is None or number in domain:
+                return number
+        if domain is None:
+            expected = "a non-negative integer below 2**31"
+        else:
+            expected = "one of " + ", ".join(str(n) for n in domain)
+        raise self.invalid(column, value, expected + (" or empty" if nullable else ""))
+
+    def choice(self, column, names, nullable=False):
+        value = self.cells[column]
+        if value == "" and nullable:
+            return None
+        if value in names:
+            return value
+        raise self.invalid(column, value, " or ".join(repr(n) for n in names) + (" or empty" if nullable else ""))
+
+    def boolean(self, column):
+        value = self.cells[column]
+        if value in _BOOLEANS:
+            return _BOOLEANS[value]
+        raise self.invalid(column, value, "'True' or 'False'")
+
+    def confidence(self, column, nullable=False):
+        value = self.cells[column]
+        if value == "" and nullable:
+            return None
+        if value in _CONFIDENCES:
+            return _CONFIDENCES[value]
+        raise self.invalid(column, value, "'0', '0.5' or '1'" + (" or empty" if nullable else ""))
+
+    def number(self, column, whole):
+        value = self.cells[column]
+        if whole and _INTEGER.fullmatch(value) and len(value) <= 11 and -INT32_MAX <= int(value) <= INT32_MAX:
+            return int(value)
+        if not whole and _DECIMAL.fullmatch(value):
+            return float(value)
+        raise self.invalid(column, value, "an int32 integer" if whole else "a decimal number")
+
+    def yes_no(self, column):
+        """'Yes ...' / 'No ...' -> {answer, explanation}; an empty cell -> None."""
+        value = self.cells[column]
+        if value == "":
+            return None
+        match = _YES_NO.fullmatch(value)
+        if match is None:
+            raise self.invalid(column, value, "a text starting with 'Yes' or 'No'")
+        return {"answer": match.group(1) == "Yes", "explanation": match.group(2) or None}
+
+    def statistics(self, group, prefix=""):
+        """{field: value} of a group of statistics {field: (column, Type)}, or None if every cell
+        is empty (nothing written)."""
+        columns = [prefix + column for column, _ in group.values()]
+        empty = [self.empty(column) for column in columns]
+        if all(empty):
+            return None
+        if any(empty):
+            first = next(column for column, is_empty in zip(columns, empty, strict=True) if is_empty)
+            raise self.invalid(first, "", "a number: the other statistics of this group are filled")
+        return {field: type_.parse(self, prefix + column, None) for field, (column, type_) in group.items()}

@@ -1,0 +1,98 @@
+"""What every loader of this collection uses: the source files of a build, the checks that a file
+is data at all, UTF-8 decoding, and the one shape of an error about a value.
+
+Standard library only. A loader imports it as `from ._loader_common import name`, the form
+datasets 3.x copies beside a loading script.
+"""
+
+import os
+
+_SHOW_LIMIT = 80
+_MISSING_SHOWN = 5
+
+
+def resolve_files(data_dir, dl_manager, paths, urls):
+    """{path: local file} for each source path (relative to the upstream repository root): the
+    file at `data_dir/path`, or the pinned URL `urls[path]` downloaded by `dl_manager`. Every
+    missing file of `data_dir` is reported in one error, before any work."""
+    if not data_dir:
+        return dl_manager.download({path: urls[path] for path in paths})
+    local = {path: os.path.join(data_dir, path) for path in paths}
+    missing = [path for path in local if not os.path.isfile(local[path])]
+    if missing:
+        shown = ", ".join(missing[:_MISSING_SHOWN])
+        if len(missing) > _MISSING_SHOWN:
+            shown += f" and {len(missing) - _MISSING_SHOWN} more"
+        raise FileNotFoundError(f"{len(missing)} source file(s) missing in {data_dir}: {shown}")
+    return local
+
+
+_LFS_POINTER = b"version https://git-lfs.github.com/spec/"
+# No release file starts with a byte order mark (the recorded checksums say so): one means a copy
+# re-saved by an editor, refused so that a file is either the release file or an error.
+_BOM = b"\xef\xbb\xbf"
+# An HTML page (a login or error page saved in place of the file). Not `<?xml`: that starts XML data.
+_HTML = (b"<!doctype html", b"<html", b"<head", b"<body")
+
+
+def check_is_data(head, source, expected):
+    """Raise a ValueError if the first bytes `head` of `source` show it is not the data: empty
+    (`expected` says what should be there), a Git LFS pointer, a byte order mark or an HTML page."""
+    if not head:
+        raise ValueError(f"{source}: is empty (expected {expected})")
+    if head.startswith(_LFS_POINTER):
+        raise ValueError(f"{source}: is a Git LFS pointer, not the data; fetch the real file (git lfs pull)")
+    if head.startswith(_BOM):
+        raise ValueError(f"{source}: starts with a UTF-8 byte order mark; the release files have none")
+    if head[:512].lstrip().lower().startswith(_HTML):
+        raise ValueError(f"{source}: is an HTML page, not the data (an error page saved in its place?)")
+
+
+def utf8(data, source, line=None):
+    """`data` decoded as UTF-8, or a ValueError naming the first bad byte, its line (counted in
+    `data`, or `line` for data that is one line) and its offset in that line."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        start = data.rfind(b"\n", 0, error.start) + 1
+        number = line if line is not None else data.count(b"\n", 0, error.start) + 1
+        raise ValueError(
+            f"{source}, line {number}: not UTF-8 (byte 0x{data[error.start]:02x} at offset {error.start - start} "
+            f"of the line: {error.reason})"
+        ) from None
+
+
+def show(value):
+    """repr(value), cut to a readable length; a cut value says how long it is."""
+    try:
+        text = repr(value)
+    except (RecursionError, ValueError):  # nested too deeply, or an int too long to write
+        return f"<{type(value).__name__} too large to show>"
+    if len(text) <= _SHOW_LIMIT:
+        return text
+    if isinstance(value, str):
+        size = f"{len(value)} characters"
+    elif isinstance(value, bytes):
+        size = f"{len(value)} bytes"
+    elif isinstance(value, (list, tuple, dict)):
+        size = f"{len(value)} items"
+    else:
+        size = f"{len(text)} characters"
+    return f"{text[: _SHOW_LIMIT - 3]}... ({size})"
+
+
+def field_path(field):
+    """A field as errors name it: `'label'` for a name, `'messages'[3]['text']` for a path of keys
+    and indexes (a tuple)."""
+    if not isinstance(field, tuple):
+        return repr(field)
+    steps = [repr(field[0]) if isinstance(field[0], str) else f"[{field[0]}]"]
+    return "".join(steps + [f"[{step!r}]" for step in field[1:]])
+
+
+def invalid(where, field, value, expected):
+    """The ValueError of one bad value, in the shape of every such error of the collection:
+    `<file>, <record>: field <field>: invalid value <value> (expected <expected>)`, where `where`
+    is `<file>, <record>` (such as "train.jsonl, line 4") and `field` a name or a path."""
+    return ValueError(f"{where}: field {field_path(field)}: invalid value {show(value)} (expected {expected})")
+

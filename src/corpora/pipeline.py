@@ -1,0 +1,236 @@
+"""The one pipeline of a build: a request names a corpus, its configs and its source; `resolve`
+finds and checks the source files (`sources.resolve`); `prepare` runs a config's builder on them
+with every check (rows in = rows out, the official split sizes). `corpora.load` returns what it
+prepared; `corpora build` (corpora.build) writes it as an export folder."""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from dataclasses import field
+from pathlib import Path
+
+import datasets
+
+from corpora import registry
+from corpora import sources
+from corpora import swap
+from corpora.errors import CorporaError
+from corpora.errors import check_utf8
+from corpora.errors import shorten
+from corpora.feature_types import list_item
+
+# Shards stay well under the Hub's recommended file size.
+MAX_SHARD_BYTES = 500 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Request:
+    """What to build: a corpus, its configs (default: all), and where its source files come from
+    (the pinned URLs, a local copy `data_dir`, or the dummy data)."""
+
+    name: str
+    configs: tuple[str, ...] = ()
+    data_dir: Path | None = None
+    dummy: bool = False
+    allow_modified_sources: bool = False
+    num_proc: int | None = None
+    config_kwargs: dict = field(default_factory=dict)  # parameters of the config (e.g. contests=[508])
+
+    def __post_init__(self):
+        corpus = registry.get(self.name)
+        if self.dummy and self.data_dir is not None:
+            raise CorporaError("give either a data_dir or dummy=True, not both")
+        if self.data_dir is not None:
+            object.__setattr__(self, "data_dir", Path(self.data_dir))
+        for config in self.configs or ():
+            check_config(corpus, config)
+        # `--config a --config a` builds a once
+        object.__setattr__(self, "configs", tuple(dict.fromkeys(self.configs or corpus.configs)))
+
+    @property
+    def corpus(self) -> registry.Corpus:
+        return registry.get(self.name)
+
+
+def resolve(request: Request) -> sources.Sources:
+    """The request's source files, found and checked (sources.resolve)."""
+    return sources.resolve(request.corpus, list(request.configs), request.data_dir, request.dummy,
+                           request.allow_modified_sources, partial=bool(request.config_kwargs))
+
+
+@dataclass(frozen=True)
+class Prepared:
+    builder: datasets.DatasetBuilder
+    read: dict[str, int]  # source records per split, as the loader counts them apart from its typing
+
+
+def prepare(request: Request, config: str, found: sources.Sources, cache_dir, file_format: str = "arrow") -> Prepared:
+    """Run the builder of one config on checked source files, with every check of a build: every
+    split holds as many examples as the loader's own count of source records (rows in = rows out;
+    not with config parameters, which read a part of the files), and from the release the
+    official split sizes. `file_format` "parquet" prepares the export's shards."""
+    corpus = request.corpus
+    features = corpus.features(config)
+    export = file_format == "parquet"
+    builder = corpus.builder(config, found.folder, cache_dir, writer_batch_size=row_group_rows(corpus, features) if
+                             export else None, **request.config_kwargs)
+    swap.pause_at("generating")
+    counted = not request.config_kwargs
+    # The source records are counted in a second thread while the builder runs: both spend their
+    # time in Arrow and zlib, which release the GIL. Never beside worker processes (num_proc): a
+    # process must not fork while another of its threads runs.
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="count-source-records") as pool:
+        beside = counted and (request.num_proc or 1) <= 1
+        counting = pool.submit(count_source_records, corpus, config, found.files) if beside else None
+        builder.download_and_prepare(num_proc=request.num_proc, file_format=file_format,
+                                     **({"max_shard_size": MAX_SHARD_BYTES} if export else {}))
+        read = counting.result() if beside else count_source_records(corpus, config, found.files) if counted else {}
+    if counted:
+        account_for_rows(corpus, config, builder.info, read)
+    if found.release and counted:
+        check_official_sizes(corpus, {config: builder.info})
+    return Prepared(builder, read)
+
+
+def load(
+    name: str,
+    config: str | None = None,
+    *,
+    split: str | None = None,
+    data_dir=None,
+    dummy: bool = False,
+    streaming: bool = False,
+    num_proc: int | None = None,
+    cache_dir=None,
+    allow_modified_sources: bool = False,
+    **config_kwargs,
+):
+    """`load_dataset` for a corpus, with the checks of `corpora build`: a DatasetDict, or the
+    Dataset of `split` (a name, or datasets' split syntax: "train[:10%]", "train+validation");
+    an IterableDatasetDict (IterableDataset) when streaming.
+
+    Sources are the pinned URLs, a local copy (`data_dir`) or the dummy data (`dummy=True`).
+    From real sources the files must be the recorded release (no Git LFS pointers; size and
+    sha256 as in checksums.tsv) and the splits the official sizes; `allow_modified_sources=True`
+    lifts both (a fixed, extended or cut copy). Every split holds as many examples as the
+    loader's count of source records. Streaming from the pinned URLs downloads nothing ahead, so
+    only a local copy's checksums are checked, and sizes are not known before reading.
+    `config_kwargs` set parameters of the config (e.g. `contests=[508]`): the loader then reads
+    a part of the files and checks itself that they are there; the official sizes do not apply.
+    Works on datasets 3.6 and 5.x alike: the builder class is used directly, no script loading.
+    """
+    corpus = registry.get(name)
+    if data_dir is not None:
+        check_utf8(data_dir, "data_dir")
+    check_config(corpus, config)
+    config = config or corpus.default_config
+    request = Request(name, (config,), data_dir, dummy, allow_modified_sources, num_proc, config_kwargs)
+    _check_split(corpus, config, split, streaming)
+    if streaming and data_dir is None and not dummy:  # read from the URLs as it goes: nothing to check ahead
+        return corpus.builder(config, None, cache_dir, **config_kwargs).as_streaming_dataset(split=split)
+    found = resolve(request)
+    if streaming:
+        return corpus.builder(config, found.folder, cache_dir, **config_kwargs).as_streaming_dataset(split=split)
+    return prepare(request, config, found, cache_dir).builder.as_dataset(split=split)
+
+
+def _check_split(corpus: registry.Corpus, config: str, split: str | None, streaming: bool) -> None:
+    """Name an unknown split before any work; datasets' own error comes after the build."""
+    if split is None:
+        return
+    names = list(corpus.split_sizes[config])
+    if streaming and split not in names:
+        raise CorporaError(
+            f"{corpus.name}/{config}: streaming takes one split name ({', '.join(names)}), not {split!r}; "
+            "take a part of a stream with .take(n) and .skip(n)"
+        )
+    for part in re.split(r"\+", split):
+        base = re.match(r"\s*([^\[\s]+)", part)
+        if base is None or base.group(1) not in names:
+            raise CorporaError(f"{corpus.name}/{config} has no split {part.strip()!r}; splits: {', '.join(names)}")
+
+
+def dummy_examples(name: str) -> dict[str, dict]:
+    """The first example of each config (default first) of its dummy build, as stored (class
+    labels as their index): what the committed card shows (cards.render)."""
+    corpus = registry.get(name)
+    examples = {}
+    with tempfile.TemporaryDirectory(prefix="corpora-card-") as cache_dir:
+        for config in [corpus.default_config] + [c for c in corpus.configs if c != corpus.default_config]:
+            dataset = load(name, config, dummy=True, cache_dir=cache_dir)
+            split = "train" if "train" in dataset else list(dataset)[0]
+            examples[config] = dataset[split].data.slice(0, 1).to_pylist()[0]
+    return examples
+
+
+def count_source_records(corpus: registry.Corpus, config: str, files) -> dict[str, int]:
+    """Source records per split, as the loader's `_count_source_records` counts them: apart from
+    the code that types the records, though some loaders share their file reader with it (each
+    one's docstring says how it counts)."""
+    return {
+        split: corpus.module._count_source_records(config, split, [str(files[path]) for path in paths])
+        for split, paths in corpus.module._FILES[config].items()
+    }
+
+
+def account_for_rows(corpus: registry.Corpus, config: str, info: datasets.DatasetInfo, read: dict[str, int]) -> None:
+    """A split whose example count differs from its source records is an error (a record lost
+    or invented)."""
+    wrong = []
+    for split, records in read.items():
+        written = info.splits[split].num_examples if split in info.splits else 0
+        if written != records:
+            wrong.append(f"{config}/{split}: {records:,} source records read, {written:,} examples written")
+    if wrong:
+        raise CorporaError(f"{corpus.name}: rows in != rows out: " + "; ".join(wrong))
+
+
+def row_group_rows(corpus: registry.Corpus, features) -> int | None:
+    """Rows per Parquet row group of the export. Arrow builders yield big tables: row groups of
+    up to 100,000 rows write and read much faster than datasets' default of 1,000 (and stay
+    far below the Hub's 100 MB per row group at these corpora's row sizes). Builders that yield
+    examples buffer a batch as Python objects, so they keep the default, as media do."""
+    arrow = issubclass(corpus.builder_class, datasets.ArrowBasedBuilder)
+    return 100_000 if arrow and not has_media(features) else None
+
+
+def has_media(feature) -> bool:
+    """Whether a feature, nested ones included, is an image or audio."""
+    if isinstance(feature, (datasets.Image, datasets.Audio)):
+        return True
+    if isinstance(feature, dict):
+        return any(has_media(sub) for sub in feature.values())
+    item = list_item(feature)
+    return item is not None and has_media(item)
+
+
+def differing_sizes(corpus: registry.Corpus, infos: dict[str, datasets.DatasetInfo]) -> list[str]:
+    """"config/split: N rows (official M)" for each split whose size is not the official one."""
+    found = []
+    for config, info in infos.items():
+        built = {split: s.num_examples for split, s in (info.splits or {}).items()}
+        for split, official in corpus.split_sizes[config].items():
+            if official is not None and built.get(split) != official:
+                rows = "missing" if split not in built else f"{built[split]:,} rows"
+                found.append(f"{config}/{split}: {rows} (official {official:,})")
+    return found
+
+
+def check_official_sizes(corpus: registry.Corpus, infos: dict[str, datasets.DatasetInfo]) -> None:
+    """Stop unless every split has its official size (an unknown official size is not compared)."""
+    wrong = differing_sizes(corpus, infos)
+    if wrong:
+        raise CorporaError(
+            f"{corpus.name}: split sizes differ from the official ones: {shorten(wrong, 5, '; ')}. "
+            "To build a fixed, extended or cut copy anyway, use --allow-modified-sources "
+            "(allow_modified_sources=True in Python)"
+        )
+
+
+def check_config(corpus: registry.Corpus, config: str | None) -> None:
+    if config is not None and config not in corpus.configs:
+        raise CorporaError(f"{corpus.name} has no config {config!r}; configs: {', '.join(corpus.configs)}")
+
