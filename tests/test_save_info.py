@@ -40,10 +40,10 @@ def repo_copy(tmp_path, monkeypatch):
     monkeypatch.setenv("CORPORA_ROOT", str(tmp_path))
     registry.forget()
     corpus = registry.get(EXAMPLE)
-    assert cards.recorded_byte_sizes(corpus)  # the committed card has the release's
+    assert cards.card_byte_sizes(corpus)  # the committed card has the release's
     corpus.card_path.unlink()
     cards.write(corpus, pipeline.dummy_examples(EXAMPLE))
-    assert cards.recorded_byte_sizes(corpus) == {}
+    assert cards.card_byte_sizes(corpus) == {}
     yield tmp_path
     registry.forget()
 
@@ -97,7 +97,7 @@ def test_save_info_changes_only_the_measurements(configs, repo_copy, example_rel
     if configs == "sentences":
         keep_only_sentences(repo_copy)
     record_the_release(example_release, tmp_path / "release-export")
-    released = cards.recorded_byte_sizes(registry.get(name))
+    released = cards.card_byte_sizes(registry.get(name))
     assert sorted(released) == (["raters", "ratings", "sentences"] if configs == "all" else ["sentences"])
     assert all(size > 0 for sizes in released.values() for size in sizes["splits"].values())
     card = repo_copy / "loaders" / name / "README.md"
@@ -138,7 +138,7 @@ def test_save_info_changes_only_the_measurements(configs, repo_copy, example_rel
     # back. The card then checks clean, and keeps the byte sizes measured.
     card.write_text(put_back_official_sizes(saved, corpus), encoding="utf-8")
     assert cards.check(corpus, pipeline.dummy_examples(name)) is None
-    recorded = cards.recorded_byte_sizes(corpus)
+    recorded = cards.card_byte_sizes(corpus)
     assert {config: recorded[config]["splits"] for config in corpus.configs} == {
         config: {s["name"]: s["num_bytes"] for s in measured[config]["splits"]} for config in corpus.configs
     }
@@ -180,7 +180,7 @@ def test_save_info_records_the_rows_of_a_config_without_official_sizes(repo_copy
     assert result.returncode == 0, result.stderr
     card.write_text(put_back_official_sizes(card.read_text(encoding="utf-8"), corpus), encoding="utf-8")
     assert cards.check(corpus, pipeline.dummy_examples(name)) is None
-    recorded = cards.recorded_byte_sizes(corpus)
+    recorded = cards.card_byte_sizes(corpus)
     # The 3 raters of the dummy data (the run's files here) are the record.
     assert {config: recorded[config]["rows"] for config in unknown} == {"raters": {"train": 3}}
     assert recorded["raters"]["splits"]["train"] > 0
@@ -193,7 +193,7 @@ def test_a_build_of_the_release_records_its_byte_sizes(repo_copy, example_releas
     corpus = registry.get(name)
     release = example_release  # the files checksums.tsv records, with the official sizes
     assert main(["build", name, "--data-dir", str(release), "--out", str(tmp_path / "out")]) == 0
-    assert cards.recorded_byte_sizes(corpus) == {}  # a build writes nothing in loaders/
+    assert cards.card_byte_sizes(corpus) == {}  # a build writes nothing in loaders/
     capsys.readouterr()
     assert main(["card", name, "--sizes-from", str(tmp_path / "out")]) == 0
     out = capsys.readouterr().out
@@ -203,7 +203,7 @@ def test_a_build_of_the_release_records_its_byte_sizes(repo_copy, example_releas
         "sentences\n"
     )
     export = cards.read_metadata(tmp_path / "out" / name / "README.md")["dataset_info"]
-    recorded = cards.recorded_byte_sizes(corpus)
+    recorded = cards.card_byte_sizes(corpus)
     assert {config: sizes["splits"] for config, sizes in recorded.items()} == {
         info["config_name"]: {s["name"]: s["num_bytes"] for s in info["splits"]} for info in export
     }
@@ -222,7 +222,7 @@ def test_a_build_of_the_release_records_its_byte_sizes(repo_copy, example_releas
         f"corpora card: error: {tmp_path / 'dummy' / name} has no config with the official split sizes "
         "(not a build of the release)\n"
     )
-    assert cards.recorded_byte_sizes(corpus) == recorded
+    assert cards.card_byte_sizes(corpus) == recorded
 
 
 def test_an_export_of_the_dummy_data_keeps_the_raters_record(repo_copy, example_release, tmp_path, capsys):
@@ -232,7 +232,7 @@ def test_an_export_of_the_dummy_data_keeps_the_raters_record(repo_copy, example_
     assert main(["build", EXAMPLE, "--data-dir", str(example_release), "--config", "raters", "--out",
                  str(tmp_path / "out")]) == 0
     assert main(["card", EXAMPLE, "--sizes-from", str(tmp_path / "out")]) == 0
-    recorded = cards.recorded_byte_sizes(corpus)
+    recorded = cards.card_byte_sizes(corpus)
     assert recorded["raters"]["rows"] == {"train": 5}
     assert main(["build", EXAMPLE, "--dummy", "--config", "raters", "--out", str(tmp_path / "dummy")]) == 0
     capsys.readouterr()
@@ -241,4 +241,4 @@ def test_an_export_of_the_dummy_data_keeps_the_raters_record(repo_copy, example_
         f"corpora card: error: {tmp_path / 'dummy' / EXAMPLE} has no config with the official split sizes "
         "(not a build of the release)\n"
     )
-    assert cards.recorded_byte_sizes(corpus) == recorded
+    assert cards.card_byte_sizes(corpus) == recorded

@@ -135,8 +135,9 @@ _KEYS = {
 _ALGORITHMS = ["KLUCB", "LilUCB", "Random", "RandomSampling", "RoundRobin"]
 _RATINGS = ["unfunny", "somewhat_funny", "funny"]  # target_reward 1, 2, 3
 
-_HEADER_A = "target_id,rank,funny,somewhat_funny,unfunny,count,score,precision,contest,caption".split(",")
-_HEADER_B = _HEADER_A[1:]
+# The two headers of the summary files: with `target_id` (110 files), and without it (89, contests 510-586).
+_SUMMARY_HEADER = "target_id,rank,funny,somewhat_funny,unfunny,count,score,precision,contest,caption".split(",")
+_SUMMARY_HEADER_WITHOUT_ID = _SUMMARY_HEADER[1:]
 # The response archives' headers are inferred from upstream code (not verified on the real files):
 # any other header stops the build with the expected and the found columns.
 _CARDINAL_HEADER = (
@@ -215,7 +216,7 @@ def _column_types(config, header, renamed):
     return {column: _SCHEMAS[config].field(renamed.get(column, column)).type for column in header}
 
 
-_SUMMARY_TYPES = _column_types("summaries", _HEADER_A, {"contest": "contest_field"})
+_SUMMARY_TYPES = _column_types("summaries", _SUMMARY_HEADER, {"contest": "contest_field"})
 _RESPONSE_TYPES = {
     **_column_types("cardinal_responses", _CARDINAL_HEADER, {"": "row_index", "target_reward": "rating"}),
     **_column_types("dueling_responses", _DUELING_HEADER, {"": "row_index"}),
@@ -359,7 +360,8 @@ def _constant_column(value, type_, length):
 def _summary_tables(chunks, file, source):
     meta = _parse_summary_name(source)
     contest_field = _CONTEST_FIELD_EXCEPTIONS.get(meta["source_file"], meta["contest"])
-    for where, header, offset, batch in file_batches(chunks, [_HEADER_A, _HEADER_B], _SUMMARY_TYPES, False, "records"):
+    headers = [_SUMMARY_HEADER, _SUMMARY_HEADER_WITHOUT_ID]
+    for where, header, offset, batch in file_batches(chunks, headers, _SUMMARY_TYPES, False, "records"):
         n, col = batch.num_rows, batch.column
         check = functools.partial(check_rows, where, offset, batch)
         if "target_id" in header:
@@ -381,7 +383,7 @@ def _summary_tables(chunks, file, source):
             _constant_column(_ALGORITHMS.index(meta["algorithm"]), pa.int64(), n),
             _constant_column(meta["variant"], pa.string(), n),
             col("target_id") if "target_id" in header else pa.nulls(n, pa.int32()),
-            *map(col, _HEADER_B),  # rank to caption, the file's `contest` as `contest_field`
+            *map(col, _SUMMARY_HEADER_WITHOUT_ID),  # rank to caption, the file's `contest` as `contest_field`
         ]
         yield pa.Table.from_arrays(columns, schema=_SCHEMAS["summaries"])
 

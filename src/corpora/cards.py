@@ -396,7 +396,7 @@ def committed_infos(corpus: registry.Corpus, byte_sizes: dict | None = None) -> 
     writes them (`datasets-cli test --save_info`). A config with an unknown official size has no
     `splits` (a partial list would fail every build) until `--save_info` records the rows it
     counted on the real files: those are then kept, as its only measurement."""
-    byte_sizes = recorded_byte_sizes(corpus) if byte_sizes is None else byte_sizes
+    byte_sizes = card_byte_sizes(corpus) if byte_sizes is None else byte_sizes
     infos = {}
     for config in corpus.configs:
         info = datasets.DatasetInfo(features=corpus.features(config), config_name=config)
@@ -416,7 +416,7 @@ def committed_infos(corpus: registry.Corpus, byte_sizes: dict | None = None) -> 
     return infos
 
 
-def recorded_byte_sizes(corpus: registry.Corpus, card: Path | None = None) -> dict:
+def card_byte_sizes(corpus: registry.Corpus, card: Path | None = None) -> dict:
     """{config: {"splits": {split: num_bytes}, "download_size": n, "dataset_size": n}} from the
     committed card (or another `card`: an export's), for each config whose recorded split sizes
     are the official ones: sizes measured on other files (the dummy data, a modified copy) are
@@ -473,18 +473,18 @@ def not_the_release(corpus: registry.Corpus, found) -> str | None:
             "files.")
 
 
-def record_byte_sizes(corpus: registry.Corpus, export: Path, examples: dict[str, dict]) -> list[str]:
+def write_sizes_from_export(corpus: registry.Corpus, export: Path, examples: dict[str, dict]) -> list[str]:
     """Write the byte sizes an export measured (`corpora build` from the release files) into the
     committed card, for the configs built with the official sizes. Returns those configs. A
     config with no official size has nothing to compare its rows with: its sizes are taken only
     from an export of the checked release files (its mark says so), not the dummy data or a
     modified copy."""
-    measured = recorded_byte_sizes(corpus, Path(export) / "README.md")
+    measured = card_byte_sizes(corpus, Path(export) / "README.md")
     mark = swap.read_mark(Path(export)) or {}
     if mark.get("sources") != "release":
         measured = {config: sizes for config, sizes in measured.items() if "rows" not in sizes}
     if measured:
-        sizes = {**recorded_byte_sizes(corpus), **measured}
+        sizes = {**card_byte_sizes(corpus), **measured}
         corpus.card_path.write_text(render(corpus, examples, byte_sizes=sizes), encoding="utf-8")
     return list(measured)
 

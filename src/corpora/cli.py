@@ -376,7 +376,7 @@ def cmd_checksums(args) -> int:
         if args.update:
             registry.require_checkout(f"loaders/{name}/checksums.tsv")
         local = sources.resolve_data_dir(corpus, args.data_dir, configs=args.configs)
-        files = sources.local_files(corpus, local, args.configs, allow_modified_sources=True)
+        files = sources.find_files(corpus, local, args.configs, allow_modified_sources=True)
         sources.check_not_lfs_pointers(corpus, files, local)  # a pointer's hash is never the release
         records = sources.read_records(corpus)
         rows = []
@@ -435,7 +435,7 @@ def cmd_card(args) -> int:
                 raise CorporaError(
                     f"no export of {name} in {args.sizes_from}: run `corpora build {name} --out {args.sizes_from}`"
                 )
-            recorded = cards.record_byte_sizes(corpus, export, examples)
+            recorded = cards.write_sizes_from_export(corpus, export, examples)
             if not recorded:
                 raise CorporaError(f"{export} has no config with the official split sizes (not a build of the release)")
             print(f"wrote loaders/{name}/README.md: the byte sizes of {export} for {', '.join(recorded)}")

@@ -86,7 +86,7 @@ def resolve(corpus: Corpus, configs, data_dir=None, dummy: bool = False, allow_m
     if dummy:
         files = {path: folder / path for path in corpus.source_files(configs)}
         return Sources(corpus.name, folder, files, "dummy", local=True)
-    files = local_files(corpus, folder, configs, allow_modified_sources)
+    files = find_files(corpus, folder, configs, allow_modified_sources)
     if partial:
         files = {path: file for path, file in files.items() if file.is_file()}
     if allow_modified_sources:
@@ -135,7 +135,7 @@ def urls(corpus: Corpus, configs=None) -> dict[str, str]:
     return {path: corpus.module._URLS[path] for path in corpus.source_files(configs)}
 
 
-def local_files(
+def find_files(
     corpus: Corpus, data_dir: Path | None, configs=None, allow_modified_sources: bool = False
 ) -> dict[str, Path]:
     """Each source path and the local file holding it: in data_dir, or downloaded from the pinned
