@@ -230,7 +230,7 @@ LAYERS = [
     {"pipeline"},
     {"stats", "cards", "croissant", "diff"},
     {"build"},
-    {"validate"},
+    {"validate", "scaffold"},
     {"push"},
     {"cli"},
 ]

@@ -282,12 +282,13 @@ def wrap(text, indent: str = "", width: int = 100) -> str:
     return ("\n" + indent).join(lines)
 
 
-def source_files(corpus: registry.Corpus) -> list[dict]:
-    """The source files by pattern (a folder and an extension, numbered folders merged), with
-    their count and total size from checksums.tsv; the full list is that file."""
+def source_files(corpus: registry.Corpus, configs=None) -> list[dict]:
+    """The source files of `configs` (default: all) by pattern (a folder and an extension,
+    numbered folders merged), with their count and total size from checksums.tsv; the full list
+    is that file."""
     records = sources.read_records(corpus)
     groups: dict[str, list[tuple[str, str]]] = {}
-    for path, url in sources.urls(corpus).items():
+    for path, url in sources.urls(corpus, configs).items():
         folder, _, name = path.rpartition("/")
         compressed = Path(name).suffix in (".zip", ".gz", ".bz2", ".xz")
         suffixes = Path(name).suffixes[-2:] if compressed else [Path(name).suffix]
@@ -379,7 +380,9 @@ def render(
         built_from=built_from,
         homepage=module._HOMEPAGE,
         citation=module._CITATION.strip(),
-        source_files=source_files(corpus),
+        source_files=source_files(corpus, exported),
+        unmeasured=sum(1 for url in sources.urls(corpus, exported).values() if sources.read_records(corpus).get(url)
+                       is None),
         wrap=wrap,
         export_path=repo_id or f"build/{corpus.name}",
     )

@@ -18,7 +18,7 @@ def _command_name(argv: list[str] | None = None) -> str:
     return next((arg for arg in (sys.argv[1:] if argv is None else argv) if arg in COMMAND_NAMES), "")
 
 
-COMMAND_NAMES = ("list", "build", "checksums", "card", "validate", "push", "diff")
+COMMAND_NAMES = ("list", "build", "checksums", "card", "new", "validate", "push", "diff")
 
 
 def _stopped_early(signum, frame):
@@ -95,6 +95,10 @@ def make_parser() -> argparse.ArgumentParser:
     card.add_argument("--check", action="store_true", help="only report differences; exit 1 if any")
     card.add_argument("--sizes-from", metavar="OUT",
                       help="keep the byte sizes measured by `corpora build NAME --out OUT` from the release files")
+
+    new = commands.add_parser("new", help="write a new corpus's folders as a working skeleton (like `tfds new`)",
+                              example="corpora new my_corpus")
+    new.add_argument("name", metavar="NAME", help="the new corpus's name: lower-case words joined by _")
 
     validate = commands.add_parser("validate", help="cards, dummy builds and export round trips; or an export folder",
                                    example="corpora validate NAME, or corpora validate build/NAME")
@@ -445,6 +449,28 @@ def cmd_card(args) -> int:
     return 1 if stale else 0
 
 
+def cmd_new(args) -> int:
+    from corpora import registry
+    from corpora import scaffold
+
+    quiet_progress(always=True)
+    written = scaffold.new(args.name)
+    root = registry.repo_root()
+    for path in written:
+        print(f"wrote {path.relative_to(root)}")
+    print(f"""
+{args.name} builds from its dummy data. Next, in this order:
+  1. loaders/{args.name}/{args.name}.py: the pinned URLs (_URL_PREFIX, _FILES), the official sizes
+     (_SPLIT_SIZES), the features and the typing of the records, for the real files;
+  2. dummy_data/{args.name}/: a few records per split in the real format, every quirk of it, and
+     their counts in expected_counts.json;
+  3. dataset_cards/{args.name}.yaml: the card's text; tests/test_{args.name}.py: the quirks and the
+     bad inputs (at least ten);
+  4. `corpora checksums {args.name} --update` once the URLs are real, then `make cards`
+     (the card, the shared modules, docs/bad_input.md) and `make test-one NAME={args.name}`.""")
+    return 0
+
+
 def cmd_validate(args) -> int:
     from corpora import registry
     from corpora import validate
@@ -503,6 +529,7 @@ COMMANDS = {
     "build": cmd_build,
     "checksums": cmd_checksums,
     "card": cmd_card,
+    "new": cmd_new,
     "validate": cmd_validate,
     "push": cmd_push,
     "diff": cmd_diff,

@@ -1,0 +1,73 @@
+"""`corpora new NAME`: a new corpus's three folders (loaders/, dataset_cards/, dummy_data/) and its
+tests/test_<name>.py, as a working skeleton that passes `make test` as it is: a JSON Lines loader
+with one config, a card source with every key a card needs, dummy data, ten and more bad inputs,
+and the card rendered from them. Like `tfds new`, but the skeleton is a corpus that builds."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import re
+import shutil
+from pathlib import Path
+
+import jinja2
+
+from corpora import cards
+from corpora import loader_shared
+from corpora import pipeline
+from corpora import registry
+from corpora import sources
+from corpora.errors import CorporaError
+
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+_NAME = re.compile(r"[a-z][a-z0-9]*(_[a-z0-9]+)*")
+
+
+def new(name: str) -> list[Path]:
+    """Write the skeleton of corpus `name` into the checkout; returns the files written. Nothing is
+    written over: every path must be free. If a step fails, what this call wrote is removed."""
+    if not _NAME.fullmatch(name):
+        raise CorporaError(f"{name!r} is not a corpus name: lower-case words joined by _, such as my_corpus")
+    registry.require_checkout(f"loaders/{name}/")
+    root = registry.repo_root()
+    folders = [root / "loaders" / name, root / "dummy_data" / name]
+    files = {
+        root / "loaders" / name / f"{name}.py": "new_loader.py.j2",
+        root / "dataset_cards" / f"{name}.yaml": "new_card.yaml.j2",
+        root / "dummy_data" / name / "data" / "train.jsonl": "new_dummy_train.jsonl.j2",
+        root / "dummy_data" / name / "data" / "test.jsonl": "new_dummy_test.jsonl.j2",
+    }
+    if (root / "tests").is_dir():  # a checkout; a collection of loaders only has no tests
+        files[root / "tests" / f"test_{name}.py"] = "new_test.py.j2"
+    taken = [path for path in [*folders, *files] if path.exists()]
+    if taken:
+        shown = ", ".join(str(path.relative_to(root)) for path in taken)
+        raise CorporaError(f"{name}: {shown} already exist(s); choose another name")
+    today = datetime.date.today()
+    values = {"name": name, "class_name": "".join(word.title() for word in name.split("_")),
+              "pretty": " ".join(name.split("_")).capitalize(), "date": today.isoformat(), "year": today.year}
+    environment = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), keep_trailing_newline=True,
+                                     undefined=jinja2.StrictUndefined, autoescape=False)
+    written = []
+    try:
+        for path, template in files.items():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(environment.get_template(template).render(values), encoding="utf-8")
+            written.append(path)
+        loader_dir = root / "loaders" / name
+        written += [loader_dir / copy for copy in loader_shared.write_copies(loader_dir, loader_dir / f"{name}.py")]
+        counts = {"default": {"train": 3, "test": 2}}  # the lines of the two dummy files
+        written.append(root / "dummy_data" / name / "expected_counts.json")
+        written[-1].write_text(json.dumps(counts, indent=2) + "\n", encoding="utf-8")
+        corpus = registry.get(name)
+        written.append(sources.write_records(corpus, dict.fromkeys(corpus.module._URLS.values())))  # not measured
+        cards.write(corpus, pipeline.dummy_examples(name))
+        written.append(corpus.card_path)
+    except BaseException:
+        for path in reversed(written):
+            path.unlink(missing_ok=True)
+        for folder in folders:
+            shutil.rmtree(folder, ignore_errors=True)
+        raise
+    return written

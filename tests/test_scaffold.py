@@ -1,0 +1,87 @@
+"""`corpora new NAME` (README, "Add a corpus"): the skeleton it writes into a copy of the checkout
+passes, as it is, every generic test and its own tests/test_<name>.py, bad inputs included; it
+refuses a name that is not one or is taken, and then writes nothing."""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import COLLECTION
+from conftest import DATASETS_MAJOR
+
+NAME = "scaffolded_corpus"
+CHECKOUT = Path(__file__).resolve().parents[1]
+PATHS = [f"loaders/{NAME}/{NAME}.py", f"dataset_cards/{NAME}.yaml", f"dummy_data/{NAME}/data/train.jsonl",
+         f"dummy_data/{NAME}/data/test.jsonl", f"tests/test_{NAME}.py", f"loaders/{NAME}/_loader_common.py",
+         f"loaders/{NAME}/_strict_json.py", f"dummy_data/{NAME}/expected_counts.json",
+         f"loaders/{NAME}/checksums.tsv", f"loaders/{NAME}/README.md"]
+
+
+@pytest.fixture
+def checkout(tmp_path):
+    """A copy of this checkout's files (the package itself is the one installed), its collection
+    being the one under test."""
+    root = tmp_path / "checkout"
+    listed = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard"], cwd=CHECKOUT,
+                            capture_output=True, text=True, check=True).stdout.splitlines()
+    for path in listed:
+        if (CHECKOUT / path).is_file() and not path.startswith(("loaders/", "dataset_cards/", "dummy_data/")):
+            (root / path).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(CHECKOUT / path, root / path)
+    for folder in ("loaders", "dataset_cards", "dummy_data"):
+        shutil.copytree(COLLECTION / folder, root / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    return root
+
+
+def run(args, root, tmp_path):
+    env = dict(os.environ, CORPORA_ROOT=str(root), HF_HOME=str(tmp_path / "hf-home"))
+    return subprocess.run([sys.executable, *args], cwd=root, env=env, capture_output=True, text=True, check=False)
+
+
+@pytest.mark.both_legs  # the skeleton is built, streamed and (datasets 3.x) loaded as a script
+def test_the_skeleton_passes_the_generic_tests_and_its_own(checkout, tmp_path):
+    made = run(["-m", "corpora.cli", "new", NAME], checkout, tmp_path)
+    assert made.returncode == 0, made.stderr
+    assert made.stdout.splitlines()[: len(PATHS)] == [f"wrote {path}" for path in PATHS]
+    assert all((checkout / path).is_file() for path in PATHS)
+    assert (checkout / "loaders" / NAME / "checksums.tsv").read_text() == (
+        f"https://example.org/{NAME}/v1/data/test.jsonl\t-\t-\nhttps://example.org/{NAME}/v1/data/train.jsonl\t-\t-\n"
+    )
+    result = run(["-m", "pytest", "-p", "no:cacheprovider", "-v", "-k", NAME, "tests"], checkout, tmp_path)
+    assert result.returncode == 0, result.stdout[-3000:]
+    outcomes = dict(re.findall(r"^(\S+::.+?) (PASSED|SKIPPED|FAILED|ERROR)", result.stdout, re.MULTILINE))
+    assert [test for test, outcome in outcomes.items() if outcome not in ("PASSED", "SKIPPED")] == []
+    assert outcomes[f"tests/test_generic.py::test_streaming_yields_the_prepared_rows[{NAME}-default]"] == "PASSED"
+    if DATASETS_MAJOR >= 4:  # the leg that runs every test: the bad inputs and the corpus's own
+        bad_inputs = [test for test in outcomes if test.startswith("tests/test_bad_input.py::") and NAME in test]
+        assert len(bad_inputs) == 12 and all(outcomes[test] == "PASSED" for test in bad_inputs)
+        assert outcomes[f"tests/test_{NAME}.py::test_the_first_example_is_the_first_line"] == "PASSED"
+        assert list(outcomes.values()).count("PASSED") >= 40
+    else:  # the datasets 3.x leg: the skeleton also loads as a script
+        script = f"tests/test_script_loading.py::test_load_dataset_runs_the_loader_script[{NAME}-default]"
+        assert outcomes[script] == "PASSED"
+
+
+@pytest.mark.parametrize("name,message", [
+    ("MyCorpus", "corpora new: error: 'MyCorpus' is not a corpus name: lower-case words joined by _, such as my_corpus"),
+    ("my-corpus", "corpora new: error: 'my-corpus' is not a corpus name: lower-case words joined by _, such as my_corpus"),
+])
+def test_a_name_that_is_not_a_module_name_is_refused(checkout, tmp_path, name, message):
+    result = run(["-m", "corpora.cli", "new", name], checkout, tmp_path)
+    assert (result.returncode, result.stderr.strip()) == (1, message)
+
+
+def test_a_taken_name_is_refused_and_nothing_is_written(checkout, tmp_path):
+    (checkout / "dataset_cards" / f"{NAME}.yaml").write_text("# someone's own\n")
+    before = sorted(p.relative_to(checkout).as_posix() for p in checkout.rglob("*"))
+    result = run(["-m", "corpora.cli", "new", NAME], checkout, tmp_path)
+    assert (result.returncode, result.stderr.strip()) == (
+        1, f"corpora new: error: {NAME}: dataset_cards/{NAME}.yaml already exist(s); choose another name"
+    )
+    assert sorted(p.relative_to(checkout).as_posix() for p in checkout.rglob("*")) == before
+    assert (checkout / "dataset_cards" / f"{NAME}.yaml").read_text() == "# someone's own\n"
