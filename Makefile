@@ -2,11 +2,12 @@
 # nothing but python3 (3.10+) installed.
 PYTHON ?= python3
 VENV := .venv
-VENV3 := .venv-datasets3
+VENV_MINIMUM := .venv-minimum
+VENV4 := .venv-datasets4
 # Tests never touch the network and never read the user's Hugging Face cache.
 OFFLINE := HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 HF_HOME=$(CURDIR)/.cache/hf-test
 
-.PHONY: demo test test-main test-datasets3 test-one cards cards-check validate bench bench-quick lint clean
+.PHONY: demo test test-main test-other-legs test-minimum test-datasets4 test-one cards cards-check validate bench bench-quick lint clean
 
 # Leg 1: the current datasets (5.x).
 $(VENV)/.installed: pyproject.toml setup.py
@@ -15,18 +16,25 @@ $(VENV)/.installed: pyproject.toml setup.py
 	$(VENV)/bin/pip install --quiet -e '.[test]' 'datasets>=5,<6'
 	touch $@
 
-# Leg 2: datasets 3.6, the last version that runs loading scripts, with the Hub client and
-# fsspec it was released with.
-$(VENV3)/.installed: pyproject.toml setup.py
-	$(PYTHON) -m venv $(VENV3)
-	$(VENV3)/bin/pip install --quiet --upgrade pip
-	$(VENV3)/bin/pip install --quiet -e '.[test]' 'datasets==3.6.0' 'huggingface_hub<1.0'
+# Leg 2, the minimum versions: every lower bound of pyproject.toml (tests/minimum_versions.py),
+# datasets 3.6 among them, the last version that runs loading scripts.
+$(VENV_MINIMUM)/.installed: pyproject.toml setup.py tests/minimum_versions.py
+	$(PYTHON) -m venv $(VENV_MINIMUM)
+	$(VENV_MINIMUM)/bin/pip install --quiet --upgrade pip
+	$(VENV_MINIMUM)/bin/pip install --quiet -e '.[test]' $$($(PYTHON) tests/minimum_versions.py)
+	touch $@
+
+# Leg 3: the latest datasets 4.x (no loading scripts; what many users have).
+$(VENV4)/.installed: pyproject.toml setup.py
+	$(PYTHON) -m venv $(VENV4)
+	$(VENV4)/bin/pip install --quiet --upgrade pip
+	$(VENV4)/bin/pip install --quiet -e '.[test]' 'datasets>=4,<5'
 	touch $@
 
 demo: $(VENV)/.installed
 	$(VENV)/bin/corpora build --all --dummy --out build
 
-test: lint test-main test-datasets3
+test: lint test-main test-other-legs
 
 test-main: $(VENV)/.installed
 	rm -rf .cache/hf-test
@@ -39,12 +47,21 @@ test-one: $(VENV)/.installed
 	HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 HF_HOME=$(CURDIR)/.cache/hf-test-$(NAME) $(VENV)/bin/python -m pytest -q \
 		-k $(NAME) tests/test_generic.py tests/test_bad_input.py tests/test_cards.py $(wildcard tests/test_$(NAME).py)
 
-# Leg 2 runs only what can differ between datasets versions (tests/conftest.py deselects the rest).
-test-datasets3: $(VENV3)/.installed $(VENV)/.installed
-	rm -rf .cache/hf-test
-	$(OFFLINE) CORPORA_DATASETS5_PYTHON=$(CURDIR)/$(VENV)/bin/python $(VENV3)/bin/python -m pytest
+# Legs 2 and 3 run only what can differ between versions (tests/conftest.py deselects the rest),
+# side by side, each with its own Hugging Face home; their output is shown leg by leg.
+test-other-legs:
+	$(MAKE) --no-print-directory -j2 --output-sync=target test-minimum test-datasets4
 
-# The example corpus of the toolkit tests (tests/example_collection) has a card too.
+test-minimum: $(VENV_MINIMUM)/.installed $(VENV)/.installed
+	rm -rf .cache/hf-test-minimum
+	HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 HF_HOME=$(CURDIR)/.cache/hf-test-minimum CORPORA_TEST_LEG=minimum \
+		CORPORA_DATASETS5_PYTHON=$(CURDIR)/$(VENV)/bin/python $(VENV_MINIMUM)/bin/python -m pytest
+
+test-datasets4: $(VENV4)/.installed $(VENV)/.installed
+	rm -rf .cache/hf-test-datasets4
+	HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 HF_HOME=$(CURDIR)/.cache/hf-test-datasets4 CORPORA_TEST_LEG=datasets4 \
+		CORPORA_DATASETS5_PYTHON=$(CURDIR)/$(VENV)/bin/python $(VENV4)/bin/python -m pytest
+
 # Every generated file: the cards, the shared modules of each loader folder (from
 # src/corpora/loader_shared) and the bad-input tables of docs/bad_input.md.
 cards: $(VENV)/.installed
@@ -72,4 +89,4 @@ lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check src loaders tests bench
 
 clean:
-	rm -rf build .cache $(VENV) $(VENV3)
+	rm -rf build .cache $(VENV) $(VENV_MINIMUM) $(VENV4)

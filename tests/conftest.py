@@ -115,19 +115,28 @@ def uses_version_sensitive_datasets_code(item) -> bool:
     return any(VERSION_SENSITIVE.search(inspect.getsource(f)) for f in [function, *helpers])
 
 
+# The leg this run is (Makefile): "" for the main one (datasets 5.x, every test), "minimum" (every
+# lower bound of pyproject.toml: datasets 3.6, whose loading scripts it also runs), "datasets4".
+LEG = os.environ.get("CORPORA_TEST_LEG", "")
+
+
 def pytest_collection_modifyitems(config, items):
-    """The datasets 3.6 leg runs only what can differ between datasets versions: tests marked
+    """The other legs run only what can differ between datasets versions: tests marked
     `both_legs` (the generic checks on every builder: building, streaming, Parquet read-back, a
     bad file's error through the builder) and `datasets3` (script loading). Tests that use the
     HTTP `mirror` download and stream through datasets' and fsspec's own code, and tests that
     stream, shard, use worker processes or read an export back (VERSION_SENSITIVE): both legs too.
-    Each corpus's parser and bad-input tests run the loader's own code, the same in either leg,
-    through the builder path that the generic checks cover: the 5.x leg runs them."""
+    Each corpus's parser and bad-input tests run the loader's own code, the same in every leg,
+    through the builder path that the generic checks cover: the 5.x leg runs them. The
+    minimum-versions leg also runs the tests marked `other_dependencies` (DuckDB, the Hub client,
+    requests)."""
     for item in items:
         if "mirror" in getattr(item, "fixturenames", ()) or uses_version_sensitive_datasets_code(item):
             item.add_marker(pytest.mark.both_legs)
-    if DATASETS_MAJOR < 4:
-        runs = {item: "both_legs" in item.keywords or "datasets3" in item.keywords for item in items}
+    if DATASETS_MAJOR < 4 or LEG:
+        # The minimum-versions leg also runs what depends on the other dependencies' versions.
+        marks = ("both_legs", "datasets3") + (("other_dependencies",) if LEG == "minimum" else ())
+        runs = {item: any(mark in item.keywords for mark in marks) for item in items}
         config.hook.pytest_deselected(items=[item for item in items if not runs[item]])
         items[:] = [item for item in items if runs[item]]
     for item in items:

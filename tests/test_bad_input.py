@@ -104,5 +104,9 @@ def test_docs_show_exactly_what_the_user_sees():
 
 if __name__ == "__main__":
     before, _, after = documented()
-    DOCS.write_text(before + generated() + after)
-    print(f"wrote {DOCS.relative_to(ROOT)}")
+    text = before + generated() + after
+    if DOCS.read_text() == text:
+        print(f"{DOCS.relative_to(ROOT)}: unchanged")
+    else:
+        DOCS.write_text(text)
+        print(f"wrote {DOCS.relative_to(ROOT)}")

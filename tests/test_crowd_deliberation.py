@@ -533,8 +533,8 @@ def test_malformed_json_in_a_cell(dummy_copy, path, config, line, column, value,
     [
         ('{"start": 1}', "field 'EVIDENCE': invalid value '{\"start\": 1}' (expected a JSON list of objects)"),
         ('[{"start": 1, "end": 2, "quote": "x"}]',
-         "field 'EVIDENCE'[0]: expected an object with the keys ['comment', 'start', 'end', 'quote'], got "
-         "{'start': 1, 'end': 2, 'quote': 'x'}"),
+         "field 'EVIDENCE'[0]: invalid value {'start': 1, 'end': 2, 'quote': 'x'} "
+         "(expected an object with the keys ['comment', 'start', 'end', 'quote'])"),
         ('[{"comment": "", "start": "87", "end": 125, "quote": "x"}]',
          "field 'EVIDENCE'[0]['start']: invalid value '87' (expected a non-negative integer)"),
         ('[{"comment": "", "start": 125, "end": 87, "quote": "x"}]', "field 'EVIDENCE'[0]: end 87 is before start 125"),
@@ -579,8 +579,8 @@ def test_chat_author_who_is_not_a_member(dummy_copy):
         "'Marvellous Murdock' (expected 'Marvelous Murdock', the NAME of member 389)")
     set_cell(data_dir, DELIBERATIONS, 2, "MESSAGES", '[{"content": "hi", "user_id": 389}]')
     assert build_error(data_dir, "deliberations") == (
-        f"{DELIBERATIONS}, line 2: field 'MESSAGES'[0]: expected an object with the keys "
-        "['content', 'user_pseudonym', 'user_id'], got {'content': 'hi', 'user_id': 389}")
+        f"{DELIBERATIONS}, line 2: field 'MESSAGES'[0]: invalid value {{'content': 'hi', 'user_id': 389}} "
+        "(expected an object with the keys ['content', 'user_pseudonym', 'user_id'])")
 
 
 @pytest.mark.parametrize(

@@ -27,7 +27,7 @@ from corpora import registry
 from corpora.cli import main
 
 NAME = EXAMPLE
-pytestmark = pytest.mark.usefixtures("example_collection")
+pytestmark = [pytest.mark.usefixtures("example_collection"), pytest.mark.other_dependencies]
 
 
 def cli(*argv):

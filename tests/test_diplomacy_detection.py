@@ -176,7 +176,7 @@ def test_players_must_be_two_countries(dummy_copy, players):
     data_dir = dummy_copy(NAME)
     rewrite_line(data_dir, "train", 1, edit("players", lambda values: values.__setitem__(slice(None), players)))
     assert build_error(data_dir) == (
-        f"data/train.jsonl, line 1: field 'players': expected two different countries of {COUNTRIES}, got {players!r}"
+        f"data/train.jsonl, line 1: field 'players': invalid value {players!r} (expected two different countries of {COUNTRIES})"
     )
 
 

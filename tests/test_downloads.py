@@ -21,7 +21,7 @@ from corpora import registry
 from corpora.cli import main
 from fault_server import FaultServer
 
-pytestmark = pytest.mark.usefixtures("example_collection")
+pytestmark = [pytest.mark.usefixtures("example_collection"), pytest.mark.other_dependencies]
 
 NAME = EXAMPLE
 FILE = "data/train-1.jsonl"  # 759 bytes, the first file of the sentences config

@@ -166,3 +166,26 @@ def test_a_request_names_its_configs_once_and_refuses_what_cannot_be_built():
     with pytest.raises(CorporaError) as caught:
         pipeline.Request(NAME, data_dir="somewhere", dummy=True)
     assert str(caught.value) == "give either a data_dir or dummy=True, not both"
+
+
+def test_a_split_already_in_the_cache_is_not_counted_again(monkeypatch, tmp_path):
+    corpus = registry.get(NAME)
+    counted, calls = corpus.module._count_source_records, []
+    monkeypatch.setattr(corpus.module, "_count_source_records",
+                        lambda config, split, paths: calls.append(split) or counted(config, split, paths))
+    first = load(NAME, "ratings", dummy=True, cache_dir=tmp_path)
+    assert calls == ["train", "validation", "test"]
+    again = load(NAME, "ratings", dummy=True, cache_dir=tmp_path)
+    assert calls == ["train", "validation", "test"]  # datasets' cache: counted when it was made
+    assert again["test"].to_list() == first["test"].to_list()
+
+
+def test_an_export_refuses_config_parameters(tmp_path):
+    from corpora import build
+    from corpora import pipeline
+
+    request = pipeline.Request(NAME, ("ratings",), dummy=True, config_kwargs={"raters": ["dara"]})
+    with pytest.raises(CorporaError) as caught:
+        build.export(request, tmp_path / "out")
+    assert str(caught.value) == f"{NAME}: an export holds whole configs; config parameters are for corpora.load"
+    assert not (tmp_path / "out").exists()

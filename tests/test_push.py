@@ -12,7 +12,7 @@ from conftest import EXAMPLE
 from conftest import EXAMPLE_COLLECTION
 from fake_hub import FakeHub
 
-pytestmark = pytest.mark.usefixtures("example_collection")  # the subprocesses inherit its CORPORA_ROOT
+pytestmark = [pytest.mark.usefixtures("example_collection"), pytest.mark.other_dependencies]  # the subprocesses inherit its CORPORA_ROOT
 
 NAME = EXAMPLE
 TOKEN = "hf_fakeTokenThatMustNeverBePrinted"

@@ -164,6 +164,15 @@ _WORD_LIST = re.compile(r"(?P<contest>[0-9]+): \[(?P<items>[^\[\]]*)\]")
 _WORD = re.compile(r"[a-z][a-z0-9' -]*")
 _JPEG_OR_PNG = (b"\xff\xd8\xff", b"\x89PNG\r\n\x1a\n")
 
+# --- configs and features ------------------------------------------------------------------------
+_VERSION = datasets.Version("1.0.0")
+_CONFIG_DESCRIPTIONS = {
+    "cardinal_responses": "One example per rating of one caption (unfunny / somewhat funny / funny).",
+    "cartoons": "One example per contest: the cartoon image, its artist, description, contexts and anomalies.",
+    "dueling_responses": "One example per pairwise vote between two captions (contests 497, 508, 509).",
+    "summaries": "One example per caption per summary file (contest x algorithm x round or variant).",
+}
+
 
 def _values(**types):
     return {name: datasets.Value(type_) for name, type_ in types.items()}
@@ -221,15 +230,6 @@ _RESPONSE_TYPES = {
     **_column_types("cardinal_responses", _CARDINAL_HEADER, {"": "row_index", "target_reward": "rating"}),
     **_column_types("dueling_responses", _DUELING_HEADER, {"": "row_index"}),
 }
-_VERSION = datasets.Version("1.0.0")
-_CONFIG_DESCRIPTIONS = {
-    "cardinal_responses": "One example per rating of one caption (unfunny / somewhat funny / funny).",
-    "cartoons": "One example per contest: the cartoon image, its artist, description, contexts and anomalies.",
-    "dueling_responses": "One example per pairwise vote between two captions (contests 497, 508, 509).",
-    "summaries": "One example per caption per summary file (contest x algorithm x round or variant).",
-}
-
-
 class CaptionContestConfig(datasets.BuilderConfig):
     """A config; `contests` (a list of contest numbers) restricts it to those contests' files.
     datasets sets it on a copy of the config (with a cache id of its own): it is checked when the
@@ -251,8 +251,8 @@ class CaptionContestRatings(datasets.ArrowBasedBuilder):
         for name, description in sorted(_CONFIG_DESCRIPTIONS.items())
     ]
     DEFAULT_CONFIG_NAME = "summaries"
-    # Rows per record batch of the Arrow cache: datasets' default 1,000-row batches cost a quarter
-    # more CPU to write the tables yielded (up to about 100,000 rows). The cartoons make one batch.
+    # Rows per record batch of the Arrow cache: the tables yielded hold up to about 100,000 rows,
+    # which datasets' default of 1,000 would cut into many small writes. The cartoons make one batch.
     DEFAULT_WRITER_BATCH_SIZE = 100_000
 
     def _info(self):

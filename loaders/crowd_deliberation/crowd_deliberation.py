@@ -21,7 +21,6 @@ of text is `_csv_cells.py`, beside this file.
 """
 
 import copy
-import json
 import logging
 
 import datasets
@@ -66,6 +65,9 @@ explained why the case could or could not be resolved.
 
 _HOMEPAGE = "https://github.com/crowd-deliberation/data"
 
+# LICENSE of the upstream repository: MIT, "Copyright (c) 2017 crowd-deliberation".
+_LICENSE = "mit"
+
 _VERSION = datasets.Version("1.0.0")
 _CONFIGS = {
     "deliberations": (
@@ -74,9 +76,6 @@ _CONFIGS = {
     "labels": "One example per crowd label, with its evidence and the worker's expected disagreement.",
     "texts": "One example per text shown to the workers, with the ground truth where known.",
 }
-
-# LICENSE of the upstream repository: MIT, "Copyright (c) 2017 crowd-deliberation".
-_LICENSE = "mit"
 
 _COMMIT = "d36857821c0b2694aa0fe3da3aa514d5b15e7cf6"
 _URL_PREFIX = f"https://raw.githubusercontent.com/crowd-deliberation/data/{_COMMIT}/"
@@ -426,7 +425,7 @@ def _evidence(row, column, text):
     evidence = []
     for index, item in enumerate(items):
         if not isinstance(item, dict) or sorted(item) != sorted(_EVIDENCE_KEYS):
-            raise row.problem((column, index), f"expected an object with the keys {_EVIDENCE_KEYS}, got {show(item)}")
+            raise row.invalid((column, index), item, f"an object with the keys {_EVIDENCE_KEYS}")
         start, end, quote, comment = item["start"], item["end"], item["quote"], item["comment"]
         for key, value in (("start", start), ("end", end)):
             if type(value) is not int or not 0 <= value <= INT32_MAX:
@@ -489,7 +488,7 @@ def _messages(row, column, names):
     messages = []
     for index, item in enumerate(items):
         if not isinstance(item, dict) or sorted(item) != sorted(_MESSAGE_KEYS):
-            raise row.problem((column, index), f"expected an object with the keys {_MESSAGE_KEYS}, got {show(item)}")
+            raise row.invalid((column, index), item, f"an object with the keys {_MESSAGE_KEYS}")
         user_id, pseudonym, content = item["user_id"], item["user_pseudonym"], item["content"]
         if type(user_id) is not int or user_id not in names:
             raise row.invalid((column, index, "user_id"), user_id, f"the USER_ID of a member: {sorted(names)}")
@@ -521,21 +520,8 @@ def _group_statistics(row, phase, messages):
 
 def _json(row, column):
     """The cell decoded. A problem inside the JSON is located by its path below the column, such
-    as field 'MESSAGES'[0]['user_id']."""
-    value = row.cells[column]
-    try:
-        return loads(value, row.where)
-    except ValueError as error:
-        problem = str(error).removeprefix(f"{row.where}: ")
-    if problem.startswith("invalid JSON ("):  # not JSON at all: the cell is shown
-        raise ValueError(f"{row.where}: field {column!r}: {problem}: {show(value)}")
-    # A bad value in valid JSON: decoded again under the column's name, its path starts with the column.
-    try:
-        loads(f"{{{json.dumps(column)}: {value}}}", row.where)
-    except ValueError as error:
-        if str(error).startswith(f"{row.where}: field {column!r}"):
-            raise
-    raise ValueError(f"{row.where}: field {column!r}: {problem}")  # one level too deep to decode again
+    as field 'MESSAGES'[0]['user_id']; a cell that is not JSON at all is shown."""
+    return loads(row.cells[column], row.where, field=column)
 
 
 def _strings(row, column):

@@ -31,7 +31,6 @@ from datasets.utils.file_utils import xopen
 from ._loader_common import check_is_data
 from ._loader_common import invalid
 from ._loader_common import resolve_files
-from ._loader_common import show
 from ._loader_common import utf8
 from ._strict_json import check_fields
 from ._strict_json import loads
@@ -104,6 +103,33 @@ _HEADER_KEYS = [
 ]
 
 _DIGITS = re.compile(r"[0-9]+")
+
+# The fields of a dialog, a message and a fact, in upstream order.
+_DIALOG_KEYS = [
+    "messages",
+    "known_entities",
+    "focus_entity",
+    "dialog_id",
+    "inferred_steps",
+    "created_time",
+    "aspects",
+    "first_aspect",
+    "second_aspect",
+    "shuffle_facts",
+    "related_entities",
+    "tag",
+    "user_id",
+    "assistant_id",
+    "is_annotated",
+    "user_dialog_rating",
+    "user_other_agent_rating",
+    "assistant_dialog_rating",
+    "assistant_other_agent_rating",
+    "reported",
+    "annotated",
+]
+_MESSAGE_KEYS = ["message", "liked", "sender", "facts", "message_id", "dialog_acts"]
+_FACT_KEYS = ["fid", "used", "source"]
 
 
 def _features():
@@ -224,37 +250,10 @@ def _dialog_list(document, source):
         raise ValueError(f"{source}: top-level field 'dialogs' is missing")
     dialogs = document["dialogs"]
     if not isinstance(dialogs, list):
-        raise ValueError(f"{source}: top-level field 'dialogs': expected a list, got {show(dialogs)}")
+        raise invalid(source, "dialogs", dialogs, "a list")
     if not dialogs:  # every release file has dialogs, and datasets cannot load an empty split
         raise ValueError(f"{source}: top-level field 'dialogs' is an empty list")
     return dialogs
-
-
-_DIALOG_KEYS = [
-    "messages",
-    "known_entities",
-    "focus_entity",
-    "dialog_id",
-    "inferred_steps",
-    "created_time",
-    "aspects",
-    "first_aspect",
-    "second_aspect",
-    "shuffle_facts",
-    "related_entities",
-    "tag",
-    "user_id",
-    "assistant_id",
-    "is_annotated",
-    "user_dialog_rating",
-    "user_other_agent_rating",
-    "assistant_dialog_rating",
-    "assistant_other_agent_rating",
-    "reported",
-    "annotated",
-]
-_MESSAGE_KEYS = ["message", "liked", "sender", "facts", "message_id", "dialog_acts"]
-_FACT_KEYS = ["fid", "used", "source"]
 
 
 def _string(record, field, where, nullable=False):

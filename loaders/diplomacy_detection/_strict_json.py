@@ -53,37 +53,43 @@ def check_fields(record, keys, where):
         raise ValueError(f"{where}: field(s) missing {missing}, unknown {unknown}")
 
 
-def loads(text, where, records=None):
+def loads(text, where, records=None, field=None):
     """`text` decoded, or a ValueError that starts with `where`.
 
     Refused, besides what json refuses: a repeated key in one object (json would keep the last
     value), NaN and Infinity, lone UTF-16 surrogates (no text can hold them: writing them fails
     later, far from the file), integers too long for Python and nesting too deep for it. With
     `records` = (key, noun), such as ("dialogs", "dialog"), a path into the list `key` of the
-    top-level object is located as `<where>, <noun> <index>: field ...`.
+    top-level object is located as `<where>, <noun> <index>: field ...`. With `field` (the JSON
+    is the value of that field, such as a CSV cell), every problem is located below it, and a
+    text that is not JSON at all is shown.
     """
+    prefix = () if field is None else (field,)
+    shown = "" if field is None else f": {show(text)}"
+    within = where if field is None else f"{where}: field {field_path(field)}"
     try:
         value = json.loads(text, object_pairs_hook=_unique, parse_constant=_constant)
         if _SURROGATE_ESCAPE.search(text):
             json.dumps(value, ensure_ascii=False).encode("utf-8")
         return value
     except RecursionError:
-        raise ValueError(f"{where}: {_TOO_DEEP}") from None
+        raise ValueError(f"{within}: {_TOO_DEEP}{shown}") from None
     except json.JSONDecodeError as error:
-        raise ValueError(f"{where}: invalid JSON ({error})") from None
+        raise ValueError(f"{within}: invalid JSON ({error}){shown}") from None
     except (ValueError, UnicodeEncodeError) as error:  # repeated key, NaN, long integer, surrogate
         failure = error
     # Decoded again to locate the problem: what the fast path refused, this one marks.
     try:
         marked = json.loads(text, object_pairs_hook=_marking, parse_constant=_Constant, parse_int=_marking_int)
     except RecursionError:
-        raise ValueError(f"{where}: {_TOO_DEEP}") from None
+        raise ValueError(f"{within}: {_TOO_DEEP}{shown}") from None
     found = _first_problem(marked)
     if found is None:  # not expected: say what json said
-        raise ValueError(f"{where}: invalid JSON ({failure})") from None
+        raise ValueError(f"{within}: invalid JSON ({failure})") from None
     path, problem = found
     if records and len(path) >= 2 and path[0] == records[0] and isinstance(path[1], int):
         where, path = f"{where}, {records[1]} {path[1]}", path[2:]
+    path = prefix + path
     if isinstance(problem, tuple) and path:  # (value, expected)
         raise invalid(where, path, *problem) from None
     if isinstance(problem, tuple):

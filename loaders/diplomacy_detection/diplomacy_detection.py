@@ -15,7 +15,6 @@ from datasets.utils.file_utils import xopen
 from ._loader_common import check_is_data
 from ._loader_common import invalid
 from ._loader_common import resolve_files
-from ._loader_common import show
 from ._loader_common import utf8
 from ._strict_json import check_fields
 from ._strict_json import loads
@@ -93,6 +92,12 @@ _MESSAGE_FIELDS = {
     "game_score_delta": "game_score_delta",
 }
 _DIALOG_KEYS = list(_MESSAGE_FIELDS) + ["players", "game_id"]
+
+# How errors name what a file and a value should be.
+_CONTENT = "JSON Lines, one dialog per line"
+_ONE_COUNTRY = "one of " + ", ".join(map(repr, _COUNTRIES))
+_INDEX = "a JSON integer from 0 to 2**31 - 1"
+_INVALID = object()  # what a value's check returns for a value outside its domain
 
 
 def _message_features():
@@ -201,7 +206,7 @@ def _typed_dialog(record, where):
     length = None
     for key in _MESSAGE_FIELDS:
         if not isinstance(record[key], list):
-            raise ValueError(f"{where}: field {key!r}: expected a list, got {show(record[key])}")
+            raise invalid(where, key, record[key], "a list")
         if length is None:
             length = len(record[key])
         elif len(record[key]) != length:
@@ -221,9 +226,7 @@ def _typed_dialog(record, where):
     players = record["players"]
     valid = isinstance(players, list) and len(players) == 2 and players[0] != players[1]
     if not valid or any(p not in _COUNTRIES for p in players):
-        raise ValueError(
-            f"{where}: field 'players': expected two different countries of {_COUNTRIES}, got {show(players)}"
-        )
+        raise invalid(where, "players", players, f"two different countries of {_COUNTRIES}")
     game_id = record["game_id"]
     if type(game_id) is not int or not 1 <= game_id <= 12:
         raise invalid(where, "game_id", game_id, "an integer from 1 to 12")
@@ -247,12 +250,6 @@ def _typed_dialog(record, where):
         "players": players,
         "game_id": game_id,
     }
-
-
-_CONTENT = "JSON Lines, one dialog per line"
-_INVALID = object()
-_ONE_COUNTRY = "one of " + ", ".join(map(repr, _COUNTRIES))
-_INDEX = "a JSON integer from 0 to 2**31 - 1"
 
 
 def _range(domain):

@@ -22,6 +22,7 @@ from corpora import pipeline
 from corpora import sources
 from corpora import stats
 from corpora import swap
+from corpora.errors import CorporaError
 from corpora.errors import check_utf8
 
 
@@ -53,6 +54,8 @@ def export(request: pipeline.Request, out, repo_id: str | None = None, lock_time
     step. A failed or interrupted build leaves the previous export as it was.
     """
     corpus, name, configs = request.corpus, request.name, list(request.configs)
+    if request.config_kwargs:
+        raise CorporaError(f"{name}: an export holds whole configs; config parameters are for corpora.load")
     out = Path(out)
     target = out / name
     for path, option in ((out, "--out"), (request.data_dir, "--data-dir"), (compare_to, "--compare-to")):
@@ -66,7 +69,7 @@ def export(request: pipeline.Request, out, repo_id: str | None = None, lock_time
     with swap.exclusive(target, lock_timeout):
         swap.repair_and_clean(target)
         swap.check_replaceable(target, configs)
-        found = pipeline.resolve(request)
+        found = pipeline.resolve(request).with_differences()
         swap.check_no_overlap(target, list(found.files.values()))
         workspace = swap.new_workspace(target)
         try:
@@ -105,6 +108,7 @@ def write_files(request: pipeline.Request, found: sources.Sources, partial: Path
         # Parquet straight from the builder: the export is these files, renamed. Except for
         # images, whose local paths datasets' Parquet writer cuts to the file name.
         file_format = "arrow" if pipeline.has_media(features) else "parquet"
+        swap.pause_at("generating")
         prepared = pipeline.prepare(request, config, found, cache_dir, file_format)
         builder = prepared.builder
         if file_format == "parquet":

@@ -56,8 +56,8 @@ class CardError(CorporaError):
 
 
 def _read_yaml(text: str):
-    """yaml.safe_load, with libyaml's parser where PyYAML has it (about ten times faster than the
-    pure-Python one, which a build would otherwise feel)."""
+    """yaml.safe_load, with libyaml's parser where PyYAML has it (much faster than the pure-Python
+    one, which a build would otherwise feel)."""
     return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 
 
@@ -67,7 +67,8 @@ def vocabularies() -> dict[str, list[str]]:
 
 
 def card_source(corpus: registry.Corpus) -> dict:
-    """dataset_cards/NAME.yaml, read once per version of the file (a build renders two cards)."""
+    """dataset_cards/NAME.yaml, read once per version of the file (a build reads it for the card
+    and for croissant.json)."""
     path = corpus.card_source
     if not path.is_file():
         raise CardError(f"{corpus.name}: no card source {path.relative_to(corpus.root)}")

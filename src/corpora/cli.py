@@ -379,9 +379,10 @@ def cmd_checksums(args) -> int:
                 raise CorporaError(f"{name} has no config {config!r}; configs: {', '.join(corpus.configs)}")
         if args.update:
             registry.require_checkout(f"loaders/{name}/checksums.tsv")
-        local = sources.resolve_data_dir(corpus, args.data_dir, configs=args.configs)
-        files = sources.find_files(corpus, local, args.configs, allow_modified_sources=True)
-        sources.check_not_lfs_pointers(corpus, files, local)  # a pointer's hash is never the release
+        # Every file, whatever it holds: measuring it is the point.
+        found = sources.resolve(corpus, args.configs, args.data_dir, allow_modified_sources=True)
+        files = found.files
+        sources.check_not_lfs_pointers(corpus, files, found.folder if found.local else None)  # never the release
         records = sources.read_records(corpus)
         rows = []
         for path, file in files.items():

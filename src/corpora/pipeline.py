@@ -1,10 +1,11 @@
 """The one pipeline of a build: a request names a corpus, its configs and its source; `resolve`
 finds and checks the source files (`sources.resolve`); `prepare` runs a config's builder on them
-with every check (rows in = rows out, the official split sizes). `corpora.load` returns what it
+with the checks of a build (rows in = rows out, the official split sizes). `corpora.load` returns what it
 prepared; `corpora build` (corpora.build) writes it as an export folder."""
 
 from __future__ import annotations
 
+import os
 import re
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
@@ -16,7 +17,6 @@ import datasets
 
 from corpora import registry
 from corpora import sources
-from corpora import swap
 from corpora.errors import CorporaError
 from corpora.errors import check_utf8
 from corpora.errors import shorten
@@ -69,28 +69,27 @@ class Prepared:
 
 def prepare(request: Request, config: str, found: sources.Sources, cache_dir, file_format: str = "arrow") -> Prepared:
     """Run the builder of one config on checked source files, with every check of a build: every
-    split holds as many examples as the loader's own count of source records (rows in = rows out;
-    not with config parameters, which read a part of the files), and from the release the
-    official split sizes. `file_format` "parquet" prepares the export's shards."""
+    split holds as many examples as the loader's own count of source records (rows in = rows out),
+    and from the release the official split sizes. Not counted: a build with config parameters
+    (they read a part of the files) and a split datasets already has in `cache_dir` (counted when
+    it was made). `file_format` "parquet" prepares the export's shards."""
     corpus = request.corpus
     features = corpus.features(config)
-    export = file_format == "parquet"
-    builder = corpus.builder(config, found.folder, cache_dir, writer_batch_size=row_group_rows(corpus, features) if
-                             export else None, **request.config_kwargs)
-    swap.pause_at("generating")
-    counted = not request.config_kwargs
+    rows = row_group_rows(corpus, features) if file_format == "parquet" else None
+    builder = corpus.builder(config, found.folder, cache_dir, writer_batch_size=rows, **request.config_kwargs)
+    cached = os.path.isfile(os.path.join(builder.cache_dir, "dataset_info.json"))
+    counted = not request.config_kwargs and not cached
     # The source records are counted in a second thread while the builder runs: both spend their
     # time in Arrow and zlib, which release the GIL. Never beside worker processes (num_proc): a
     # process must not fork while another of its threads runs.
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="count-source-records") as pool:
         beside = counted and (request.num_proc or 1) <= 1
         counting = pool.submit(count_source_records, corpus, config, found.files) if beside else None
-        builder.download_and_prepare(num_proc=request.num_proc, file_format=file_format,
-                                     **({"max_shard_size": MAX_SHARD_BYTES} if export else {}))
+        builder.download_and_prepare(num_proc=request.num_proc, file_format=file_format, max_shard_size=MAX_SHARD_BYTES)
         read = counting.result() if beside else count_source_records(corpus, config, found.files) if counted else {}
     if counted:
         account_for_rows(corpus, config, builder.info, read)
-    if found.release and counted:
+    if found.release and not request.config_kwargs:
         check_official_sizes(corpus, {config: builder.info})
     return Prepared(builder, read)
 
@@ -116,8 +115,9 @@ def load(
     From real sources the files must be the recorded release (no Git LFS pointers; size and
     sha256 as in checksums.tsv) and the splits the official sizes; `allow_modified_sources=True`
     lifts both (a fixed, extended or cut copy). Every split holds as many examples as the
-    loader's count of source records. Streaming from the pinned URLs downloads nothing ahead, so
-    only a local copy's checksums are checked, and sizes are not known before reading.
+    loader's count of source records (not checked when streaming). Streaming from the pinned
+    URLs downloads nothing ahead, so only a local copy's checksums are checked, and sizes are not
+    known before reading.
     `config_kwargs` set parameters of the config (e.g. `contests=[508]`): the loader then reads
     a part of the files and checks itself that they are there; the official sizes do not apply.
     Works on datasets 3.6 and 5.x alike: the builder class is used directly, no script loading.

@@ -19,6 +19,7 @@ maintainer has checked the new files. A URL whose bytes nobody could measure yet
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import hashlib
 import os
@@ -68,11 +69,18 @@ class Sources:
     files: dict[str, Path]  # {path in the upstream repository: local file}
     kind: str  # "release" (checked against checksums.tsv), "modified" (--allow-modified-sources) or "dummy"
     local: bool  # read from a local copy (--data-dir, or the dummy data), not the pinned URLs
-    differing: tuple[str, ...] = ()  # of a "modified" build: each file that differs from the release, in words
+    # Of a "modified" build, each file that differs from the release, in words: measured only for
+    # an export, whose card and mark say it (`with_differences`).
+    differing: tuple[str, ...] = ()
 
     @property
     def release(self) -> bool:
         return self.kind == "release"
+
+    def with_differences(self) -> Sources:
+        if self.kind != "modified":
+            return self
+        return dataclasses.replace(self, differing=tuple(differences(registry.get(self.corpus), self.files)))
 
 
 def resolve(corpus: Corpus, configs, data_dir=None, dummy: bool = False, allow_modified_sources: bool = False,
@@ -89,21 +97,17 @@ def resolve(corpus: Corpus, configs, data_dir=None, dummy: bool = False, allow_m
     files = find_files(corpus, folder, configs, allow_modified_sources)
     if partial:
         files = {path: file for path, file in files.items() if file.is_file()}
-    if allow_modified_sources:
-        kind, differing = "modified", tuple(differences(corpus, files))
-    else:
+    if not allow_modified_sources:
         check_not_lfs_pointers(corpus, files, folder)
         verify(corpus, files)
-        kind, differing = "release", ()
     local = folder is not None
-    return Sources(corpus.name, folder if local else download.cache_folder(corpus.name), files, kind, local, differing)
+    kind = "modified" if allow_modified_sources else "release"
+    return Sources(corpus.name, folder if local else download.cache_folder(corpus.name), files, kind, local)
 
 
 def resolve_data_dir(corpus: Corpus, data_dir=None, dummy: bool = False, configs=None) -> Path | None:
     """The local folder to read from, or None to download the pinned URLs. Every source file of
     `configs` (default: all) must be there."""
-    if dummy and data_dir is not None:
-        raise CorporaError("give either a data_dir or dummy=True, not both")
     if dummy:
         data_dir = corpus.dummy_dir
     if data_dir is None:

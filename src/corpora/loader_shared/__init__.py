@@ -13,28 +13,35 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 
-# Each shared module, and whether a loader folder needs it given its loader's text.
+# Each shared module, and whether a loader folder needs it given the text of its own modules.
 MODULES = {
-    "_loader_common.py": lambda script: True,
-    "_strict_json.py": lambda script: "from ._strict_json import " in script,
+    "_loader_common.py": lambda text: True,
+    "_strict_json.py": lambda text: "from ._strict_json import " in text,
 }
 
 HEADER = "# Generated from src/corpora/loader_shared/{name} by `corpora card`; edit that file, not this copy.\n"
 
 
-def copies_for(script_text: str) -> dict[str, str]:
-    """{file name: text} of the shared modules a loader with this text needs in its folder."""
+def copies_for(text: str) -> dict[str, str]:
+    """{file name: text} of the shared modules a loader folder whose own modules have this text
+    needs."""
     return {
         name: HEADER.format(name=name) + (HERE / name).read_text(encoding="utf-8")
         for name, needed in MODULES.items()
-        if needed(script_text)
+        if needed(text)
     }
+
+
+def own_text(folder: Path, script: Path) -> str:
+    """The loader script and every module beside it that is not a shared copy."""
+    modules = [script, *(path for path in sorted(folder.glob("*.py")) if path != script and path.name not in MODULES)]
+    return "".join(path.read_text(encoding="utf-8") for path in modules)
 
 
 def stale_copies(folder: Path, script: Path) -> list[str]:
     """The shared modules of a loader folder that are missing, differ from their source, or are
-    there though the loader does not import them."""
-    wanted = copies_for(script.read_text(encoding="utf-8"))
+    there though no module of the loader imports them."""
+    wanted = copies_for(own_text(folder, script))
     stale = [name for name, text in wanted.items() if _read(folder / name) != text]
     return stale + [name for name in MODULES if name not in wanted and (folder / name).exists()]
 
@@ -42,7 +49,7 @@ def stale_copies(folder: Path, script: Path) -> list[str]:
 def write_copies(folder: Path, script: Path) -> list[str]:
     """Bring a loader folder's shared modules up to date; returns the names written or removed."""
     changed = stale_copies(folder, script)
-    wanted = copies_for(script.read_text(encoding="utf-8"))
+    wanted = copies_for(own_text(folder, script))
     for name in changed:
         if name in wanted:
             (folder / name).write_text(wanted[name], encoding="utf-8")
