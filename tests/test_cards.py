@@ -142,6 +142,16 @@ def test_export_card_has_the_build_split_sizes(dummy_export):
     }
 
 
+@pytest.mark.usefixtures("example_collection")
+def test_the_export_card_says_how_to_load_it_where_it_is_read(dummy_export):
+    text = (dummy_export(EXAMPLE) / "README.md").read_text()
+    how = text.split("## How to Load", 1)[1].split("### Source files", 1)[0]
+    assert f'load_dataset("build/{EXAMPLE}", "sentences")' in how  # the folder, before a push
+    assert "installed from a clone of its repository with\n   `pip install .`" in how
+    assert f'corpora.load("{EXAMPLE}", config="sentences")' in how
+    assert "trust_remote_code" not in how and "loaders/" not in how  # no script on the Hub
+
+
 @pytest.mark.parametrize("name", registry.names())
 def test_card_example_is_the_first_dummy_training_example(name, dummy_build):
     corpus = registry.get(name)
