@@ -407,7 +407,7 @@ def test_empty_file(dummy_copy):
     (data_dir / DATA).write_bytes(b"")
     assert build_error(data_dir, "texts") == f"{DATA}: is empty (expected a CSV header and records)"
     (data_dir / DATA).write_text(",".join(loader._DATA_COLUMNS) + "\n")
-    assert build_error(data_dir, "texts") == f"{DATA}: no records after the header"
+    assert build_error(data_dir, "texts") == f"{DATA}: has no records after the header"
 
 
 @pytest.mark.parametrize(

@@ -226,7 +226,7 @@ def test_a_repeated_key_is_an_error_not_a_silent_overwrite(dummy_copy):
 def test_an_empty_dialog_list_is_an_error(dummy_copy):
     data_dir = dummy_copy(NAME)
     rewrite(data_dir, lambda d: d.update(dialogs=[]), path="dialog_data/curiosity_dialogs.test_zero.json")
-    assert build_error(data_dir) == "dialog_data/curiosity_dialogs.test_zero.json: top-level field 'dialogs' is an empty list"
+    assert build_error(data_dir) == "dialog_data/curiosity_dialogs.test_zero.json: has no dialogs (its 'dialogs' list is empty)"
 
 
 # --- the typing, fuzzed ------------------------------------------------------------------------

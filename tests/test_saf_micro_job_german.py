@@ -451,7 +451,7 @@ def test_xml_without_student_answers(dummy_copy):
     root = ET.parse(file).getroot()
     root.find("studentAnswers").clear()
     file.write_bytes(ET.tostring(root, encoding="utf-8", xml_declaration=True))
-    assert xml_error(data_dir) == f"{TRAIN_1}: <studentAnswers> is empty"
+    assert xml_error(data_dir) == f"{TRAIN_1}: has no answers (<studentAnswers> is empty)"
 
 
 LFS_POINTER = (

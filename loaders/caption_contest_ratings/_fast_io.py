@@ -38,6 +38,7 @@ import pyarrow.csv as pa_csv
 
 from ._loader_common import check_is_data
 from ._loader_common import invalid
+from ._loader_common import no_records
 from ._loader_common import show
 from ._loader_common import utf8
 
@@ -393,7 +394,7 @@ def csv_batches(chunks, source, expected_headers, types, strings_can_be_null, wh
             offset += batch.num_rows
         last = chunk
     if offset == 0:
-        raise ValueError(f"{source}: has a header but no {what}")
+        raise no_records(source, f"{what} after the header")
     if last[last.size - 1 :].to_pybytes() != b"\n":
         raise ValueError(f"{source}: does not end with a line feed after record {offset}; the file is truncated")
 

@@ -15,6 +15,7 @@ from datasets.utils.file_utils import xopen
 from ._loader_common import check_is_data
 from ._loader_common import field_path
 from ._loader_common import invalid
+from ._loader_common import no_records
 from ._loader_common import show
 from ._loader_common import utf8
 
@@ -79,7 +80,7 @@ def rows(filepath, source, header):
         count += 1
         yield Row(source, line, cells)
     if count == 0:
-        raise ValueError(f"{source}: no records after the header")
+        raise no_records(source, "records after the header")
 
 
 def records(filepath, source, header):

@@ -30,6 +30,7 @@ from datasets.utils.file_utils import xopen
 
 from ._loader_common import check_is_data
 from ._loader_common import invalid
+from ._loader_common import no_records
 from ._loader_common import resolve_files
 from ._loader_common import utf8
 from ._strict_json import check_fields
@@ -252,7 +253,7 @@ def _dialog_list(document, source):
     if not isinstance(dialogs, list):
         raise invalid(source, "dialogs", dialogs, "a list")
     if not dialogs:  # every release file has dialogs, and datasets cannot load an empty split
-        raise ValueError(f"{source}: top-level field 'dialogs' is an empty list")
+        raise no_records(source, "dialogs (its 'dialogs' list is empty)")
     return dialogs
 
 

@@ -42,6 +42,7 @@ from datasets.utils.file_utils import xopen
 
 from ._loader_common import check_is_data
 from ._loader_common import invalid
+from ._loader_common import no_records
 from ._loader_common import resolve_files
 from ._loader_common import utf8
 
@@ -316,7 +317,7 @@ def _read_parquet(filepath, source):
         parquet = _parquet_file(f, source)
         _check_schema(parquet.schema_arrow, source)
         if parquet.metadata.num_rows == 0:  # datasets cannot load an empty split
-            raise ValueError(f"{source}: has no rows")
+            raise no_records(source, "rows")
         seen = {}
         index = 0
         batches = parquet.iter_batches(batch_size=_BATCH_ROWS, columns=list(_COLUMNS))
@@ -430,7 +431,7 @@ def _read_xml(filepath, source):
     _attributes(answers, [], source)
     _no_text(answers, source)
     if not len(answers):
-        raise ValueError(f"{source}: <studentAnswers> is empty")  # datasets cannot load an empty split
+        raise no_records(source, "answers (<studentAnswers> is empty)")
     for index, answer in enumerate(answers):
         answer_id = f"{fold}-{question_id}-{index:03d}"
         where = f"{source}, studentAnswer {index} (id {answer_id})"

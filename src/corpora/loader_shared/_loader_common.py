@@ -48,6 +48,12 @@ def check_is_data(head, source, expected):
         raise ValueError(f"{source}: is an HTML page, not the data (an error page saved in its place?)")
 
 
+def no_records(source, records):
+    """The ValueError of a file with none of its records (`records`, such as "records after the
+    header"): every release file has some, and datasets cannot load an empty split."""
+    return ValueError(f"{source}: has no {records}")
+
+
 def utf8(data, source, line=None):
     """`data` decoded as UTF-8, or a ValueError naming the first bad byte, its line (counted in
     `data`, or `line` for data that is one line) and its offset in that line."""
