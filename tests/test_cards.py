@@ -146,10 +146,20 @@ def test_export_card_has_the_build_split_sizes(dummy_export):
 def test_the_export_card_says_how_to_load_it_where_it_is_read(dummy_export):
     text = (dummy_export(EXAMPLE) / "README.md").read_text()
     how = text.split("## How to Load", 1)[1].split("### Source files", 1)[0]
-    assert f'load_dataset("build/{EXAMPLE}", "sentences")' in how  # the folder, before a push
+    assert f'load_dataset("path/to/{EXAMPLE}", "sentences")' in how  # the folder (built into an absolute --out)
     assert "installed from a clone of its repository with\n   `pip install .`" in how
     assert f'corpora.load("{EXAMPLE}", config="sentences")' in how
     assert "trust_remote_code" not in how and "loaders/" not in how  # no script on the Hub
+
+
+@pytest.mark.parametrize("out,shown", [("build", "build/x"), ("./exports/v2", "exports/v2/x"), ("/srv/data", "path/to/x"),
+                                       ("../elsewhere", "path/to/x")])
+def test_the_card_names_a_relative_export_folder_as_given_and_never_an_absolute_one(out, shown):
+    from pathlib import Path
+
+    from corpora import build
+
+    assert build.shown_path(Path(out), "x") == shown
 
 
 @pytest.mark.parametrize("name", registry.names())

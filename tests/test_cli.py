@@ -384,6 +384,16 @@ def test_every_command_with_all_takes_every_corpus_in_name_order(two_corpora, tm
     assert (code, err) == (1, f"corpora build: error: unknown corpus 'example'; known: {NAME}, {TWIN}\n")
 
 
+def test_a_build_of_several_corpora_that_stops_says_what_it_exported_first(two_corpora, tmp_path, capsys):
+    (tmp_path / "out" / TWIN).mkdir(parents=True)  # someone's own folder: refused, kept
+    code, out, err = run(capsys, "build", "--all", "--dummy", "--out", str(tmp_path / "out"))
+    assert code == 1
+    assert out.splitlines()[0] == f"exported to {tmp_path / 'out'}/ before {TWIN} stopped:"
+    assert [line.split() for line in out.splitlines()[2:]] == EXAMPLE_DUMMY_TABLE
+    assert err.startswith(f"corpora build: error: {tmp_path / 'out' / TWIN} is not an export of corpora")
+    assert list((tmp_path / "out" / TWIN).iterdir()) == []
+
+
 def test_every_option_and_positional_has_help_and_every_subcommand_an_example():
     import argparse
 
@@ -417,7 +427,7 @@ def test_the_card_of_a_build_of_some_configs_describes_those_only(capsys, tmp_pa
     assert header["size_categories"] == ["n<1K"]
     assert "`sentences`" not in text and "`raters`" not in text  # neither their rows, fields nor splits
     assert 'load_dataset("' + str(tmp_path / NAME) not in text  # the card says how to load it where it is read
-    assert 'ds = load_dataset("build/example_ratings", "ratings")' in text
+    assert 'ds = load_dataset("path/to/example_ratings", "ratings")' in text
     assert "loaders/example_ratings\"" not in text and 'load_dataset("loaders/' not in text
     croissant = json.loads((tmp_path / NAME / "croissant.json").read_text())
     assert sorted({d["@id"].split("/")[0] for d in croissant["distribution"] if d["@type"] == "cr:FileObject"}) == [

@@ -41,8 +41,8 @@ def test_card_check_names_a_stale_copy_and_card_writes_it_back(tmp_path):
     checked = subprocess.run(command + [EXAMPLE, "--check"], env=env, capture_output=True, text=True)
     assert checked.returncode == 1
     assert checked.stderr.splitlines()[0] == (
-        f"loaders/{EXAMPLE}/{{_loader_common.py, _strict_json.py}}: not the copy of src/corpora/loader_shared: "
-        f"run `corpora card {EXAMPLE}`"
+        f"loaders/{EXAMPLE}/_loader_common.py, loaders/{EXAMPLE}/_strict_json.py: not as generated from "
+        f"src/corpora/loader_shared/: run `corpora card {EXAMPLE}`"
     )
     written = subprocess.run(command + [EXAMPLE], env=env, capture_output=True, text=True)
     assert written.returncode == 0, written.stderr

@@ -69,8 +69,8 @@ def test_the_skeleton_passes_the_generic_tests_and_its_own(checkout, tmp_path):
 
 
 @pytest.mark.parametrize("name,message", [
-    ("MyCorpus", "corpora new: error: 'MyCorpus' is not a corpus name: lower-case words joined by _, such as my_corpus"),
-    ("my-corpus", "corpora new: error: 'my-corpus' is not a corpus name: lower-case words joined by _, such as my_corpus"),
+    ("MyCorpus", "corpora new: error: 'MyCorpus' is not a corpus name: lower-case words joined by _ (a Python module name)"),
+    ("my-corpus", "corpora new: error: 'my-corpus' is not a corpus name: lower-case words joined by _ (a Python module name)"),
 ])
 def test_a_name_that_is_not_a_module_name_is_refused(checkout, tmp_path, name, message):
     result = run(["-m", "corpora.cli", "new", name], checkout, tmp_path)

@@ -74,7 +74,7 @@ def export(request: pipeline.Request, out, repo_id: str | None = None, lock_time
         workspace = swap.new_workspace(target)
         try:
             partial = workspace / name
-            report = write_files(request, found, partial, workspace / "cache", repo_id)
+            report = write_files(request, found, partial, workspace / "cache", repo_id, shown_path(out, name))
             counts = reload_counts(partial, configs, workspace / "cache")
             if compare_to is not None:  # every check passed: what the swap is about to change
                 from corpora import diff  # imports DuckDB: not for the builds that do not compare
@@ -98,7 +98,16 @@ def export(request: pipeline.Request, out, repo_id: str | None = None, lock_time
     return rows
 
 
-def write_files(request: pipeline.Request, found: sources.Sources, partial: Path, cache_dir: Path, repo_id):
+def shown_path(out: Path, name: str) -> str:
+    """How the card names its folder before a push: the --out path as given when it is relative
+    and inside the current folder, else `path/to/NAME` (a card never shows a local absolute path)."""
+    if not out.is_absolute() and ".." not in out.parts:
+        return (out / name).as_posix()
+    return f"path/to/{name}"
+
+
+def write_files(request: pipeline.Request, found: sources.Sources, partial: Path, cache_dir: Path, repo_id,
+                export_path: str):
     """Prepare every config (`pipeline.prepare`) and write it into `partial`: its Parquet files, then
     README.md and croissant.json. Returns the card's report per config."""
     corpus = request.corpus
@@ -128,7 +137,7 @@ def write_files(request: pipeline.Request, found: sources.Sources, partial: Path
     notice = cards.not_the_release(corpus, found)
     croissant.write(corpus, partial, cards.card_source(corpus), list(request.configs), repo_id, notice)
     built_from = cards.built_from(corpus, found, infos)
-    cards.write_export_card(corpus, infos, partial / "README.md", repo_id, report, built_from, notice)
+    cards.write_export_card(corpus, infos, partial / "README.md", repo_id, report, built_from, notice, export_path)
     return report
 
 

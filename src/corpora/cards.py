@@ -318,6 +318,7 @@ def render(
     built_from: str | None = None,
     byte_sizes: dict | None = None,
     notice: str | None = None,
+    export_path: str | None = None,
 ) -> str:
     """The card. The loader's card (no `infos`) shows `examples`, the first example of each config
     of the dummy data (`pipeline.dummy_examples`; this module does not build), and its
@@ -385,7 +386,7 @@ def render(
         unmeasured=sum(1 for url in sources.urls(corpus, exported).values() if sources.read_records(corpus).get(url)
                        is None),
         wrap=wrap,
-        export_path=repo_id or f"build/{corpus.name}",
+        export_path=repo_id or export_path or f"build/{corpus.name}",
     )
     text = str(card).rstrip("\n") + "\n"
     if PLACEHOLDER in text:
@@ -503,7 +504,7 @@ def write(corpus: registry.Corpus, examples: dict[str, dict]) -> bool:
 
 
 def write_export_card(corpus: registry.Corpus, infos, path: Path, repo_id=None, report=None, built_from=None,
-                      notice=None) -> None:
+                      notice=None, export_path=None) -> None:
     """The README.md of an export folder (`path`), beside its <config>/ folders of Parquet files.
     Sizes as the Hub means them: `download_size` the bytes of a config's Parquet files,
     `dataset_size` the bytes of its Arrow data (datasets' own figure)."""
@@ -511,7 +512,8 @@ def write_export_card(corpus: registry.Corpus, infos, path: Path, repo_id=None, 
     for config, info in infos.items():
         sized[config] = copy.deepcopy(info)
         sized[config].download_size = sum(p.stat().st_size for p in (path.parent / config).glob("*.parquet"))
-    path.write_text(render(corpus, None, sized, repo_id, report, built_from, notice=notice), encoding="utf-8")
+    text = render(corpus, None, sized, repo_id, report, built_from, notice=notice, export_path=export_path)
+    path.write_text(text, encoding="utf-8")
 
 
 def check(corpus: registry.Corpus, examples: dict[str, dict]) -> str | None:

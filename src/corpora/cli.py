@@ -1,4 +1,4 @@
-"""The `corpora` command: list, build, checksums, card, validate, push, diff."""
+"""The `corpora` command: list, build, checksums, card, new, validate, push, diff."""
 
 from __future__ import annotations
 
@@ -97,7 +97,7 @@ def make_parser() -> argparse.ArgumentParser:
                       help="keep the byte sizes measured by `corpora build NAME --out OUT` from the release files")
 
     new = commands.add_parser("new", help="write a new corpus's folders as a working skeleton (like `tfds new`)",
-                              example="corpora new my_corpus")
+                              example="corpora new NAME")
     new.add_argument("name", metavar="NAME", help="the new corpus's name: lower-case words joined by _")
 
     validate = commands.add_parser("validate", help="cards, dummy builds and export round trips; or an export folder",
@@ -350,10 +350,18 @@ def cmd_build(args) -> int:
 
     quiet_progress()
     rows = []
+    last = "dummy data expects" if args.dummy else "official"
+    header = ["corpus", "config", "split", "source records", "rows written", last]
     for name in _names(args):
         request = pipeline.Request(name, args.configs, args.data_dir, args.dummy, args.allow_modified_sources,
-                                args.num_proc)
-        rows_built = build.export(request, args.out, lock_timeout=args.lock_timeout, compare_to=args.compare_to)
+                                   args.num_proc)
+        try:
+            rows_built = build.export(request, args.out, lock_timeout=args.lock_timeout, compare_to=args.compare_to)
+        except BaseException:
+            if rows:  # the corpora exported before this one are whole: say so before the error
+                print(f"exported to {args.out}/ before {name} stopped:")
+                print_table(header, rows)
+            raise
         expected = registry.get(name).expected_dummy_counts() if args.dummy else None
         for r in rows_built:
             official = expected[r.config][r.split] if args.dummy else r.official
@@ -362,8 +370,7 @@ def cmd_build(args) -> int:
             rows.append([r.corpus, r.config, r.split, r.read, r.rows, official])
     # The rows written are those load_dataset reads back through each exported card.
     print(f"exported to {args.out}/:")
-    last = "dummy data expects" if args.dummy else "official"
-    print_table(["corpus", "config", "split", "source records", "rows written", last], rows)
+    print_table(header, rows)
     return 0
 
 
@@ -418,8 +425,9 @@ def cmd_card(args) -> int:
             outdated = loader_shared.stale_copies(folder, folder / f"{name}.py")
             if outdated:
                 stale += 1
-                print(f"loaders/{name}/{{{', '.join(outdated)}}}: not the copy of src/corpora/loader_shared: "
-                      f"run `corpora card {name}`", file=sys.stderr)
+                listed = ", ".join(f"loaders/{name}/{module}" for module in outdated)
+                print(f"{listed}: not as generated from src/corpora/loader_shared/: run `corpora card {name}`",
+                      file=sys.stderr)
                 continue  # the loader may not even import
         else:
             for written in loader_shared.write_copies(folder, folder / f"{name}.py"):

@@ -28,7 +28,7 @@ def new(name: str) -> list[Path]:
     """Write the skeleton of corpus `name` into the checkout; returns the files written. Nothing is
     written over: every path must be free. If a step fails, what this call wrote is removed."""
     if not _NAME.fullmatch(name):
-        raise CorporaError(f"{name!r} is not a corpus name: lower-case words joined by _, such as my_corpus")
+        raise CorporaError(f"{name!r} is not a corpus name: lower-case words joined by _ (a Python module name)")
     registry.require_checkout(f"loaders/{name}/")
     root = registry.repo_root()
     folders = [root / "loaders" / name, root / "dummy_data" / name]
