@@ -7,7 +7,7 @@ VENV4 := .venv-datasets4
 # Tests never touch the network and never read the user's Hugging Face cache.
 OFFLINE := HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 HF_HOME=$(CURDIR)/.cache/hf-test
 
-.PHONY: demo test test-main test-other-legs test-minimum test-datasets4 test-one cards cards-check validate bench bench-quick lint clean
+.PHONY: demo test test-main test-other-legs test-minimum test-datasets4 test-python3.10 test-one cards cards-check validate bench bench-quick lint clean
 
 # Leg 1: the current datasets (5.x).
 $(VENV)/.installed: pyproject.toml setup.py
@@ -63,6 +63,16 @@ test-datasets4: $(VENV4)/.installed $(VENV)/.installed
 	HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 HF_HOME=$(CURDIR)/.cache/hf-test-datasets4 CORPORA_TEST_LEG=datasets4 \
 		CORPORA_DATASETS5_PYTHON=$(CURDIR)/$(VENV)/bin/python $(VENV4)/bin/python -m pytest
 
+# The main leg on Python 3.10, the oldest Python pyproject.toml allows (not part of `make test`,
+# to keep it under ten minutes): `make test-python3.10 PYTHON310=/path/to/python3.10`.
+PYTHON310 ?= python3.10
+test-python3.10:
+	$(PYTHON310) -m venv .venv-python3.10
+	.venv-python3.10/bin/pip install --quiet --upgrade pip
+	.venv-python3.10/bin/pip install --quiet -e '.[test]' 'datasets>=5,<6'
+	rm -rf .cache/hf-test-python3.10
+	HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 HF_HOME=$(CURDIR)/.cache/hf-test-python3.10 .venv-python3.10/bin/python -m pytest
+
 # Every generated file: the cards, the shared modules of each loader folder (from
 # src/corpora/loader_shared) and the bad-input tables of docs/bad_input.md.
 cards: $(VENV)/.installed
@@ -90,4 +100,4 @@ lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check src loaders tests bench
 
 clean:
-	rm -rf build .cache $(VENV) $(VENV_MINIMUM) $(VENV4)
+	rm -rf build .cache $(VENV) $(VENV_MINIMUM) $(VENV4) .venv-python3.10
