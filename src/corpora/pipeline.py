@@ -1,7 +1,7 @@
 """The one pipeline of a build: a request names a corpus, its configs and its source; `resolve`
 finds and checks the source files (`sources.resolve`); `prepare` runs a config's builder on them
-with the checks of a build (rows in = rows out, the official split sizes). `corpora.load` returns what it
-prepared; `corpora build` (corpora.build) writes it as an export folder."""
+with the checks of a build (rows in = rows out, the official split sizes). `corpora.load`
+returns what it prepared; `corpora build` (corpora.build) writes it as an export folder."""
 
 from __future__ import annotations
 
