@@ -4,7 +4,7 @@ plan says: `plan[path]` is a list of faults for the first requests of that path 
 Faults: ok, short (half the body, then close), reset (a TCP reset instead of an answer),
 long_length (a Content-Length above the body), short_length (a Content-Length below it),
 404, 500, 503, 429 (Retry-After: 1), html (an HTML page with 200), lfs (a Git LFS pointer with
-200), loop (a redirect to itself), trickle (32 bytes a second), stall (half the body, then
+200), loop (a redirect to itself), trickle (32 bytes every half second), stall (half the body, then
 silence), different (the file with its first byte changed).
 """
 
@@ -105,8 +105,10 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             self.close_connection = True
             return
         if fault == "trickle":
+            # Twice a second, well inside the tests' 1 s read timeout: the client sees bytes come,
+            # too few for a transfer, never a silence (a wait as long as the timeout would race it).
             for index in range(0, len(data), 32):
-                if server.stop_event.wait(1):
+                if server.stop_event.wait(0.5):
                     break
                 self.wfile.write(data[index:index + 32])
                 self.wfile.flush()

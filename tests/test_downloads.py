@@ -263,7 +263,7 @@ DESCRIBED = {
     "long_length": "a Content-Length above the body (every try)",
     "reset": "a TCP reset instead of an answer (every try)",
     "stall": "half the body, then nothing (every try)",
-    "trickle": "32 bytes a second (every try)",
+    "trickle": "32 bytes every half second (every try)",
     "500": "HTTP 500 (every try)",
     "503": "HTTP 503 (every try)",
     "404": "HTTP 404",
