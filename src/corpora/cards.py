@@ -366,6 +366,7 @@ def render(
     if examples is None:
         raise CardError(f"{corpus.name}: a card needs the first example of each config")
     module = corpus.module
+    records = sources.read_records(corpus)
     card = DatasetCard.from_template(
         card_data,
         template_path=str(TEMPLATE),
@@ -383,8 +384,7 @@ def render(
         homepage=module._HOMEPAGE,
         citation=module._CITATION.strip(),
         source_files=source_files(corpus, exported),
-        unmeasured=sum(1 for url in sources.urls(corpus, exported).values() if sources.read_records(corpus).get(url)
-                       is None),
+        unmeasured=sum(1 for url in sources.urls(corpus, exported).values() if records.get(url) is None),
         wrap=wrap,
         export_path=repo_id or export_path or f"build/{corpus.name}",
     )

@@ -41,21 +41,24 @@ def own_text(folder: Path, script: Path) -> str:
 def stale_copies(folder: Path, script: Path) -> list[str]:
     """The shared modules of a loader folder that are missing, differ from their source, or are
     there though no module of the loader imports them."""
-    wanted = copies_for(own_text(folder, script))
-    stale = [name for name, text in wanted.items() if _read(folder / name) != text]
-    return stale + [name for name in MODULES if name not in wanted and (folder / name).exists()]
+    return _stale(folder, copies_for(own_text(folder, script)))
 
 
 def write_copies(folder: Path, script: Path) -> list[str]:
     """Bring a loader folder's shared modules up to date; returns the names written or removed."""
-    changed = stale_copies(folder, script)
     wanted = copies_for(own_text(folder, script))
+    changed = _stale(folder, wanted)
     for name in changed:
         if name in wanted:
             (folder / name).write_text(wanted[name], encoding="utf-8")
         else:
             (folder / name).unlink()
     return changed
+
+
+def _stale(folder: Path, wanted: dict[str, str]) -> list[str]:
+    stale = [name for name, text in wanted.items() if _read(folder / name) != text]
+    return stale + [name for name in MODULES if name not in wanted and (folder / name).exists()]
 
 
 def _read(path: Path) -> str | None:
