@@ -1,6 +1,7 @@
 """Synthetic caption_contest_ratings sources in the real formats (docs/formats/caption_contest_ratings.md):
 summary CSVs written like upstream (csv.writer, LF, quoting only where needed, both headers, the
-real file names), and zipped pandas-style response CSVs (unnamed index column first). Used by the
+real file names), and zipped pandas-style response CSVs (unnamed index column first, and the other shapes of
+`write_response_shapes`). Used by the
 tests, the benchmarks (full size) and to regenerate the dummy data (`python
 tests/synthetic_caption_contest_ratings.py DIR` writes the dummy layout; the quirk files are then the
 hand-written ones in dummy_data/).
@@ -561,6 +562,62 @@ def write_dummy_quirks(root: Path) -> None:
     write_archive(root / "contests/responses/559-active-responses.csv.zip", CARDINAL_HEADER, rows)
 
 
+# The columns in the orders upstream's writers give (docs/formats/caption_contest_ratings.md):
+# contest 556's as upstream's notebook prints it (no index column), and the row dicts of
+# parse-responses/json_parse.py kept in insertion order.
+NOTEBOOK_556_ORDER = [
+    "participant_uid", "response_time", "network_delay", "timestamp_query_generated", "target_reward", "alg_label",
+    "target", "target_id",
+]  # fmt: skip
+JSON_PARSE_CARDINAL_ORDER = [
+    "target_id", "participant_uid", "response_time", "network_delay", "timestamp_query_generated", "target_reward",
+    "alg_label", "target",
+]  # fmt: skip
+JSON_PARSE_DUELING_ORDER = [
+    "participant_id", "timestamp_query_generated", "left_target_id", "right_target_id", "winner_target_id",
+    "left_target", "right_target", "winner_target", "participant_uid", "response_time", "network_delay", "alg_label",
+]  # fmt: skip
+
+
+def reordered(header: list[str], rows: list[list], order: list[str], index: str | None = "") -> tuple[list, list]:
+    """(header, rows) of rows written under `header` (index column first), in the column `order`,
+    with the index column named `index` first, or none (None)."""
+    at = [header.index(name) for name in order]
+    first = [] if index is None else [index]
+    return first + order, [([] if index is None else [row[0]]) + [row[i] for i in at] for row in rows]
+
+
+def as_pandas_floats(rows: list[list], column: int, empty: set[int] = frozenset()) -> list[list]:
+    """`rows` with the integers of `column` as pandas writes a float column: `3.0`, and an empty
+    cell for NaN in the rows `empty`."""
+    return [
+        row[:column] + ["" if number in empty else f"{float(row[column])!r}"] + row[column + 1 :]
+        for number, row in enumerate(rows)
+    ]
+
+
+def write_response_shapes(root: Path) -> None:
+    """Dummy archives in the other shapes upstream's material shows: 540 with the index column
+    named `Unnamed: 0`, its ratings and target ids as floats, a target id empty; 556 in
+    the notebook's order without an index column, a target id empty; 561 in json_parse.py's
+    order; 508's dueling votes in json_parse.py's order, 509's without an index column."""
+    rng = random.Random(3)
+    responses = root / "contests" / "responses"
+    rows = [[i] + cardinal_tail(rng, "LilUCB") for i in range(2)]
+    header, rows = reordered(CARDINAL_HEADER, rows, CARDINAL_HEADER[1:], "Unnamed: 0")
+    rows = as_pandas_floats(as_pandas_floats(rows, header.index("target_reward")), header.index("target_id"), {1})
+    write_archive(responses / "540-responses.csv.zip", header, rows)
+    rows = [[i] + cardinal_tail(rng, "LilUCB") for i in range(2)]
+    header, rows = reordered(CARDINAL_HEADER, rows, NOTEBOOK_556_ORDER, None)
+    write_archive(responses / "556-responses.csv.zip", header, as_pandas_floats(rows, header.index("target_id"), {0}))
+    rows = [[i] + cardinal_tail(rng, "KLUCB") for i in range(2)]
+    write_archive(responses / "561-responses.csv.zip", *reordered(CARDINAL_HEADER, rows, JSON_PARSE_CARDINAL_ORDER))
+    for contest, index in ((508, ""), (509, None)):
+        rows = [[i] + dueling_tail(rng, "RoundRobin") for i in range(2)]
+        path = responses / f"{contest}-round2-dueling-responses.csv.zip"
+        write_archive(path, *reordered(DUELING_HEADER, rows, JSON_PARSE_DUELING_ORDER, index))
+
+
 def main(out: str) -> None:
     root = Path(out)
     module = loader_module()
@@ -576,6 +633,7 @@ def main(out: str) -> None:
     write_cartoons(root)
     write_metadata(root)
     write_dummy_quirks(root)
+    write_response_shapes(root)
 
 
 def write_metadata(root: Path) -> None:

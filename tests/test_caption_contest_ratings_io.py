@@ -23,7 +23,6 @@ from hypothesis import strategies as st
 from isal import isal_zlib
 
 from corpora import registry
-from synthetic_caption_contest_ratings import CARDINAL_HEADER
 from synthetic_caption_contest_ratings import cardinal_csv
 from synthetic_caption_contest_ratings import write_big_cardinal
 
@@ -151,9 +150,9 @@ def test_record_chunks_end_after_the_last_line_feed(tmp_path):
         assert data[read - 1 : read] == b"\n" and b"\n" not in data[read : -(-read // 1000) * 1000]
     # Read by the loader, the chunks give the records of the whole file.
     rows = [batch.to_pylist() for _, _, batch in fast_io.csv_batches(
-        iter(chunks), "t.csv", [CARDINAL_HEADER], loader._RESPONSE_TYPES, True, "ratings", lambda: pa.py_buffer(data)
+        iter(chunks), "t.csv", loader._CARDINAL_FORMAT, lambda: pa.py_buffer(data)
     )]
-    whole = fast_io.csv_batches([pa.py_buffer(data)], "t.csv", [CARDINAL_HEADER], loader._RESPONSE_TYPES, True, "ratings")
+    whole = fast_io.csv_batches([pa.py_buffer(data)], "t.csv", loader._CARDINAL_FORMAT)
     assert [row for batch in rows for row in batch] == pa.Table.from_batches([b for _, _, b in whole]).to_pylist()
 
 
@@ -169,11 +168,13 @@ def test_record_chunks_edges():
     assert fast_io.copy_to_arrow_memory([b"ab", pa.py_buffer(b"cd"), memoryview(b"ef")[1:]]).to_pybytes() == b"abcdf"
 
 
-TEXT_TYPES = {"a": pa.int32(), "b": pa.string(), "c": pa.string()}
+TEXT_FORMAT = fast_io.CsvFormat(
+    fast_io.exact_headers([["a", "b", "c"]]), {"a": pa.int32(), "b": pa.string(), "c": pa.string()}, "records", True
+)
 
 
 def batches_of(chunks, whole=None):
-    batches = fast_io.csv_batches(iter(chunks), "t.csv", [["a", "b", "c"]], TEXT_TYPES, True, "records", whole)
+    batches = fast_io.csv_batches(iter(chunks), "t.csv", TEXT_FORMAT, whole)
     return [(offset, batch.to_pylist()) for _, offset, batch in batches]
 
 

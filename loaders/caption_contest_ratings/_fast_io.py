@@ -23,11 +23,13 @@ pieces (figures in docs/caption_contest_ratings.md).
 
 import collections
 import contextlib
+import dataclasses
 import functools
 import itertools
 import operator
 import os
 import struct
+import typing
 import zipfile
 import zlib
 from concurrent.futures import ThreadPoolExecutor
@@ -332,38 +334,99 @@ def copy_to_arrow_memory(parts):
 # --- CSV in chunks -------------------------------------------------------------------------------
 
 
-def check_header(head, source, expected):
-    """The header of a CSV file whose first bytes are `head`, if it is one of `expected` (lists of
-    column names); else a ValueError. Header names never contain newlines."""
+@dataclasses.dataclass(frozen=True)
+class CsvFormat:
+    """How a kind of CSV file is read.
+
+    - `header(source, names, crlf)`: the header the file's first line gives (its column `names`;
+      `crlf`, whether it ends with CR LF), or a ValueError (`exact_headers`, `columns_by_name`);
+    - `types`: the Arrow type of each column's values, by name;
+    - `what`: the records' name in the error of a file without any;
+    - `pandas_written`: written by pandas' `to_csv`, read as `pandas.read_csv` reads it: an empty
+      cell, quoted or not, is null (pandas writes NaN as an empty cell), and an integer column may
+      be written as floats (pandas writes a column with a NaN as `4181.0`): an integral float is
+      that integer, any other value an error."""
+
+    header: typing.Callable
+    types: dict
+    what: str
+    pandas_written: bool = False
+
+    def read_type(self, name):
+        """The Arrow type a column is parsed as: integers of a pandas-written file as float64."""
+        target = self.types[name]
+        return pa.float64() if self.pandas_written and pa.types.is_integer(target) else target
+
+
+def exact_headers(expected):
+    """A `CsvFormat.header` that takes exactly one of `expected` (lists of column names), with LF
+    line ends."""
+
+    def header(source, names, crlf):
+        if crlf:
+            raise ValueError(f"{source}: line 1 ends with CR LF; the release files use LF only")
+        if names not in expected:
+            shown = " or ".join(repr(",".join(header)) for header in expected)
+            raise ValueError(f"{source}: unexpected header: expected columns {shown}; found {','.join(names)!r}")
+        return names
+
+    return header
+
+
+def columns_by_name(columns, index_names):
+    """A `CsvFormat.header` that takes the `columns` in any order, each once, after an optional
+    first column named one of `index_names` (pandas' index), with LF or CR LF line ends."""
+
+    def header(source, names, crlf):
+        named = names[1:] if names and names[0] in index_names else names
+        problems = [
+            (f"unknown column(s) {', '.join(map(repr, unknown))}", unknown)
+            for unknown in [[name for name in named if name not in columns]]
+        ] + [
+            (f"missing column(s) {', '.join(map(repr, missing))}", missing)
+            for missing in [[name for name in columns if name not in named]]
+        ] + [
+            (f"repeated column(s) {', '.join(map(repr, repeated))}", repeated)
+            for repeated in [sorted({name for name in named if named.count(name) > 1} & set(columns))]
+        ]
+        said = [text for text, names_ in problems if names_]
+        if said:
+            index = " or ".join(repr(name) for name in index_names)
+            raise ValueError(
+                f"{source}: unexpected header: {'; '.join(said)}; expected the columns {','.join(columns)!r} "
+                f"in any order, after an optional pandas index column named {index}"
+            )
+        return names
+
+    return header
+
+
+def check_header(head, source, csv_format):
+    """The header of a CSV file whose first bytes are `head`, as `csv_format.header` takes it;
+    else a ValueError. Header names never contain newlines or quotes."""
     check_is_data(head, source, "a CSV file")
     line, newline, _ = head.partition(b"\n")
     if not newline and len(head) >= _HEADER_LIMIT:
         raise ValueError(f"{source}: no line break in the first 64 KiB; not a CSV file")
     text = utf8(line, source, 1)
-    found = text.rstrip("\r").split(",")
-    if text.endswith("\r"):
-        raise ValueError(f"{source}: line 1 ends with CR LF; the release files use LF only")
-    if found not in expected:
-        shown = " or ".join(repr(",".join(names)) for names in expected)
-        raise ValueError(f"{source}: unexpected header: expected columns {shown}; found {','.join(found)!r}")
-    return found
+    return csv_format.header(source, text.rstrip("\r").split(","), text.endswith("\r"))
 
 
-def file_batches(chunks, expected_headers, types, strings_can_be_null, what, whole=None):
+def file_batches(chunks, csv_format, whole=None):
     """(where, header, record offset, batch) for a CSV file given as the (where, chunk) pairs of a
     reader (`file_chunks`, `archive_chunks`): `csv_batches` of its chunks, named in messages by
     the `where` of the first."""
     chunks = iter(chunks)
     where, first = next(chunks)
     data = itertools.chain([first], (chunk for _, chunk in chunks))
-    for header, offset, batch in csv_batches(data, where, expected_headers, types, strings_can_be_null, what, whole):
+    for header, offset, batch in csv_batches(data, where, csv_format, whole):
         yield where, header, offset, batch
 
 
-def csv_batches(chunks, source, expected_headers, types, strings_can_be_null, what, whole=None):
+def csv_batches(chunks, source, csv_format, whole=None):
     """(header, record offset, batch) for every block of a CSV file given as `chunks`, Arrow
-    buffers cut after line feeds (the first holds the header), typed by `types`; `what` names
-    the records in the error of a file without any.
+    buffers cut after line feeds (the first holds the header), read as `csv_format` says (a
+    batch's columns are typed as its `types`).
 
     Without `whole`, `chunks` is the whole file in one buffer. With it, the chunks are read by
     `_batches_across_cuts`, and where they do not read, `whole()` returns the whole file, read in
@@ -372,31 +435,51 @@ def csv_batches(chunks, source, expected_headers, types, strings_can_be_null, wh
     (`_conversion_error`), only on that path."""
     chunks = iter(chunks)
     first = next(chunks)
-    header = check_header(first[:_HEADER_LIMIT].to_pybytes(), source, expected_headers)
+    header = check_header(first[:_HEADER_LIMIT].to_pybytes(), source, csv_format)
     if whole is None:
         try:
-            read = [(first, _parse_chunk(first, header, types, strings_can_be_null, True, False))]
+            read = [(first, _parse_chunk(first, header, csv_format, True, False))]
         except pa.ArrowInvalid as error:
-            raise _conversion_error(first, source, header, types, error) from None
+            raise _conversion_error(first, source, header, csv_format, error) from None
     else:
-        parse = functools.partial(
-            _parse_chunk, header=header, types=types, strings_can_be_null=strings_can_be_null, one_batch=True
-        )
+        parse = functools.partial(_parse_chunk, header=header, csv_format=csv_format, one_batch=True)
         read = _batches_across_cuts(itertools.chain([first], chunks), parse)
     offset, last = 0, first
     for chunk, batches in read:
         if chunk is None:
-            again = csv_batches([whole()], source, expected_headers, types, strings_can_be_null, what)
+            again = csv_batches([whole()], source, csv_format)
             yield from _from_record(again, offset)
             return
         for batch in batches:
-            yield header, offset, batch
+            yield header, offset, _exact_integers(batch, csv_format, source, offset)
             offset += batch.num_rows
         last = chunk
     if offset == 0:
-        raise no_records(source, f"{what} after the header")
+        raise no_records(source, f"{csv_format.what} after the header")
     if last[last.size - 1 :].to_pybytes() != b"\n":
         raise ValueError(f"{source}: does not end with a line feed after record {offset}; the file is truncated")
+
+
+def _exact_integers(batch, csv_format, source, offset):
+    """`batch` with its integer columns read as floats (`CsvFormat.read_type`) as integers; an
+    empty cell stays null, a value that is not an integer of the column's type is an error."""
+    if not csv_format.pandas_written:
+        return batch
+    columns = []
+    for name, column in zip(batch.schema.names, batch.columns, strict=True):
+        target = csv_format.types[name]
+        if pa.types.is_integer(target):
+            try:
+                column = column.cast(target)  # safe: refuses a fraction, NaN, inf or a value out of range
+            except pa.ArrowInvalid:
+                limit = 2.0 ** (target.bit_width - 1)
+                not_integral = pc.not_equal(column, pc.trunc(column))  # NaN too
+                out_of_range = pc.or_(pc.less(column, -limit), pc.greater_equal(column, limit))
+                bad = pc.fill_null(pc.or_(not_integral, out_of_range), False)
+                check_rows(source, offset, batch, name, bad, _EXPECTED_TYPE[str(target)])
+                raise  # pragma: no cover - the check names the value the cast refused
+        columns.append(column)
+    return pa.RecordBatch.from_arrays(columns, names=batch.schema.names)
 
 
 def _batches_across_cuts(chunks, parse):
@@ -436,17 +519,18 @@ def _read_options(chunk, names, with_header, one_batch):
     return pa_csv.ReadOptions(block_size=block_size, use_threads=False, column_names=None if with_header else names)
 
 
-def _parse_chunk(chunk, header, types, strings_can_be_null, with_header, one_batch):
-    """The record batches of a chunk of CSV, typed by `types`."""
+def _parse_chunk(chunk, header, csv_format, with_header, one_batch):
+    """The record batches of a chunk of CSV, typed by `csv_format.read_type`."""
+    nulls = csv_format.pandas_written
     reader = pa_csv.open_csv(
         pa.BufferReader(chunk),
         read_options=_read_options(chunk, header, with_header, one_batch),
         parse_options=pa_csv.ParseOptions(newlines_in_values=True, ignore_empty_lines=False),
         convert_options=pa_csv.ConvertOptions(
-            column_types={name: types[name] for name in header},
-            null_values=[""] if strings_can_be_null else [],
-            strings_can_be_null=strings_can_be_null,
-            quoted_strings_can_be_null=False,
+            column_types={name: csv_format.read_type(name) for name in header},
+            null_values=[""] if nulls else [],
+            strings_can_be_null=nulls,
+            quoted_strings_can_be_null=nulls,
         ),
     )
     with reader:
@@ -487,7 +571,7 @@ def check_rows(where, offset, batch, field, bad, expected):
     raise invalid(f"{where}, record {offset + index + 1}", field, batch.column(field)[index].as_py(), expected)
 
 
-def _conversion_error(data, source, header, types, error):
+def _conversion_error(data, source, header, csv_format, error):
     """The ValueError for an Arrow error: the first record and field whose value does not convert,
     found by a binary search of each untyped column."""
     message = str(error).split("\n")[0]
@@ -503,9 +587,10 @@ def _conversion_error(data, source, header, types, error):
     for batch in reader:
         for name in header:
             column = batch.column(name)
-            target = types[name]
+            target = csv_format.read_type(name)
+            cast = functools.partial(_cast, target=target, empty_is_null=csv_format.pandas_written)
             try:
-                _cast(column, target)
+                cast(column)
                 continue
             except (pa.ArrowInvalid, UnicodeDecodeError):
                 pass
@@ -513,7 +598,7 @@ def _conversion_error(data, source, header, types, error):
             while hi - lo > 1:
                 mid = (lo + hi) // 2
                 try:
-                    _cast(column.slice(lo, mid - lo), target)
+                    cast(column.slice(lo, mid - lo))
                     lo = mid
                 except (pa.ArrowInvalid, UnicodeDecodeError):
                     hi = mid
@@ -525,7 +610,8 @@ def _conversion_error(data, source, header, types, error):
                 return ValueError(
                     f"{where}: field {name!r}: not UTF-8 (byte 0x{value[decode_error.start]:02x} in {show(value)})"
                 )
-            return invalid(where, name, text, _EXPECTED_TYPE.get(str(target), str(target)))
+            expected = csv_format.types[name]
+            return invalid(where, name, text, _EXPECTED_TYPE.get(str(expected), str(expected)))
         offset += batch.num_rows
     return ValueError(f"{source}: invalid CSV ({message})")
 
@@ -539,11 +625,14 @@ _EXPECTED_TYPE = {
 }
 
 
-def _cast(column, target):
+def _cast(column, target, empty_is_null):
     strings = column.cast(pa.string())  # validates UTF-8
     if pa.types.is_string(target):
         return strings
-    if len(strings) and pc.any(pc.equal(strings, "")).as_py():
+    empty = pc.equal(strings, "")
+    if empty_is_null:
+        strings = pc.if_else(empty, pa.scalar(None, pa.string()), strings)
+    elif len(strings) and pc.any(empty).as_py():
         raise pa.ArrowInvalid("empty value")
     return strings.cast(target)
 

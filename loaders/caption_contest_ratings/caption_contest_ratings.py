@@ -22,14 +22,18 @@ import io
 import re
 
 import datasets
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from datasets.utils.file_utils import xopen
 
+from ._fast_io import CsvFormat
 from ._fast_io import archive_chunks
 from ._fast_io import archive_whole
 from ._fast_io import check_rows
+from ._fast_io import columns_by_name
 from ._fast_io import count_records_of_files
+from ._fast_io import exact_headers
 from ._fast_io import file_batches
 from ._fast_io import file_chunks
 from ._fast_io import tables_of_files
@@ -138,15 +142,23 @@ _RATINGS = ["unfunny", "somewhat_funny", "funny"]  # target_reward 1, 2, 3
 # The two headers of the summary files: with `target_id` (110 files), and without it (89, contests 510-586).
 _SUMMARY_HEADER = "target_id,rank,funny,somewhat_funny,unfunny,count,score,precision,contest,caption".split(",")
 _SUMMARY_HEADER_WITHOUT_ID = _SUMMARY_HEADER[1:]
-# The response archives' headers are inferred from upstream code (not verified on the real files):
-# any other header stops the build with the expected and the found columns.
-_CARDINAL_HEADER = (
-    ",alg_label,network_delay,participant_uid,response_time,target,target_id,target_reward,timestamp_query_generated"
-).split(",")
-_DUELING_HEADER = (
-    ",alg_label,left_target,left_target_id,network_delay,participant_id,participant_uid,response_time,"
-    "right_target,right_target_id,timestamp_query_generated,winner_target,winner_target_id"
-).split(",")
+# The response archives were written by pandas at different times, their columns in different
+# orders, with or without the index column first (docs/formats/caption_contest_ratings.md, section
+# "Responses"): read by name. The columns of each config, in alphabetical order:
+_CARDINAL_COLUMNS = [
+    "alg_label", "network_delay", "participant_uid", "response_time", "target", "target_id", "target_reward",
+    "timestamp_query_generated",
+]  # fmt: skip
+_DUELING_COLUMNS = [
+    "alg_label", "left_target", "left_target_id", "network_delay", "participant_id", "participant_uid",
+    "response_time", "right_target", "right_target_id", "timestamp_query_generated", "winner_target",
+    "winner_target_id",
+]  # fmt: skip
+# The pandas index: an empty name as `to_csv` writes it, `Unnamed: 0` from a file read and written again.
+_INDEX_COLUMNS = ("", "Unnamed: 0")
+# Response fields that may be empty (null), each for the reason the format doc gives; an empty
+# cell in any other is an error.
+_NULLABLE = {"network_delay", "response_time", "target", "target_id", "left_target", "right_target", "winner_target"}
 
 _SUMMARY_NAME = re.compile(
     r"(?P<contest>[0-9]{3})(?:-round(?P<round>[12]))?_summary_"
@@ -225,11 +237,26 @@ def _column_types(config, header, renamed):
     return {column: _SCHEMAS[config].field(renamed.get(column, column)).type for column in header}
 
 
-_SUMMARY_TYPES = _column_types("summaries", _SUMMARY_HEADER, {"contest": "contest_field"})
-_RESPONSE_TYPES = {
-    **_column_types("cardinal_responses", _CARDINAL_HEADER, {"": "row_index", "target_reward": "rating"}),
-    **_column_types("dueling_responses", _DUELING_HEADER, {"": "row_index"}),
-}
+_SUMMARY_FORMAT = CsvFormat(
+    exact_headers([_SUMMARY_HEADER, _SUMMARY_HEADER_WITHOUT_ID]),
+    _column_types("summaries", _SUMMARY_HEADER, {"contest": "contest_field"}),
+    "records",
+)
+_INDEX_TYPES = {name: pa.int64() for name in _INDEX_COLUMNS}  # row_index
+_CARDINAL_FORMAT = CsvFormat(
+    columns_by_name(_CARDINAL_COLUMNS, _INDEX_COLUMNS),
+    {**_INDEX_TYPES, **_column_types("cardinal_responses", _CARDINAL_COLUMNS, {"target_reward": "rating"})},
+    "ratings",
+    pandas_written=True,
+)
+_DUELING_FORMAT = CsvFormat(
+    columns_by_name(_DUELING_COLUMNS, _INDEX_COLUMNS),
+    {**_INDEX_TYPES, **_column_types("dueling_responses", _DUELING_COLUMNS, {})},
+    "votes",
+    pandas_written=True,
+)
+
+
 class CaptionContestConfig(datasets.BuilderConfig):
     """A config; `contests` (a list of contest numbers) restricts it to those contests' files.
     datasets sets it on a copy of the config (with a cache id of its own): it is checked when the
@@ -360,8 +387,7 @@ def _constant_column(value, type_, length):
 def _summary_tables(chunks, file, source):
     meta = _parse_summary_name(source)
     contest_field = _CONTEST_FIELD_EXCEPTIONS.get(meta["source_file"], meta["contest"])
-    headers = [_SUMMARY_HEADER, _SUMMARY_HEADER_WITHOUT_ID]
-    for where, header, offset, batch in file_batches(chunks, headers, _SUMMARY_TYPES, False, "records"):
+    for where, header, offset, batch in file_batches(chunks, _SUMMARY_FORMAT):
         n, col = batch.num_rows, batch.column
         check = functools.partial(check_rows, where, offset, batch)
         if "target_id" in header:
@@ -389,30 +415,33 @@ def _summary_tables(chunks, file, source):
 
 
 # --- responses -----------------------------------------------------------------------------------
-def _response_tables(config, header, what, chunks, file, source):
-    """The tables of a response archive of `config`, whose header is `header`; `what` names its
-    records in messages."""
+def _response_tables(config, csv_format, chunks, file, source):
+    """The tables of a response archive of `config`, read as `csv_format` says."""
     name, contest = _parse_archive_name(source)
     whole = functools.partial(_read_archive_whole, file, source)
-    for where, _, offset, batch in file_batches(chunks, [header], _RESPONSE_TYPES, True, what, whole):
-        col = batch.column
+    for where, header, offset, batch in file_batches(chunks, csv_format, whole):
+        n, col = batch.num_rows, batch.column
         check = functools.partial(check_rows, where, offset, batch)
+        index = header[0] if header[0] in _INDEX_COLUMNS else None
+        for field in header:
+            if field not in _NULLABLE:
+                check(field, pc.is_null(col(field)), "a value (the cell is empty)")
         for field in [field for field in header if field.endswith("target_id")]:
-            check(field, pc.invert(pc.greater_equal(col(field), 0)), "an integer >= 0")
+            check(field, pc.fill_null(pc.less(col(field), 0), False), "an integer >= 0")
         cardinal = config == "cardinal_responses"
         if cardinal:
             ratings = "1 (unfunny), 2 (somewhat funny) or 3 (funny)"
             check("target_reward", pc.invert(_between(col("target_reward"), 1, 3)), ratings)
-        for field in ("", "alg_label", "participant_uid", "timestamp_query_generated"):
-            check(field, pc.is_null(col(field)), "a value (the cell is empty)")
-        check("", pc.less(col(""), 0), "a row index >= 0")
+        if index is not None:
+            check(index, pc.less(col(index), 0), "a row index >= 0")
         for field in ("response_time", "network_delay"):
             not_finite = pc.and_kleene(pc.is_valid(col(field)), pc.invert(pc.is_finite(col(field))))
             check(field, not_finite, "a finite number of seconds or an empty cell")
         columns = {
-            "contest": _constant_column(contest, pa.int32(), batch.num_rows),
-            "source_file": _constant_column(name, pa.string(), batch.num_rows),
-            "row_index": col(""),
+            "contest": _constant_column(contest, pa.int32(), n),
+            "source_file": _constant_column(name, pa.string(), n),
+            # pandas' index where the file has it, else the record's position, as pandas numbers it
+            "row_index": col(index) if index is not None else pa.array(np.arange(offset, offset + n, dtype=np.int64)),
         }
         if cardinal:
             columns["rating"] = col("target_reward")
@@ -422,8 +451,8 @@ def _response_tables(config, header, what, chunks, file, source):
         yield pa.Table.from_arrays([columns[f] if f in columns else col(f) for f in schema.names], schema=schema)
 
 
-_cardinal_tables = functools.partial(_response_tables, "cardinal_responses", _CARDINAL_HEADER, "ratings")
-_dueling_tables = functools.partial(_response_tables, "dueling_responses", _DUELING_HEADER, "votes")
+_cardinal_tables = functools.partial(_response_tables, "cardinal_responses", _CARDINAL_FORMAT)
+_dueling_tables = functools.partial(_response_tables, "dueling_responses", _DUELING_FORMAT)
 
 
 # --- cartoons ------------------------------------------------------------------------------------
