@@ -170,8 +170,11 @@ def task_cardinal_2_sequential(root, work):
 
 
 def _cardinal_types():
-    module = loader()
-    return {name: module._RESPONSE_TYPES[name] for name in module._CARDINAL_HEADER}
+    """The Arrow type of every column an archive may have, by name: the types the loader parses
+    them as (integers as floats, which pandas may have written), so that raw pyarrow, like the
+    loader, reads an archive by its header's names in whatever order they come."""
+    csv_format = loader()._CARDINAL_FORMAT
+    return {name: csv_format.read_type(name) for name in csv_format.types}
 
 
 def _raw_read_archive(path, types):
@@ -187,7 +190,9 @@ def _raw_read_archive(path, types):
             # can outlive the file and abort the process at exit.
             read_options=pyarrow.csv.ReadOptions(block_size=16 << 20, use_threads=False),
             parse_options=pyarrow.csv.ParseOptions(newlines_in_values=True),
-            convert_options=pyarrow.csv.ConvertOptions(column_types=types, strings_can_be_null=True),
+            convert_options=pyarrow.csv.ConvertOptions(
+                column_types=types, null_values=[""], strings_can_be_null=True, quoted_strings_can_be_null=True
+            ),
         )
         rows = sum(batch.num_rows for batch in reader)
         reader.close()

@@ -545,7 +545,27 @@ BAD_INPUT = [
              f"{SUMMARY}, line 1: not UTF-8 (byte 0xe9 at offset 1 of the line: invalid continuation byte)", "summaries"),
     BadInput(SUMMARY, "summary file: XML", lambda raw: b"<?xml version='1.0'?>\n<summary/>\n",
              f"{SUMMARY}: unexpected header: {EXPECTED_HEADERS}; found \"<?xml version='1.0'?>\"", "summaries"),
+] + [
+    BadInput(ARCHIVE, f"response archive: {name}", lambda raw, header=header, row=row: zip_bytes(header, [row]), message,
+             "cardinal_responses")
+    for name, header, row, message in [
+        ("unknown column", CARDINAL_HEADER + ["label"], ROW + ["funny"],
+         f"{ARCHIVE}!577-responses.csv: unexpected header: unknown column(s) 'label'; {CARDINAL_EXPECTED}"),
+        ("rating not an integer", CARDINAL_HEADER, ROW[:7] + ["2.5"] + ROW[8:],
+         f"{ARCHIVE}!577-responses.csv, record 1: field 'target_reward': invalid value 2.5 (expected an integer)"),
+        ("empty rating", CARDINAL_HEADER, ROW[:7] + [""] + ROW[8:],
+         f"{ARCHIVE}!577-responses.csv, record 1: field 'target_reward': invalid value None "
+         "(expected a value (the cell is empty))"),
+    ]
 ]
+
+
+def zip_bytes(header, rows):
+    """A response archive holding `rows` under `header`, as bytes."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("577-responses.csv", "".join(",".join(map(str, line)) + "\n" for line in [header, *rows]))
+    return buffer.getvalue()
 
 
 @pytest.mark.parametrize("make,message", [case for _, case in ARCHIVE_CASES], ids=[name for name, _ in ARCHIVE_CASES])

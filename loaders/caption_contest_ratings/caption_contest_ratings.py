@@ -12,8 +12,10 @@ naming the file, the record, the field and the value.
 
 Deviations from the upstream schema (listed in the card): a summary row takes `contest`, `round`,
 `algorithm` (`RandomSamping` as `RandomSampling`) and `variant` from its file name and keeps the
-file's `contest` column as `contest_field`; a response's pandas index is `row_index`, its
-`target_reward` is `rating` plus the class label `rating_label`; empty cells are None.
+file's `contest` column as `contest_field`; a response's pandas index (or, in an archive written
+without it, the record's position) is `row_index`, its `target_reward` is `rating` plus the class
+label `rating_label`; empty cells are None. The response archives are read by column name, as
+upstream's `pandas.read_csv` reads them (their shapes vary: `columns_by_name`, `CsvFormat`).
 """
 
 import csv
