@@ -136,9 +136,10 @@ def task_build_summaries_without_count(root, work):
 
 
 def task_count_summaries(root, work):
-    module = loader()
-    paths = [str(Path(root) / p) for p in module._FILES["summaries"]["train"]]
-    return module._count_source_records("summaries", "train", paths)
+    from corpora import registry
+
+    paths = [str(Path(root) / p) for p in registry.get(NAME).config("summaries").files["train"]]
+    return loader()._count_source_records("summaries", "train", paths)
 
 
 def _cardinal_builder(root, work):

@@ -292,6 +292,12 @@ def record_release(tmp_path, monkeypatch):
     return record
 
 
+def official_sizes_of_the_dummy_data(monkeypatch, corpus) -> None:
+    """Make the dummy data's counts the official sizes of every config (for the test's duration)."""
+    for config, sizes in corpus.expected_dummy_counts().items():
+        monkeypatch.setattr(corpus.config(config), "split_sizes", sizes)
+
+
 @pytest.fixture
 def mirror(request, monkeypatch):
     """Serve the dummy data of the test module's corpus (its NAME) over real HTTP on 127.0.0.1 and

@@ -101,12 +101,13 @@ WORDS = [
 ]
 
 
-def loader_module():
+def source_files(config: str) -> list[str]:
+    """The source paths of a config's one split, as the loader declares them."""
     root = Path(__file__).resolve().parents[1]
     sys.path.insert(0, str(root / "src"))
     from corpora import registry
 
-    return registry.get("caption_contest_ratings").module
+    return registry.get("caption_contest_ratings").config(config).files["train"]
 
 
 def caption(rng: random.Random, long: bool = False) -> str:
@@ -170,15 +171,14 @@ def is_header_a(name: str) -> bool:
 
 def write_summaries(root: Path, rows_per_file: int, seed: int = 0) -> list[Path]:
     """Every summary file of the release, `rows_per_file` rows each."""
-    module = loader_module()
     rng = random.Random(seed)
-    return [_write_summary_file(root, path, rows_per_file, rng=rng) for path in module._FILES["summaries"]["train"]]
+    return [_write_summary_file(root, path, rows_per_file, rng=rng) for path in source_files("summaries")]
 
 
 def write_summary_release(root: Path, total: int = 1_081_771) -> int:
     """Every summary file of the release, `total` rows spread over them (the real total by
     default); returns the bytes written."""
-    names = loader_module()._FILES["summaries"]["train"]
+    names = source_files("summaries")
     per_file, extra = divmod(total, len(names))
     paths = [
         _write_summary_file(root, path, per_file + (1 if index < extra else 0), seed=index)
@@ -344,8 +344,7 @@ def write_cartoons(root: Path) -> None:
     """Tiny images (JPEG; 571 a PNG, quirk 16) and the four metadata files."""
     from PIL import Image
 
-    module = loader_module()
-    for path in module._FILES["cartoons"]["train"]:
+    for path in source_files("cartoons"):
         if not path.endswith(".jpg"):
             continue
         contest = int(path.rsplit("/", 1)[-1][:3])
@@ -620,14 +619,13 @@ def write_response_shapes(root: Path) -> None:
 
 def main(out: str) -> None:
     root = Path(out)
-    module = loader_module()
     write_summaries(root, 2)
     rng = random.Random(1)
-    for path in module._FILES["cardinal_responses"]["train"]:
+    for path in source_files("cardinal_responses"):
         alg = "KLUCB" if int(path.rsplit("/", 1)[-1][:3]) >= 559 else "LilUCB"
         rows = [[i] + cardinal_tail(rng, alg) for i in range(2)]
         write_archive(root / path, CARDINAL_HEADER, rows)
-    for path in module._FILES["dueling_responses"]["train"]:
+    for path in source_files("dueling_responses"):
         rows = [[i] + dueling_tail(rng, "RoundRobin") for i in range(2)]
         write_archive(root / path, DUELING_HEADER, rows)
     write_cartoons(root)

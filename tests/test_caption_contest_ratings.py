@@ -148,7 +148,7 @@ def test_non_ascii_mojibake_and_whitespace_are_kept(summaries):  # quirks 11, 12
 
 
 def test_every_summary_file_and_header(summaries):
-    assert len(loader._FILES["summaries"]["train"]) == 199
+    assert len(corpus.config("summaries").files["train"]) == 199
     files = sorted(set(summaries["source_file"]))
     assert len(files) == 199
     headers = {name: (corpus.dummy_dir / SUMMARIES / name).read_bytes().split(b"\n", 1)[0].decode() for name in files}
@@ -175,8 +175,8 @@ def test_cardinal_rows_keep_every_value(dummy_build):
 
 
 def test_response_coverage(dummy_build):  # quirk 14, 15
-    cardinal = loader._FILES["cardinal_responses"]["train"]
-    dueling = loader._FILES["dueling_responses"]["train"]
+    cardinal = corpus.config("cardinal_responses").files["train"]
+    dueling = corpus.config("dueling_responses").files["train"]
     assert (len(cardinal), len(dueling)) == (84, 3)
     assert [path.rsplit("/", 1)[1] for path in dueling] == [
         "497-responses.csv.zip", "508-round2-dueling-responses.csv.zip", "509-round2-dueling-responses.csv.zip"]
@@ -208,11 +208,11 @@ def test_cartoon_images_decode_with_pillow(dummy_build):
 
 def test_source_record_counts_equal_the_rows(dummy_build, tmp_path):
     for config in corpus.configs:
-        paths = [str(corpus.dummy_dir / path) for path in loader._FILES[config]["train"]]
+        paths = [str(corpus.dummy_dir / path) for path in corpus.config(config).files["train"]]
         assert loader._count_source_records(config, "train", paths) == dummy_build(NAME, config)["train"].num_rows
     # downloaded files are cached without their extension
     copies = []
-    for index, path in enumerate(loader._FILES["cartoons"]["train"]):
+    for index, path in enumerate(corpus.config("cartoons").files["train"]):
         copies.append(tmp_path / f"{index:04d}")
         copies[-1].write_bytes((corpus.dummy_dir / path).read_bytes())
     assert loader._count_source_records("cartoons", "train", [str(p) for p in copies]) == 186

@@ -171,7 +171,7 @@ def test_the_loader_reads_what_pandas_reads(tmp_path_factory, shape, block_size)
 
 @pytest.mark.parametrize("config", sorted(CONFIGS))
 def test_every_dummy_archive_reads_as_pandas_reads_it(config):
-    sources = loader._FILES[config]["train"]
+    sources = corpus.config(config).files["train"]
     for source in sources:
         path = corpus.dummy_dir / source
         with zipfile.ZipFile(path) as archive:

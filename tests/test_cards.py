@@ -67,11 +67,11 @@ def test_size_category_comes_from_the_official_sizes(monkeypatch):
     assert cards.size_category(corpus) == "n<1K"
     # The official sizes decide, not the dummy data's (10 / 5 / 6 ratings): a release of 10,000
     # ratings is "10K<n<100K", one of 9,999 "1K<n<10K"; an unknown size counts for nothing.
-    monkeypatch.setitem(corpus.module._SPLIT_SIZES, "ratings", {"train": 9_000, "validation": 500, "test": 500})
+    monkeypatch.setattr(corpus.config("ratings"), "split_sizes", {"train": 9_000, "validation": 500, "test": 500})
     assert cards.size_category(corpus) == "10K<n<100K"
-    monkeypatch.setitem(corpus.module._SPLIT_SIZES, "ratings", {"train": 9_000, "validation": 499, "test": 500})
+    monkeypatch.setattr(corpus.config("ratings"), "split_sizes", {"train": 9_000, "validation": 499, "test": 500})
     assert cards.size_category(corpus) == "1K<n<10K"
-    monkeypatch.setitem(corpus.module._SPLIT_SIZES, "ratings", {"train": None, "validation": 7, "test": 10})
+    monkeypatch.setattr(corpus.config("ratings"), "split_sizes", {"train": None, "validation": 7, "test": 10})
     assert cards.size_category(corpus) == "n<1K"
 
 

@@ -17,6 +17,7 @@ from conftest import HTML
 from conftest import LFS
 from conftest import BadInput
 from conftest import build_error as shared_build_error
+from conftest import official_sizes_of_the_dummy_data
 from conftest import table_lines
 from corpora import load
 from corpora import registry
@@ -276,10 +277,10 @@ def test_every_statistics_cell_is_in_the_rows(dummy_build):
 
 
 def test_source_records_are_counted_without_typing():
-    for config, splits in loader._FILES.items():
+    for config, splits in {c: corpus.config(c).files for c in corpus.configs}.items():
         paths = [str(corpus.dummy_dir / path) for path in splits["train"]]
         assert loader._count_source_records(config, "train", paths) == corpus.expected_dummy_counts()[config]["train"]
-    assert loader._FILES == {
+    assert {c: corpus.config(c).files for c in corpus.configs} == {
         "deliberations": {"train": [DELIBERATIONS, LABELS]},
         "labels": {"train": [LABELS, DATA]},
         "texts": {"train": [DATA]},
@@ -838,7 +839,7 @@ def test_build_from_the_urls_checks_the_release_and_exports(mirror, tmp_path, mo
 
     module = registry.get(NAME).module
     record_release(NAME, corpus.dummy_dir, urls=module._URLS)
-    monkeypatch.setattr(module, "_SPLIT_SIZES", corpus.expected_dummy_counts())
+    official_sizes_of_the_dummy_data(monkeypatch, registry.get(NAME))
     rows = build.export(pipeline.Request(NAME), tmp_path / "out")
     assert [(r.config, r.split, r.read, r.rows, r.official) for r in rows] == [
         ("deliberations", "train", 3, 3, 3), ("labels", "train", 12, 12, 12), ("texts", "train", 5, 5, 5)]

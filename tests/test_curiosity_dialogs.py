@@ -22,7 +22,8 @@ from synthetic_curiosity_dialogs import write_curiosity
 
 NAME = "curiosity_dialogs"
 TRAIN = "dialog_data/curiosity_dialogs.train.json"
-loader = registry.get(NAME).module
+corpus = registry.get(NAME)
+loader = corpus.module
 
 
 def sender(index):
@@ -39,7 +40,7 @@ def source(index):
 def test_validation_split_is_read_from_the_val_file(dummy_build):
     dialogs = dummy_build(NAME, "dialogs")
     assert list(dialogs) == ["train", "validation", "test", "test_zero"]
-    assert loader._FILES["dialogs"]["validation"] == ["dialog_data/curiosity_dialogs.val.json"]
+    assert corpus.config("dialogs").files["validation"] == ["dialog_data/curiosity_dialogs.val.json"]
     assert dialogs["validation"][0]["focus_entity"] == "Gda\u0144sk"
 
 
@@ -93,7 +94,7 @@ def test_every_value_survives_the_build(dummy_build):
     # Nothing lost, nothing invented: the rows equal the source dialogs, typed.
     corpus = registry.get(NAME)
     features = corpus.features("dialogs")
-    for split, [path] in loader._FILES["dialogs"].items():
+    for split, [path] in corpus.config("dialogs").files.items():
         document = json.loads((corpus.dummy_dir / path).read_text())
         expected = []
         for dialog in document["dialogs"]:

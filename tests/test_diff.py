@@ -257,7 +257,7 @@ def test_retyped_and_removed_feature_new_split_and_new_config(exports, tmp_path)
 
 def test_rows_without_a_key_are_matched_by_position_and_labels_shown_by_name(tmp_path, monkeypatch):
     # The example declares a key for every config; a loader may leave a config without one.
-    monkeypatch.delitem(registry.get(NAME).module._KEYS, "sentences")
+    monkeypatch.setattr(registry.get(NAME).config("sentences"), "key", ())
     old = tmp_path / "old"
     build.export(pipeline.Request(NAME, configs=["sentences", "raters"], dummy=True), old)
     new = tmp_path / "new" / NAME

@@ -14,6 +14,7 @@ from conftest import BadInput
 from conftest import build_error as shared_build_error
 from conftest import json_values
 from conftest import near_valid
+from conftest import official_sizes_of_the_dummy_data
 from conftest import readme_snippet
 from conftest import table_lines
 from corpora import load
@@ -307,7 +308,7 @@ def test_build_from_the_urls_checks_the_release_and_exports(mirror, tmp_path, mo
 
     corpus = registry.get(NAME)
     record_release(NAME, corpus.dummy_dir, urls=corpus.module._URLS)
-    monkeypatch.setattr(corpus.module, "_SPLIT_SIZES", corpus.expected_dummy_counts())
+    official_sizes_of_the_dummy_data(monkeypatch, registry.get(NAME))
     rows = build.export(pipeline.Request(NAME), tmp_path / "out")
     assert [(r.config, r.split, r.read, r.rows, r.official) for r in rows] == [
         ("conversations", "train", 4, 4, 4), ("conversations", "validation", 2, 2, 2),

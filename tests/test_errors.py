@@ -47,10 +47,11 @@ def train_in_shards(monkeypatch, count):
     its other files, a list of source files long enough to be cut (up to 6 are all named, as "and
     1 more" would be no shorter). Only the file lists change: the checks tested here stop before
     the build starts."""
-    module = registry.get(NAME).module
+    corpus = registry.get(NAME)
+    module = corpus.module
     train = [f"data/train-{shard}.jsonl" for shard in range(1, count + 1)]
-    monkeypatch.setitem(module._FILES["sentences"], "train", train)  # the same dict as ratings'
-    assert module._FILES["ratings"]["train"] == train
+    monkeypatch.setitem(corpus.config("sentences").files, "train", train)  # the same dict as ratings'
+    assert corpus.config("ratings").files["train"] == train
     monkeypatch.setattr(module, "_URLS", {**module._URLS, **{path: module._URL_PREFIX + path for path in train}})
 
 

@@ -100,7 +100,7 @@ def test_a_git_lfs_pointer_for_a_source_file_is_one_clear_line(name, dummy_copy,
 
     corpus = registry.get(name)
     config = corpus.default_config
-    path = corpus.module._FILES[config][list(corpus.split_sizes[config])[0]][0]
+    path = corpus.config(config).paths[0]
     data_dir = dummy_copy(name)
     (data_dir / path).write_bytes(LFS)
     args = ["build", name, "--config", config, "--data-dir", str(data_dir), "--allow-modified-sources"]
@@ -118,11 +118,11 @@ def test_a_git_lfs_pointer_for_a_source_file_is_one_clear_line(name, dummy_copy,
 @each_corpus
 def test_the_loader_keeps_the_module_contract(name):
     corpus = registry.get(name)  # registry.check_contract ran here
-    module = corpus.module
-    assert sorted(module._FILES) == sorted(module._SPLIT_SIZES) == sorted(corpus.configs)
-    for config in corpus.configs:
-        assert list(module._SPLIT_SIZES[config]) == list(module._FILES[config])
-    assert set(corpus.source_files()) <= set(module._URLS)
+    for config in corpus.configs:  # the facts of each config on the config itself
+        facts = corpus.config(config)
+        assert list(facts.split_sizes) == list(facts.files) and facts.paths
+        assert corpus.split_sizes[config] == facts.split_sizes and corpus.key(config) == list(facts.key)
+    assert set(corpus.source_files()) <= set(corpus.module._URLS)
 
 
 @pytest.fixture
@@ -160,22 +160,22 @@ def test_a_loader_without_a_contract_constant_is_refused_by_name(name, constant,
 def test_a_loader_whose_constants_disagree_is_refused_with_every_reason(name, loader_copy):
     corpus = registry.get(name)
     root = loader_copy(name)
-    first, last = corpus.configs[0], corpus.configs[-1]
+    first = corpus.configs[0]
     split = list(corpus.split_sizes[first])[0]
-    configs = sorted(corpus.configs)
+    builder = corpus.builder_class.__name__
     label = loader_with(root, name, [
         "_LICENSE = ''",
-        f"_FILES[{first!r}][{split!r}] = ['not/a/source.csv']",
-        f"_SPLIT_SIZES[{first!r}] = {{'elsewhere': 1}}",
-        f"del _SPLIT_SIZES[{last!r}]" if last != first else "_SPLIT_SIZES['extra'] = {}",
+        f"_first = [c for c in {builder}.BUILDER_CONFIGS if c.name == {first!r}][0]",
+        f"_first.files = {{**_first.files, {split!r}: ['not/a/source.csv']}}",  # its own dict: others may share one
+        f"{builder}.BUILDER_CONFIGS = [*{builder}.BUILDER_CONFIGS, datasets.BuilderConfig(name='plain')]",
         "_count_source_records = 3",
     ])
     with pytest.raises(CorporaError) as caught:
         registry.get(name)
     assert str(caught.value) == (
         f"{label}: _LICENSE must be a non-empty string; "
-        f"_SPLIT_SIZES must have exactly the builder's configs {configs}; "
-        f"_FILES[{first!r}] reads paths that are not in _URLS: not/a/source.csv; "
+        f"config {first!r} reads paths that are not in _URLS: not/a/source.csv; "
+        "config 'plain' must be a SourceConfig (files, split_sizes, key); "
         "_count_source_records must be a function (config, split, paths) -> records"
     )
 
@@ -184,11 +184,17 @@ def test_a_loader_whose_constants_disagree_is_refused_with_every_reason(name, lo
 def test_official_sizes_must_follow_the_splits_of_the_files(name, loader_copy):
     corpus = registry.get(name)
     config = corpus.configs[0]
-    splits = list(corpus.module._FILES[config])
-    label = loader_with(loader_copy(name), name, [f"_SPLIT_SIZES[{config!r}] = {{'elsewhere': 1}}"])
+    splits = list(corpus.config(config).files)
+    # A config whose official sizes name other splits than its files is refused where it is made.
+    builder = corpus.builder_class.__name__
+    label = loader_with(loader_copy(name), name, [
+        f"_first = [c for c in {builder}.BUILDER_CONFIGS if c.name == {config!r}][0]",
+        "_first.split_sizes = {'elsewhere': 1}",
+        "_first.__post_init__()",
+    ])
     with pytest.raises(CorporaError) as caught:
         registry.get(name)
-    assert str(caught.value) == f"{label}: _SPLIT_SIZES[{config!r}] must have the splits of _FILES[{config!r}], {splits}"
+    assert str(caught.value) == f"{label}: config {config!r}: split_sizes must have the splits of files, {splits}"
 
 
 @each_corpus
@@ -213,18 +219,17 @@ def test_two_dummy_builds_are_identical(name, dummy_export, tmp_path, capsys):
     out = capsys.readouterr().out
     assert out.splitlines()[-1] == "identical"
     corpus = registry.get(name)
-    keys = corpus.module._KEYS
+    keys = {config: corpus.key(config) for config in corpus.configs}
     expected = [
-        f"config {c} (rows matched {'by ' + ', '.join(keys[c]) if c in keys else 'by position'}):" for c in corpus.configs
+        f"config {c} (rows matched {'by ' + ', '.join(keys[c]) if keys[c] else 'by position'}):" for c in corpus.configs
     ]
     assert [line for line in out.splitlines() if line.startswith("config ")] == expected
 
 
 def test_every_loader_key_is_a_column_of_its_config():
     for corpus in registry.all_corpora():
-        for config, key in getattr(corpus.module, "_KEYS", {}).items():
-            assert config in corpus.configs
-            assert set(key) <= set(corpus.features(config)), (corpus.name, config)
+        for config in corpus.configs:
+            assert set(corpus.key(config)) <= set(corpus.features(config)), (corpus.name, config)
 
 
 @each_corpus

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from conftest import BadInput
 from conftest import build_error as shared_build_error
+from conftest import official_sizes_of_the_dummy_data
 from conftest import table_lines
 from corpora import load
 from corpora import registry
@@ -37,12 +38,12 @@ import make_dummy_parquet  # noqa: E402
 
 
 def test_constants_follow_the_source_file_convention():
-    assert set(loader._FILES) == set(corpus.configs) == {"default", "upstream_xml"}
-    for config, splits in loader._FILES.items():
-        assert list(splits) == list(loader._SPLIT_SIZES[config])
+    assert set({c: corpus.config(c).files for c in corpus.configs}) == set(corpus.configs) == {"default", "upstream_xml"}
+    for config, splits in {c: corpus.config(c).files for c in corpus.configs}.items():
+        assert list(splits) == list(corpus.config(config).split_sizes)
         for paths in splits.values():
             assert all(path in loader._URLS for path in paths)
-    assert loader._FILES["default"]["train"] == [TRAIN_PARQUET]
+    assert corpus.config("default").files["train"] == [TRAIN_PARQUET]
     assert loader._URLS[TRAIN_PARQUET] == (
         "https://huggingface.co/datasets/Short-Answer-Feedback/saf_micro_job_german/resolve/"
         "30db3effcfc07b638291cfcff248b84dbd8013db/" + TRAIN_PARQUET
@@ -50,10 +51,10 @@ def test_constants_follow_the_source_file_convention():
     assert loader._URLS[TRAIN_1] == (
         "https://raw.githubusercontent.com/SebOchs/SAF/09949e912d266777a752ac7d51cfcddb4b3f6978/" + TRAIN_1
     )
-    assert loader._FILES["upstream_xml"]["test_unseen_questions"] == [
+    assert corpus.config("upstream_xml").files["test_unseen_questions"] == [
         "data/unseen_questions/german/2.xml", "data/unseen_questions/german/5.xml"]
     assert len(loader._URLS) == 4 + 14
-    assert loader._SPLIT_SIZES == {
+    assert corpus.split_sizes == {
         "default": {"train": 1226, "validation": 308, "test_unseen_answers": 271, "test_unseen_questions": 602},
         "upstream_xml": {"train": 1534, "test_unseen_answers": 271, "test_unseen_questions": 602},
     }
@@ -64,7 +65,7 @@ def test_checksums_measure_the_xml_files_and_list_the_parquet_files_as_unmeasure
     entries = [line.split("\t") for line in lines]
     assert [url for url, _, _ in entries] == sorted(loader._URLS.values())
     unmeasured = [url for url, size, sha256 in entries if (size, sha256) == ("-", "-")]
-    assert unmeasured == sorted(loader._URLS[path] for paths in loader._FILES["default"].values() for path in paths)
+    assert unmeasured == sorted(loader._URLS[path] for paths in corpus.config("default").files.values() for path in paths)
     xml = [entry for entry in entries if entry[0].endswith(".xml")]
     assert len(xml) == 14
     assert xml[0][1:] == ["124262", "136d160487399e5e265ca69a5ffb67534527d759637bddce4f77bac42ea4a419"]
@@ -203,7 +204,7 @@ def test_question_texts_start_with_frage_n(dummy_build):
 
 
 def test_xml_files_are_in_the_release_layout():
-    for paths in loader._FILES["upstream_xml"].values():
+    for paths in corpus.config("upstream_xml").files.values():
         for path in paths:
             data = (DUMMY / path).read_bytes()
             assert data.startswith(b"<?xml version='1.0' encoding='utf-8'?>\n<question id=")
@@ -212,7 +213,7 @@ def test_xml_files_are_in_the_release_layout():
 
 
 def test_source_records_are_counted_without_the_generator():
-    for config, splits in loader._FILES.items():
+    for config, splits in {c: corpus.config(c).files for c in corpus.configs}.items():
         expected = corpus.expected_dummy_counts()[config]
         for split, paths in splits.items():
             assert loader._count_source_records(config, split, [DUMMY / p for p in paths]) == expected[split]
@@ -244,7 +245,7 @@ def test_committed_dummy_parquet_equals_the_script_output(tmp_path):
     )
     assert result.returncode == 0, result.stderr
     for split, path in make_dummy_parquet.PARQUET.items():
-        assert path == loader._FILES["default"][split][0]
+        assert path == corpus.config("default").files[split][0]
         written = pyarrow.parquet.read_table(tmp_path / path)
         committed = pyarrow.parquet.read_table(DUMMY / path)
         assert committed.schema.equals(written.schema, check_metadata=True), split
@@ -485,7 +486,7 @@ def test_html_page_in_place_of_the_file(dummy_copy, path):
 @pytest.mark.parametrize("config", ["default", "upstream_xml"])
 def test_missing_split_files_are_all_listed(dummy_copy, tmp_path, config):
     data_dir = dummy_copy(NAME)
-    gone = [loader._FILES[config]["test_unseen_questions"][-1], loader._FILES[config]["train"][0]]
+    gone = [corpus.config(config).files["test_unseen_questions"][-1], corpus.config(config).files["train"][0]]
     for path in gone:
         (data_dir / path).unlink()
     builder = corpus.builder_class(config_name=config, data_dir=str(data_dir), cache_dir=str(tmp_path), hash="test")
@@ -702,10 +703,10 @@ def test_full_size_copies_build_export_and_reload_with_every_answer(tmp_path, ca
         [NAME, "upstream_xml", "test_unseen_answers", "271", "271", "271"],
         [NAME, "upstream_xml", "test_unseen_questions", "602", "602", "602"],
     ]
-    for config, splits in loader._FILES.items():
+    for config, splits in {c: corpus.config(c).files for c in corpus.configs}.items():
         for split, paths in splits.items():
             counted = loader._count_source_records(config, split, [upstream / path for path in paths])
-            assert counted == loader._SPLIT_SIZES[config][split]
+            assert counted == corpus.config(config).split_sizes[split]
     reloaded = datasets.load_dataset(str(tmp_path / "out" / NAME), "upstream_xml", cache_dir=str(tmp_path / "c"))
     assert reloaded["test_unseen_questions"][301]["id"] == "unseen_questions-5-000"
     assert reloaded["train"][256]["id"] == "training-1-256"
@@ -759,7 +760,7 @@ def test_build_from_the_urls_checks_the_release_and_exports(mirror, tmp_path, mo
 
     module = registry.get(NAME).module
     record_release(NAME, DUMMY, urls=module._URLS)
-    monkeypatch.setattr(module, "_SPLIT_SIZES", corpus.expected_dummy_counts())
+    official_sizes_of_the_dummy_data(monkeypatch, registry.get(NAME))
     rows = build.export(pipeline.Request(NAME), tmp_path / "out")
     assert [(r.config, r.split, r.read, r.rows, r.official) for r in rows] == [
         ("default", "train", 12, 12, 12), ("default", "validation", 4, 4, 4),

@@ -54,10 +54,7 @@ ONE_CONFIG = """
 
 # One config only (tests/test_save_info.py).
 ExampleRatings.BUILDER_CONFIGS = [c for c in ExampleRatings.BUILDER_CONFIGS if c.name == "sentences"]
-_FILES = {"sentences": _FILES["sentences"]}
-_SPLIT_SIZES = {"sentences": _SPLIT_SIZES["sentences"]}
-_KEYS = {"sentences": _KEYS["sentences"]}
-_URLS = {path: _URLS[path] for paths in _FILES["sentences"].values() for path in paths}
+_URLS = {path: _URLS[path] for path in ExampleRatings.BUILDER_CONFIGS[0].paths}
 """
 
 

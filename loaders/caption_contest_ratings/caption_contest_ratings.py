@@ -19,6 +19,7 @@ upstream's `pandas.read_csv` reads them (their shapes vary: `columns_by_name`, `
 """
 
 import csv
+import dataclasses
 import functools
 import io
 import re
@@ -29,6 +30,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from datasets.utils.file_utils import xopen
 
+from ._builder_base import SourceBuilder
+from ._builder_base import SourceConfig
 from ._fast_io import CsvFormat
 from ._fast_io import archive_chunks
 from ._fast_io import archive_whole
@@ -111,32 +114,8 @@ _CARDINAL = [_RESPONSE_DIR + name for name in _response_names() if name not in _
 _DUELING = [_RESPONSE_DIR + name for name in _response_names() if name in _DUELING_ARCHIVES]
 _CARTOONS = [f"contests/info/{contest}/{contest}.jpg" for contest in _CARTOON_CONTESTS]
 
-# Paths relative to the upstream repository root: the layout a `data_dir` copy must mirror.
-_FILES = {
-    "summaries": {"train": _SUMMARIES},
-    "cardinal_responses": {"train": _CARDINAL},
-    "dueling_responses": {"train": _DUELING},
-    "cartoons": {"train": _CARTOONS + _METADATA},
-}
 _URLS = {path: _RAW_PREFIX + path for path in _SUMMARIES + _CARTOONS + _METADATA}
 _URLS.update({path: _MEDIA_PREFIX + path for path in _CARDINAL + _DUELING})
-
-# Official sizes, measured on the real files (docs/formats/caption_contest_ratings.md). The response
-# archives could not be fetched: their row counts are unknown (None).
-_SPLIT_SIZES = {
-    "summaries": {"train": 1081771},
-    "cardinal_responses": {"train": None},
-    "dueling_responses": {"train": None},
-    "cartoons": {"train": 186},
-}
-
-# Natural key of each config's rows (`corpora diff` matches old and new rows by it). Summaries have
-# none (no target_id in 89 files, ranks tie, captions repeat): their rows are matched by position.
-_KEYS = {
-    "cardinal_responses": ["source_file", "row_index"],
-    "dueling_responses": ["source_file", "row_index"],
-    "cartoons": ["contest"],
-}
 
 _ALGORITHMS = ["KLUCB", "LilUCB", "Random", "RandomSampling", "RoundRobin"]
 _RATINGS = ["unfunny", "somewhat_funny", "funny"]  # target_reward 1, 2, 3
@@ -180,12 +159,55 @@ _JPEG_OR_PNG = (b"\xff\xd8\xff", b"\x89PNG\r\n\x1a\n")
 
 # --- configs and features ------------------------------------------------------------------------
 _VERSION = datasets.Version("1.0.0")
-_CONFIG_DESCRIPTIONS = {
-    "cardinal_responses": "One example per rating of one caption (unfunny / somewhat funny / funny).",
-    "cartoons": "One example per contest: the cartoon image, its artist, description, contexts and anomalies.",
-    "dueling_responses": "One example per pairwise vote between two captions (contests 497, 508, 509).",
-    "summaries": "One example per caption per summary file (contest x algorithm x round or variant).",
-}
+
+
+@dataclasses.dataclass
+class CaptionContestConfig(SourceConfig):
+    """A config; `contests` (a list of contest numbers) restricts it to those contests' files.
+    datasets sets it on a copy of the config (with a cache id of its own): it is checked when the
+    splits are made, not here."""
+
+    contests: list = None
+
+
+# Paths relative to the upstream repository root: the layout a `data_dir` copy must mirror. Official
+# sizes were measured on the real files (docs/formats/caption_contest_ratings.md); the response
+# archives could not be fetched, so their row counts are unknown (None). Summaries have no natural
+# key (no target_id in 89 files, ranks tie, captions repeat): their rows are matched by position.
+# Alphabetical, the order datasets writes the card's `configs:` in; the default is `summaries`.
+_CONFIGS = [
+    CaptionContestConfig(
+        name="cardinal_responses",
+        version=_VERSION,
+        description="One example per rating of one caption (unfunny / somewhat funny / funny).",
+        files={"train": _CARDINAL},
+        split_sizes={"train": None},
+        key=("source_file", "row_index"),
+    ),
+    CaptionContestConfig(
+        name="cartoons",
+        version=_VERSION,
+        description="One example per contest: the cartoon image, its artist, description, contexts and anomalies.",
+        files={"train": _CARTOONS + _METADATA},
+        split_sizes={"train": 186},
+        key=("contest",),
+    ),
+    CaptionContestConfig(
+        name="dueling_responses",
+        version=_VERSION,
+        description="One example per pairwise vote between two captions (contests 497, 508, 509).",
+        files={"train": _DUELING},
+        split_sizes={"train": None},
+        key=("source_file", "row_index"),
+    ),
+    CaptionContestConfig(
+        name="summaries",
+        version=_VERSION,
+        description="One example per caption per summary file (contest x algorithm x round or variant).",
+        files={"train": _SUMMARIES},
+        split_sizes={"train": 1081771},
+    ),
+]
 
 
 def _values(**types):
@@ -259,46 +281,26 @@ _DUELING_FORMAT = CsvFormat(
 )
 
 
-class CaptionContestConfig(datasets.BuilderConfig):
-    """A config; `contests` (a list of contest numbers) restricts it to those contests' files.
-    datasets sets it on a copy of the config (with a cache id of its own): it is checked when the
-    splits are made, not here."""
-
-    def __init__(self, contests=None, **kwargs):
-        super().__init__(**kwargs)
-        self.contests = contests
-
-
-class CaptionContestRatings(datasets.ArrowBasedBuilder):
+class CaptionContestRatings(SourceBuilder, datasets.ArrowBasedBuilder):
     """New Yorker caption contest ratings (NEXT): summaries, cardinal and dueling responses, cartoons."""
 
     VERSION = _VERSION
     BUILDER_CONFIG_CLASS = CaptionContestConfig
-    # Alphabetical, the order datasets writes the card's `configs:` in; the default is `summaries`.
-    BUILDER_CONFIGS = [
-        CaptionContestConfig(name=name, version=_VERSION, description=description)
-        for name, description in sorted(_CONFIG_DESCRIPTIONS.items())
-    ]
+    BUILDER_CONFIGS = _CONFIGS
     DEFAULT_CONFIG_NAME = "summaries"
     # Rows per record batch of the Arrow cache: the tables yielded hold up to about 100,000 rows,
     # which datasets' default of 1,000 would cut into many small writes. The cartoons make one batch.
     DEFAULT_WRITER_BATCH_SIZE = 100_000
 
-    def _info(self):
-        return datasets.DatasetInfo(
-            description=_DESCRIPTION,
-            features=_FEATURES[self.config.name].copy(),
-            homepage=_HOMEPAGE,
-            license=_LICENSE,
-            citation=_CITATION,
-        )
+    def _features(self):
+        return _FEATURES[self.config.name].copy()
 
     def _split_generators(self, dl_manager):
         name = self.config.name
-        paths = _FILES[name]["train"]
+        paths = self.config.files["train"]
         metadata = [path for path in paths if path in _METADATA]
         shards = [path for path in paths if path not in _METADATA]
-        contests = getattr(self.config, "contests", None)
+        contests = self.config.contests
         if contests is not None:
             if isinstance(contests, (str, bytes)) or not all(type(c) is int for c in contests):
                 raise ValueError(f"contests: expected a list of contest numbers (ints), got {contests!r}")
@@ -349,7 +351,7 @@ def _is_image(path):
 
 # --- file names ----------------------------------------------------------------------------------
 def _path_contest(path):
-    """The contest of a source path: every file name of `_FILES` but the metadata starts with its 3 digits."""
+    """The contest of a source path: every file name of the configs' files but the metadata starts with its 3 digits."""
     return int(path.rsplit("/", 1)[-1][:3])
 
 

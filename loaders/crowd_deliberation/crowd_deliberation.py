@@ -25,6 +25,8 @@ import logging
 
 import datasets
 
+from ._builder_base import SourceBuilder
+from ._builder_base import SourceConfig
 from ._csv_cells import BOOLEAN
 from ._csv_cells import INT32_MAX
 from ._csv_cells import YES_NO
@@ -68,15 +70,6 @@ _HOMEPAGE = "https://github.com/crowd-deliberation/data"
 # LICENSE of the upstream repository: MIT, "Copyright (c) 2017 crowd-deliberation".
 _LICENSE = "mit"
 
-_VERSION = datasets.Version("1.0.0")
-_CONFIGS = {
-    "deliberations": (
-        "One example per group deliberation: three member structs, three chat logs, readability statistics."
-    ),
-    "labels": "One example per crowd label, with its evidence and the worker's expected disagreement.",
-    "texts": "One example per text shown to the workers, with the ground truth where known.",
-}
-
 _COMMIT = "d36857821c0b2694aa0fe3da3aa514d5b15e7cf6"
 _URL_PREFIX = f"https://raw.githubusercontent.com/crowd-deliberation/data/{_COMMIT}/"
 
@@ -87,20 +80,40 @@ _DELIBERATIONS = "deliberations.csv"
 # Paths relative to the upstream repository root (the layout a `data_dir` copy mirrors).
 _URLS = {path: _URL_PREFIX + path for path in (_DATA, _LABELS, _DELIBERATIONS)}
 
-# The files each split reads; the config's own file first. deliberations reads labels.csv to check
-# that every member LABEL_ID exists; labels reads data.csv to check evidence quotes against the
-# texts and to count the labels whose text is not in data.csv.
-_FILES = {
-    "deliberations": {"train": [_DELIBERATIONS, _LABELS]},
-    "labels": {"train": [_LABELS, _DATA]},
-    "texts": {"train": [_DATA]},
-}
-
 # No upstream splits: one `train` split per config with every record (upstream README and paper).
-_SPLIT_SIZES = {"deliberations": {"train": 418}, "labels": {"train": 4165}, "texts": {"train": 80}}
-
-# Natural key of each config's rows (`corpora diff` matches old and new rows by it).
-_KEYS = {"deliberations": ["deliberation_id"], "labels": ["label_id"], "texts": ["data_id"]}
+# Each split reads the config's own file first: deliberations also reads labels.csv to check that
+# every member LABEL_ID exists; labels reads data.csv to check evidence quotes against the texts
+# and to count the labels whose text is not in data.csv.
+_VERSION = datasets.Version("1.0.0")
+_CONFIGS = [
+    SourceConfig(
+        name="deliberations",
+        version=_VERSION,
+        description=(
+            "One example per group deliberation: three member structs, three chat logs, readability statistics."
+        ),
+        files={"train": [_DELIBERATIONS, _LABELS]},
+        split_sizes={"train": 418},
+        key=("deliberation_id",),
+    ),
+    SourceConfig(
+        name="labels",
+        version=_VERSION,
+        description="One example per crowd label, with its evidence and the worker's expected disagreement.",
+        files={"train": [_LABELS, _DATA]},
+        split_sizes={"train": 4165},
+        key=("label_id",),
+    ),
+    SourceConfig(
+        name="texts",
+        version=_VERSION,
+        description="One example per text shown to the workers, with the ground truth where known.",
+        files={"train": [_DATA]},
+        split_sizes={"train": 80},
+        key=("data_id",),
+    ),
+]
+_CONFIG_OF = {config.name: config for config in _CONFIGS}
 
 _DATASETS = ["deliberation-sarcasm", "deliberation-relation-person-place"]
 _SARCASM_LABELS = ["sarcastic", "not_sarcastic"]
@@ -300,7 +313,7 @@ def _statistics_struct(group):
     return {field: type_.feature for field, (_, type_) in group.items()}
 
 
-def _features(config_name):
+def _config_features(config_name):
     if config_name == "texts":
         features = _struct(_DATA_TYPES)
     elif config_name == "labels":
@@ -323,29 +336,19 @@ def _features(config_name):
 # --- builder --------------------------------------------------------------------------------
 
 
-class CrowdDeliberation(datasets.GeneratorBasedBuilder):
+class CrowdDeliberation(SourceBuilder, datasets.GeneratorBasedBuilder):
     """Crowd labels on sarcasm and relation texts, and group deliberations on disagreements."""
 
     VERSION = _VERSION
-    BUILDER_CONFIGS = [
-        datasets.BuilderConfig(name=name, version=_VERSION, description=description)
-        for name, description in _CONFIGS.items()
-    ]
+    BUILDER_CONFIGS = _CONFIGS
     DEFAULT_CONFIG_NAME = "deliberations"
 
-    def _info(self):
-        return datasets.DatasetInfo(
-            description=_DESCRIPTION,
-            features=_features(self.config.name),
-            homepage=_HOMEPAGE,
-            license=_LICENSE,
-            citation=_CITATION,
-        )
+    def _features(self):
+        return _config_features(self.config.name)
 
     def _split_generators(self, dl_manager):
-        splits = _FILES[self.config.name]
-        paths = list(dict.fromkeys(path for files in splits.values() for path in files))
-        local = resolve_files(self.config.data_dir, dl_manager, paths, _URLS)
+        splits = self.config.files
+        local = resolve_files(self.config.data_dir, dl_manager, self.config.paths, _URLS)
         return [
             datasets.SplitGenerator(
                 name=split,
@@ -383,7 +386,7 @@ def _count_source_records(config_name, split_name, local_paths):
     """CSV records of the config's own file (the first path), header excluded: read as the examples
     are (the file's checks, its header, each record's number of cells) but untyped, so that a record
     the typing lost or doubled would show."""
-    source = _FILES[config_name][split_name][0]
+    source = _CONFIG_OF[config_name].files[split_name][0]
     return sum(1 for _ in records(local_paths[0], source, _HEADERS[source]))
 
 

@@ -28,6 +28,8 @@ import re
 import datasets
 from datasets.utils.file_utils import xopen
 
+from ._builder_base import SourceBuilder
+from ._builder_base import SourceConfig
 from ._loader_common import check_is_data
 from ._loader_common import invalid
 from ._loader_common import no_records
@@ -72,18 +74,20 @@ _SPLIT_PATHS = {
     "test_zero": "dialog_data/curiosity_dialogs.test_zero.json",
 }
 _URLS = {path: _URL_PREFIX + path for path in _SPLIT_PATHS.values()}
-_FILES = {"dialogs": {split: [path] for split, path in _SPLIT_PATHS.items()}}
 
 # Official sizes in dialogs (old Hugging Face dataset_infos.json, the old card and the authors'
-# statistics agree).
-_SPLIT_SIZES = {
-    "dialogs": {"train": 10287, "validation": 1287, "test": 1287, "test_zero": 1187},
-}
-
-# Natural key of each config's rows (`corpora diff` matches old and new rows by it).
-_KEYS = {
-    "dialogs": ["dialog_id"],
-}
+# statistics agree); a dialog is identified by its `dialog_id`.
+_VERSION = datasets.Version("2.0.0")
+_CONFIGS = [
+    SourceConfig(
+        name="dialogs",
+        version=_VERSION,
+        description="One example per dialog, with its messages (and each message's facts) as lists of structs.",
+        files={split: [path] for split, path in _SPLIT_PATHS.items()},
+        split_sizes={"train": 10287, "validation": 1287, "test": 1287, "test_zero": 1187},
+        key=("dialog_id",),
+    ),
+]
 
 _SENDERS = ["user", "assistant"]
 _FACT_SOURCES = ["section", "known", "random"]
@@ -133,7 +137,7 @@ _MESSAGE_KEYS = ["message", "liked", "sender", "facts", "message_id", "dialog_ac
 _FACT_KEYS = ["fid", "used", "source"]
 
 
-def _features():
+def _dialog_features():
     # Struct field order = upstream key order. Lists are Python lists, not datasets.Sequence: the
     # same feature types and the same card YAML on datasets 3.6 and 5.x.
     fact = {
@@ -176,30 +180,18 @@ def _features():
     )
 
 
-class CuriosityDialogs(datasets.GeneratorBasedBuilder):
+class CuriosityDialogs(SourceBuilder, datasets.GeneratorBasedBuilder):
     """Curiosity dialogs: user/assistant conversations about geography, with facts and dialog acts."""
 
-    VERSION = datasets.Version("2.0.0")
-    BUILDER_CONFIGS = [
-        datasets.BuilderConfig(
-            name="dialogs",
-            version=VERSION,
-            description="One example per dialog, with its messages (and each message's facts) as lists of structs.",
-        ),
-    ]
+    VERSION = _VERSION
+    BUILDER_CONFIGS = _CONFIGS
     DEFAULT_CONFIG_NAME = "dialogs"
 
-    def _info(self):
-        return datasets.DatasetInfo(
-            description=_DESCRIPTION,
-            features=_features(),
-            homepage=_HOMEPAGE,
-            license=_LICENSE,
-            citation=_CITATION,
-        )
+    def _features(self):
+        return _dialog_features()
 
     def _split_generators(self, dl_manager):
-        paths = {split: files[0] for split, files in _FILES[self.config.name].items()}
+        paths = {split: files[0] for split, files in self.config.files.items()}
         local = resolve_files(self.config.data_dir, dl_manager, list(paths.values()), _URLS)
         return [
             datasets.SplitGenerator(name=split, gen_kwargs={"filepath": local[path], "source": path})

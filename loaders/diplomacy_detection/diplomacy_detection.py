@@ -12,6 +12,8 @@ import json
 import datasets
 from datasets.utils.file_utils import xopen
 
+from ._builder_base import SourceBuilder
+from ._builder_base import SourceConfig
 from ._loader_common import check_is_data
 from ._loader_common import invalid
 from ._loader_common import resolve_files
@@ -53,22 +55,29 @@ _SPLIT_PATHS = {
     "test": "data/test.jsonl",
 }
 _URLS = {path: _URL_PREFIX + path for path in _SPLIT_PATHS.values()}
-_FILES = {
-    config: {split: [path] for split, path in _SPLIT_PATHS.items()} for config in ("conversations", "messages")
-}
+_SPLIT_FILES = {split: [path] for split, path in _SPLIT_PATHS.items()}
+_VERSION = datasets.Version("2.0.0")
 
-# Official sizes (paper, upstream README and the old Hugging Face dataset_infos.json).
-_SPLIT_SIZES = {
-    "conversations": {"train": 189, "validation": 21, "test": 42},
-    "messages": {"train": 13132, "validation": 1416, "test": 2741},
-}
-
-# Natural key of each config's rows (`corpora diff` matches old and new rows by it): a dialog is
-# one pair of players in one game, a message has its index in the whole game.
-_KEYS = {
-    "conversations": ["game_id", "players"],
-    "messages": ["game_id", "absolute_message_index"],
-}
+# Official sizes: the paper, upstream README and the old Hugging Face dataset_infos.json. A dialog
+# is one pair of players in one game (its key), a message has its index in the whole game.
+_CONFIGS = [
+    SourceConfig(
+        name="conversations",
+        version=_VERSION,
+        description="One example per dialog (pair of players in one game), per-message fields as parallel lists.",
+        files=_SPLIT_FILES,
+        split_sizes={"train": 189, "validation": 21, "test": 42},
+        key=("game_id", "players"),
+    ),
+    SourceConfig(
+        name="messages",
+        version=_VERSION,
+        description="One example per message, with its dialog's game_id and players.",
+        files=_SPLIT_FILES,
+        split_sizes={"train": 13132, "validation": 1416, "test": 2741},
+        key=("game_id", "absolute_message_index"),
+    ),
+]
 
 _COUNTRIES = ["austria", "england", "france", "germany", "italy", "russia", "turkey"]
 _SEASONS = ["Spring", "Fall", "Winter"]
@@ -116,25 +125,14 @@ def _message_features():
     }
 
 
-class DiplomacyDetection(datasets.GeneratorBasedBuilder):
+class DiplomacyDetection(SourceBuilder, datasets.GeneratorBasedBuilder):
     """Diplomacy dialogs with sender and receiver deception labels."""
 
-    VERSION = datasets.Version("2.0.0")
-    BUILDER_CONFIGS = [
-        datasets.BuilderConfig(
-            name="conversations",
-            version=VERSION,
-            description="One example per dialog (pair of players in one game), per-message fields as parallel lists.",
-        ),
-        datasets.BuilderConfig(
-            name="messages",
-            version=VERSION,
-            description="One example per message, with its dialog's game_id and players.",
-        ),
-    ]
+    VERSION = _VERSION
+    BUILDER_CONFIGS = _CONFIGS
     DEFAULT_CONFIG_NAME = "conversations"
 
-    def _info(self):
+    def _features(self):
         per_message = _message_features()
         dialog = {
             "players": [datasets.ClassLabel(names=_COUNTRIES)],
@@ -147,16 +145,10 @@ class DiplomacyDetection(datasets.GeneratorBasedBuilder):
             features.update(dialog)
         else:
             features = dict(per_message, **dialog)
-        return datasets.DatasetInfo(
-            description=_DESCRIPTION,
-            features=datasets.Features(features),
-            homepage=_HOMEPAGE,
-            license=_LICENSE,
-            citation=_CITATION,
-        )
+        return datasets.Features(features)
 
     def _split_generators(self, dl_manager):
-        paths = {split: files[0] for split, files in _FILES[self.config.name].items()}
+        paths = {split: files[0] for split, files in self.config.files.items()}
         local = resolve_files(self.config.data_dir, dl_manager, list(paths.values()), _URLS)
         return [
             datasets.SplitGenerator(name=split, gen_kwargs={"filepath": local[path], "source": path})

@@ -40,6 +40,8 @@ import pyarrow
 import pyarrow.parquet
 from datasets.utils.file_utils import xopen
 
+from ._builder_base import SourceBuilder
+from ._builder_base import SourceConfig
 from ._loader_common import check_is_data
 from ._loader_common import invalid
 from ._loader_common import no_records
@@ -107,24 +109,28 @@ _URLS = {
     **{path: _GITHUB_PREFIX + path for paths in _XML.values() for path in paths},
 }
 
-# Which source files each split of each config reads.
-_FILES = {
-    "default": {split: [path] for split, path in _PARQUET.items()},
-    "upstream_xml": {split: list(paths) for split, paths in _XML.items()},
-}
-
 # Official sizes: the Hub card (default) and the answers in the XML files (upstream_xml; train
-# = the training folder = Hub train 1,226 + validation 308).
-_SPLIT_SIZES = {
-    "default": {"train": 1226, "validation": 308, "test_unseen_answers": 271, "test_unseen_questions": 602},
-    "upstream_xml": {"train": 1534, "test_unseen_answers": 271, "test_unseen_questions": 602},
-}
-
-# Natural key of each config's rows (`corpora diff` matches old and new rows by it).
-_KEYS = {
-    "default": ["id"],
-    "upstream_xml": ["id"],
-}
+# = the training folder = Hub train 1,226 + validation 308). Every answer has its `id`.
+_VERSION = datasets.Version("1.0.0")
+_CONFIGS = [
+    SourceConfig(
+        name="default",
+        version=_VERSION,
+        description="The published Hub dataset: four Parquet files, one example per answer.",
+        files={split: [path] for split, path in _PARQUET.items()},
+        split_sizes={"train": 1226, "validation": 308, "test_unseen_answers": 271, "test_unseen_questions": 602},
+        key=("id",),
+    ),
+    SourceConfig(
+        name="upstream_xml",
+        version=_VERSION,
+        description="The original XML release (GitHub SebOchs/SAF), one example per student answer.",
+        files={split: list(paths) for split, paths in _XML.items()},
+        split_sizes={"train": 1534, "test_unseen_answers": 271, "test_unseen_questions": 602},
+        key=("id",),
+    ),
+]
+_CONFIG_OF = {config.name: config for config in _CONFIGS}
 
 _LABELS = ["Correct", "Partially correct", "Incorrect"]
 # Columns of the published Parquet files and their Arrow types (the published card's schema).
@@ -148,7 +154,7 @@ _XML_DECLARATION = re.compile(rb"<\?xml[^>]*?encoding\s*=\s*[\"']([A-Za-z0-9._-]
 _FORBIDDEN_DECLARATIONS = (b"<!DOCTYPE", b"<!ENTITY")
 
 
-def _features(config_name):
+def _config_features(config_name):
     features = {
         "id": datasets.Value("string"),
         "question": datasets.Value("string"),
@@ -165,37 +171,19 @@ def _features(config_name):
     return datasets.Features(features)
 
 
-class SafMicroJobGerman(datasets.GeneratorBasedBuilder):
+class SafMicroJobGerman(SourceBuilder, datasets.GeneratorBasedBuilder):
     """SAF micro job (German): short answers with reference answers, feedback and scores."""
 
-    VERSION = datasets.Version("1.0.0")
-    BUILDER_CONFIGS = [
-        datasets.BuilderConfig(
-            name="default",
-            version=VERSION,
-            description="The published Hub dataset: four Parquet files, one example per answer.",
-        ),
-        datasets.BuilderConfig(
-            name="upstream_xml",
-            version=VERSION,
-            description="The original XML release (GitHub SebOchs/SAF), one example per student answer.",
-        ),
-    ]
+    VERSION = _VERSION
+    BUILDER_CONFIGS = _CONFIGS
     DEFAULT_CONFIG_NAME = "default"
 
-    def _info(self):
-        return datasets.DatasetInfo(
-            description=_DESCRIPTION,
-            features=_features(self.config.name),
-            homepage=_HOMEPAGE,
-            license=_LICENSE,
-            citation=_CITATION,
-        )
+    def _features(self):
+        return _config_features(self.config.name)
 
     def _split_generators(self, dl_manager):
-        splits = _FILES[self.config.name]
-        paths = [path for split_paths in splits.values() for path in split_paths]
-        local = resolve_files(self.config.data_dir, dl_manager, paths, _URLS)
+        splits = self.config.files
+        local = resolve_files(self.config.data_dir, dl_manager, self.config.paths, _URLS)
         return [
             datasets.SplitGenerator(
                 name=split,
@@ -218,7 +206,7 @@ def _count_source_records(config_name, split_name, local_paths):
     `upstream_xml`, the `studentAnswer` elements anywhere in each file, parsed by the same
     `_parse_xml` as the examples (a count of elements, not of the answers the generator types)."""
     total = 0
-    for path, source in zip(local_paths, _FILES[config_name][split_name], strict=True):
+    for path, source in zip(local_paths, _CONFIG_OF[config_name].files[split_name], strict=True):
         if config_name == "default":
             with xopen(path, "rb") as f:
                 total += _parquet_file(f, source).metadata.num_rows

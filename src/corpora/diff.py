@@ -1,8 +1,8 @@
 """What a change does to the rows: compare two exports (OUT/NAME folders) config by config and
 split by split.
 
-Rows are matched by the config's natural key, declared in the loader as `_KEYS` (config -> key
-columns), or by position in the split where a config has none. Each split is compared by DuckDB
+Rows are matched by the config's natural key, declared on each of the loader's configs as `key`
+(columns), or by position in the split where a config has none. Each split is compared by DuckDB
 reading both sides' Parquet files (a full outer join on the key), so no split is ever held in
 memory: DuckDB keeps within `MEMORY_LIMIT` and spills to a temporary folder beyond it.
 
@@ -195,7 +195,8 @@ def _in_loader_order(name: str | None, layout: dict) -> dict:
 def _keys(name: str | None) -> dict[str, list[str]]:
     if name is None or name not in registry.names():
         return {}
-    return getattr(registry.get(name).module, "_KEYS", {})
+    corpus = registry.get(name)
+    return {config: corpus.key(config) for config in corpus.configs if corpus.key(config)}
 
 
 def _rows(files: list[Path]) -> int:

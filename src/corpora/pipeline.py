@@ -172,7 +172,7 @@ def count_source_records(corpus: registry.Corpus, config: str, files) -> dict[st
     one's docstring says how it counts)."""
     return {
         split: corpus.module._count_source_records(config, split, [str(files[path]) for path in paths])
-        for split, paths in corpus.module._FILES[config].items()
+        for split, paths in corpus.config(config).files.items()
     }
 
 

@@ -82,10 +82,22 @@ class Corpus:
     def default_config(self) -> str:
         return self.configs[0]
 
+    def config(self, name: str):
+        """The loader's config `name`: its files per split, official split sizes, natural key and
+        description (the `SourceConfig` of loader_shared/_builder_base.py)."""
+        for config in self.builder_class.BUILDER_CONFIGS:
+            if config.name == name:
+                return config
+        raise CorporaError(f"{self.name}: unknown config {name!r}; known: {', '.join(self.configs)}")
+
     @property
-    def split_sizes(self) -> dict[str, dict[str, int]]:
-        """Official sizes per config and split, as the loader declares them."""
-        return self.module._SPLIT_SIZES
+    def split_sizes(self) -> dict[str, dict[str, int | None]]:
+        """Official sizes per config and split, as the loader declares them (None: not known)."""
+        return {name: dict(self.config(name).split_sizes) for name in self.configs}
+
+    def key(self, config: str) -> list[str]:
+        """The columns that identify a row of `config` (`corpora diff` matches rows by them)."""
+        return list(self.config(config).key)
 
     @property
     def checksums_path(self) -> Path:
@@ -94,10 +106,8 @@ class Corpus:
     def source_files(self, configs=None) -> list[str]:
         """Paths, relative to the upstream repository root, of every file the given configs
         (default: all) read, in the loader's order."""
-        files = self.module._FILES
-        chosen = files if configs is None else configs
-        paths = [path for config in chosen for split in files[config].values() for path in split]
-        return list(dict.fromkeys(paths))
+        chosen = self.configs if configs is None else configs
+        return list(dict.fromkeys(path for config in chosen for path in self.config(config).paths))
 
     def features(self, config: str) -> datasets.Features:
         """The declared features of a config, without instantiating the builder (which would
@@ -192,7 +202,10 @@ def _load(root: Path, name: str) -> Corpus:
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module
     setattr(folder, name, module)
-    spec.loader.exec_module(module)
+    try:
+        spec.loader.exec_module(module)
+    except ValueError as error:  # a config whose facts disagree (SourceConfig checks them when made)
+        raise CorporaError(f"{script.relative_to(root)}: {error}") from error
     builders = [
         value
         for value in vars(module).values()
@@ -207,9 +220,10 @@ def _load(root: Path, name: str) -> Corpus:
 
 
 # What every loader module carries beside its builder class (README, "Add a corpus"): the toolkit
-# reads these, so a loader without them stops here rather than in the middle of a build.
+# reads these, so a loader without them stops here rather than in the middle of a build. The
+# facts of each config are on the config itself (`SourceConfig`), checked where it is made.
 TEXT_CONSTANTS = ("_CITATION", "_DESCRIPTION", "_HOMEPAGE", "_LICENSE")
-CONTRACT = (*TEXT_CONSTANTS, "_URLS", "_FILES", "_SPLIT_SIZES", "_count_source_records")
+CONTRACT = (*TEXT_CONSTANTS, "_URLS", "_count_source_records")
 
 
 def check_contract(label: str, module: ModuleType, builder_class: type) -> None:
@@ -217,30 +231,18 @@ def check_contract(label: str, module: ModuleType, builder_class: type) -> None:
     missing = [name for name in CONTRACT if not hasattr(module, name)]
     if missing:
         raise CorporaError(f"{label}: the loader must define {', '.join(missing)} (README, \"Add a corpus\")")
-    configs = sorted(config.name for config in builder_class.BUILDER_CONFIGS)
-    urls, files, sizes = module._URLS, module._FILES, module._SPLIT_SIZES
+    urls = module._URLS
     wrong = [f"{name} must be a non-empty string" for name in TEXT_CONSTANTS if not _text(getattr(module, name))]
     if not (isinstance(urls, dict) and urls and all(_text(k) and _text(v) for k, v in urls.items())):
         wrong.append("_URLS must map each source path to its URL")
         urls = {}
-    if not (isinstance(files, dict) and sorted(files) == configs):
-        wrong.append(f"_FILES must have exactly the builder's configs {configs}")
-        files = {}
-    if not (isinstance(sizes, dict) and sorted(sizes) == configs):
-        wrong.append(f"_SPLIT_SIZES must have exactly the builder's configs {configs}")
-        sizes = {}
-    for config, splits in files.items():
-        if not (isinstance(splits, dict) and splits and all(isinstance(p, list) and p for p in splits.values())):
-            wrong.append(f"_FILES[{config!r}] must map each split to a non-empty list of paths")
+    for config in builder_class.BUILDER_CONFIGS:
+        if not all(hasattr(config, fact) for fact in ("files", "split_sizes", "key")):
+            wrong.append(f"config {config.name!r} must be a SourceConfig (files, split_sizes, key)")
             continue
-        unknown = [str(path) for paths in splits.values() for path in paths if path not in urls]
+        unknown = [path for path in config.paths if path not in urls]
         if urls and unknown:
-            wrong.append(f"_FILES[{config!r}] reads paths that are not in _URLS: {', '.join(unknown)}")
-        official = sizes.get(config)
-        if config in sizes and not (isinstance(official, dict) and list(official) == list(splits)):
-            wrong.append(f"_SPLIT_SIZES[{config!r}] must have the splits of _FILES[{config!r}], {list(splits)}")
-        elif config in sizes and not all(n is None or (type(n) is int and n >= 0) for n in official.values()):
-            wrong.append(f"_SPLIT_SIZES[{config!r}] must give a count (or None if unknown) per split")
+            wrong.append(f"config {config.name!r} reads paths that are not in _URLS: {', '.join(unknown)}")
     if not callable(module._count_source_records):
         wrong.append("_count_source_records must be a function (config, split, paths) -> records")
     if wrong:

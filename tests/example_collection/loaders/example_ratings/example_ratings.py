@@ -15,6 +15,8 @@ import time
 import datasets
 from datasets.utils.file_utils import xopen
 
+from ._builder_base import SourceBuilder
+from ._builder_base import SourceConfig
 from ._loader_common import check_is_data
 from ._loader_common import invalid
 from ._loader_common import resolve_files
@@ -48,26 +50,39 @@ _SENTENCE_FILES = {
     "validation": ["data/validation.jsonl"],
     "test": ["data/test.jsonl"],
 }
-_FILES = {
-    "sentences": _SENTENCE_FILES,
-    "ratings": _SENTENCE_FILES,
-    "raters": {"train": ["raters.csv"]},
-}
-_URLS = {path: _URL_PREFIX + path for splits in _FILES.values() for paths in splits.values() for path in paths}
-
-# Official sizes of the release; the raters' is not published (None).
-_SPLIT_SIZES = {
-    "sentences": {"train": 12, "validation": 3, "test": 4},
-    "ratings": {"train": 30, "validation": 7, "test": 10},
-    "raters": {"train": None},
+_URLS = {
+    path: _URL_PREFIX + path for paths in [*_SENTENCE_FILES.values(), ["raters.csv"]] for path in paths
 }
 
-# Natural key of each config's rows (`corpora diff`).
-_KEYS = {
-    "sentences": ["sentence_id"],
-    "ratings": ["sentence_id", "rater"],
-    "raters": ["rater"],
-}
+# Official sizes of the release (the raters' is not published: None) and each config's natural key
+# (`corpora diff`).
+_VERSION = datasets.Version("1.0.0")
+_CONFIGS = [
+    SourceConfig(
+        name="sentences",
+        version=_VERSION,
+        description="One example per sentence, its ratings as parallel lists.",
+        files=_SENTENCE_FILES,
+        split_sizes={"train": 12, "validation": 3, "test": 4},
+        key=("sentence_id",),
+    ),
+    SourceConfig(
+        name="ratings",
+        version=_VERSION,
+        description="One example per rating of a sentence.",
+        files=_SENTENCE_FILES,
+        split_sizes={"train": 30, "validation": 7, "test": 10},
+        key=("sentence_id", "rater"),
+    ),
+    SourceConfig(
+        name="raters",
+        version=_VERSION,
+        description="One example per rater.",
+        files={"train": ["raters.csv"]},
+        split_sizes={"train": None},
+        key=("rater",),
+    ),
+]
 
 _LANGUAGES = ["de", "en"]
 _SCORES = range(1, 6)
@@ -75,18 +90,14 @@ _SENTENCE_KEYS = ["sentence_id", "text", "language", "flagged", "raters", "score
 _RATER_HEADER = ["rater", "native_language", "years_rating"]
 
 
-class ExampleRatings(datasets.GeneratorBasedBuilder):
+class ExampleRatings(SourceBuilder, datasets.GeneratorBasedBuilder):
     """Sentences rated for clarity, one rating per rater, and the raters."""
 
-    VERSION = datasets.Version("1.0.0")
-    BUILDER_CONFIGS = [
-        datasets.BuilderConfig(name="sentences", version=VERSION, description="One example per sentence, its ratings as parallel lists."),
-        datasets.BuilderConfig(name="ratings", version=VERSION, description="One example per rating of a sentence."),
-        datasets.BuilderConfig(name="raters", version=VERSION, description="One example per rater."),
-    ]
+    VERSION = _VERSION
+    BUILDER_CONFIGS = _CONFIGS
     DEFAULT_CONFIG_NAME = "sentences"
 
-    def _info(self):
+    def _features(self):
         language = datasets.ClassLabel(names=_LANGUAGES)
         features = {
             "sentences": {
@@ -109,20 +120,13 @@ class ExampleRatings(datasets.GeneratorBasedBuilder):
                 "years_rating": datasets.Value("int32"),
             },
         }[self.config.name]
-        return datasets.DatasetInfo(
-            description=_DESCRIPTION,
-            features=datasets.Features(features),
-            homepage=_HOMEPAGE,
-            license=_LICENSE,
-            citation=_CITATION,
-        )
+        return datasets.Features(features)
 
     def _split_generators(self, dl_manager):
-        splits = _FILES[self.config.name]
-        local = resolve_files(self.config.data_dir, dl_manager, [p for paths in splits.values() for p in paths], _URLS)
+        local = resolve_files(self.config.data_dir, dl_manager, self.config.paths, _URLS)
         return [
             datasets.SplitGenerator(name=split, gen_kwargs={"files": [local[p] for p in paths], "sources": paths})
-            for split, paths in splits.items()
+            for split, paths in self.config.files.items()
         ]
 
     def _generate_examples(self, files, sources):

@@ -1,0 +1,65 @@
+# Generated from src/corpora/loader_shared/_builder_base.py by `corpora card`; edit that file, not this copy.
+"""The config class and builder base of every loader of this collection: each config carries the
+facts of its own sources (as glue's `GlueConfig` and TFDS's `BuilderConfig` subclasses do), and
+the base gives what every builder does alike.
+
+datasets and the standard library only; a loader imports it as `from ._builder_base import x`.
+"""
+
+import dataclasses
+import sys
+
+import datasets
+
+
+@dataclasses.dataclass
+class SourceConfig(datasets.BuilderConfig):
+    """A config and its sources.
+
+    - `files`: split -> the source paths it reads, relative to the upstream repository root (the
+      layout a `data_dir` copy mirrors), each in the loader's `_URLS`;
+    - `split_sizes`: split -> the official number of examples, None where it is not known;
+    - `key`: the columns that identify a row (`corpora diff` matches old and new rows by them),
+      empty where rows have none and are matched by position.
+    """
+
+    files: dict = dataclasses.field(default_factory=dict, repr=False)
+    split_sizes: dict = dataclasses.field(default_factory=dict, repr=False)
+    key: tuple = ()
+
+    def __post_init__(self):
+        super().__post_init__()
+        wrong = []
+        if not self.files or not all(isinstance(paths, list) and paths for paths in self.files.values()):
+            wrong.append("files must map each split to a non-empty list of paths")
+        if list(self.split_sizes) != list(self.files):
+            wrong.append(f"split_sizes must have the splits of files, {list(self.files)}")
+        elif not all(n is None or (type(n) is int and n >= 0) for n in self.split_sizes.values()):
+            wrong.append("split_sizes must give a count (or None if unknown) per split")
+        if wrong:
+            raise ValueError(f"config {self.name!r}: " + "; ".join(wrong))
+        self.key = tuple(self.key)
+
+    @property
+    def paths(self):
+        """Every source path of the config, once, in the order of its splits."""
+        return list(dict.fromkeys(path for paths in self.files.values() for path in paths))
+
+
+class SourceBuilder:
+    """What every builder of this collection does alike, mixed in before datasets' builder class:
+    `_info` from the loader module's `_DESCRIPTION`, `_HOMEPAGE`, `_LICENSE` and `_CITATION` and
+    the builder's `_features()` for its config."""
+
+    def _features(self):
+        raise NotImplementedError
+
+    def _info(self):
+        module = sys.modules[type(self).__module__]
+        return datasets.DatasetInfo(
+            description=module._DESCRIPTION,
+            features=self._features(),
+            homepage=module._HOMEPAGE,
+            license=module._LICENSE,
+            citation=module._CITATION,
+        )
