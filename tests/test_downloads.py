@@ -215,7 +215,12 @@ def test_a_retry_after_beyond_the_limit_is_not_waited_for(capsys, tmp_path, cach
     assert server.requests[FILE] == 1
 
 
-@pytest.mark.parametrize(("variable", "value"), [("CORPORA_DOWNLOAD_TIMEOUT", "0"), ("CORPORA_DOWNLOAD_RETRIES", "x")])
+@pytest.mark.parametrize(("variable", "value"), [
+    ("CORPORA_DOWNLOAD_TIMEOUT", "0"), ("CORPORA_DOWNLOAD_RETRIES", "x"),
+    # float() reads these, in any case: an infinite or undefined wait is no setting either.
+    ("CORPORA_DOWNLOAD_TIMEOUT", "nan"), ("CORPORA_DOWNLOAD_TIMEOUT", "inf"), ("CORPORA_DOWNLOAD_TIMEOUT", "-inf"),
+    ("CORPORA_DOWNLOAD_BACKOFF", "NaN"), ("CORPORA_DOWNLOAD_BACKOFF", "Infinity"), ("CORPORA_DOWNLOAD_BACKOFF", "-INF"),
+])
 def test_a_bad_setting_is_named(capsys, tmp_path, cache, serve, monkeypatch, variable, value):
     serve()
     monkeypatch.setenv(variable, value)

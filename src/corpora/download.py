@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import email.utils
+import math
 import os
 import secrets
 import sys
@@ -58,7 +59,8 @@ class Settings:
                 value = kind(text)
             except ValueError:
                 value = -1
-            if value < 0 or (kind is float and value == 0):
+            # float() takes "nan" and "inf" in any case: neither is a number of seconds.
+            if not math.isfinite(value) or value < 0 or (kind is float and value == 0):
                 raise CorporaError(f"{variable}={text!r}: expected a positive number")
             return value
 
