@@ -74,6 +74,8 @@ def test_the_skeleton_passes_the_generic_tests_and_its_own(checkout, tmp_path):
 @pytest.mark.parametrize("name,message", [
     ("MyCorpus", "corpora new: error: 'MyCorpus' is not a corpus name: lower-case words joined by _ (a Python module name)"),
     ("my-corpus", "corpora new: error: 'my-corpus' is not a corpus name: lower-case words joined by _ (a Python module name)"),
+    ("global", "corpora new: error: 'global' is not a corpus name: it is a Python keyword, which cannot name a module"),
+    ("async", "corpora new: error: 'async' is not a corpus name: it is a Python keyword, which cannot name a module"),
 ])
 def test_a_name_that_is_not_a_module_name_is_refused(checkout, tmp_path, name, message):
     result = run(["-m", "corpora.cli", "new", name], checkout, tmp_path)

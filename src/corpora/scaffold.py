@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import keyword
 import re
 import shutil
 from pathlib import Path
@@ -29,6 +30,9 @@ def new(name: str) -> list[Path]:
     written over: every path must be free. If a step fails, what this call wrote is removed."""
     if not _NAME.fullmatch(name):
         raise CorporaError(f"{name!r} is not a corpus name: lower-case words joined by _ (a Python module name)")
+    # `import global` is a syntax error. Soft keywords (match, case, type) are names that import.
+    if keyword.iskeyword(name):
+        raise CorporaError(f"{name!r} is not a corpus name: it is a Python keyword, which cannot name a module")
     registry.require_checkout(f"loaders/{name}/")
     root = registry.repo_root()
     folders = [root / "loaders" / name, root / "dummy_data" / name]
