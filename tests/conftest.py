@@ -191,6 +191,23 @@ def add_renamed_copy(source: Path, root: Path, original: str, copy: str, classes
     (root / "loaders" / copy / "README.md").unlink()
 
 
+def rename_config(export: Path, config: str, renamed: str) -> None:
+    """Make `export` (OUT/NAME) an export of an older loader whose config `config` was then named
+    `renamed`: its folder, the card's `configs:` and `dataset_info`, croissant.json's paths and the
+    mark say `renamed`, and stay consistent with each other."""
+    import json
+
+    (export / config).rename(export / renamed)
+    card = export / "README.md"
+    card.write_text(card.read_text().replace(f"config_name: {config}\n", f"config_name: {renamed}\n")
+                    .replace(f"path: {config}/", f"path: {renamed}/"))
+    croissant = export / "croissant.json"
+    croissant.write_text(croissant.read_text().replace(f'"{config}/', f'"{renamed}/'))
+    mark = json.loads((export / ".corpora-export.json").read_text())
+    mark["configs"] = [renamed if name == config else name for name in mark["configs"]]
+    (export / ".corpora-export.json").write_text(json.dumps(mark, indent=2) + "\n")
+
+
 def readme_snippet():
     """The Python snippet of README.md's "Class labels outside `datasets`" section."""
     readme = (REPO / "README.md").read_text()

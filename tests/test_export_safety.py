@@ -24,6 +24,7 @@ import pyarrow.parquet
 import pytest
 
 from conftest import EXAMPLE
+from conftest import rename_config
 from corpora import build
 from corpora import datasets_adapter
 from corpora import pipeline
@@ -467,6 +468,36 @@ def test_a_build_of_some_configs_never_drops_the_others(tmp_path):
     result = run(command(tmp_path / "small"))
     assert (result.returncode, result.stderr) == (0, "")
     assert check_export(tmp_path / "small" / NAME, tmp_path / "cache") == DUMMY_COUNTS
+
+
+def test_an_export_of_a_config_the_loader_renamed_is_replaced_with_drop_other_configs(tmp_path):
+    out = tmp_path / "out"
+    build.export(pipeline.Request(NAME, dummy=True), out)
+    rename_config(out / NAME, "ratings", "ratings_v0")  # built by an older loader
+    before = files_of(out / NAME)
+    refused = (f"corpora build: error: {out / NAME} holds config(s) ratings_v0 that {NAME} no longer has (renamed or "
+               "removed), so no build can make them again: to replace the export without them, build with {}"
+               "--drop-other-configs, or choose another --out\n")
+    result = run(command(out))
+    assert (result.returncode, result.stdout, result.stderr) == (1, "", refused.format(""))
+    # A build of some configs names the others the loader still has, to keep them.
+    result = run(command(out, "--config", "sentences"))
+    assert (result.returncode, result.stderr) == (1, refused.format("--config sentences --config raters "))
+    assert files_of(out / NAME) == before
+    # The advice, as given, works: the export is replaced, without ratings_v0.
+    result = run(command(out, "--config", "sentences", "--config", "raters", "--drop-other-configs"))
+    assert (result.returncode, result.stderr) == (0, "")
+    assert check_export(out / NAME, tmp_path / "cache") == {config: DUMMY_COUNTS[config] for config in ("sentences", "raters")}
+    assert swap.read_mark(out / NAME)["configs"] == ["sentences", "raters"]
+    only_the_export(out)
+
+
+def test_drop_other_configs_replaces_an_export_of_more_configs(tmp_path):
+    out = tmp_path / "out"
+    build.export(pipeline.Request(NAME, dummy=True), out)
+    result = run(command(out, "--config", "ratings", "--drop-other-configs"))
+    assert (result.returncode, result.stderr) == (0, "")
+    assert check_export(out / NAME, tmp_path / "cache") == RATINGS_COUNTS
 
 
 def test_the_same_config_twice_is_built_once(tmp_path):
