@@ -8,6 +8,7 @@ import inspect
 import os
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
 import threading
@@ -189,6 +190,20 @@ def add_renamed_copy(source: Path, root: Path, original: str, copy: str, classes
     for folder, suffix in (("loaders", ""), ("dataset_cards", ".yaml"), ("dummy_data", "")):
         copy_renamed(source / folder / f"{original}{suffix}", root / folder / f"{copy}{suffix}")
     (root / "loaders" / copy / "README.md").unlink()
+
+
+def namespace_with_tmpfs(mount: Path, options: str) -> list[str]:
+    """A prefix that runs a command in a new user and mount namespace with a tmpfs on `mount`
+    (no effect outside it); pytest.skip with the reason where the system does not allow it."""
+    mount.mkdir(exist_ok=True)
+    script = f'mount -t tmpfs -o {options} tmpfs "{mount}" && exec "$@"'
+    prefix = ["unshare", "-rm", "sh", "-c", script, "sh"] if os.geteuid() else ["unshare", "-m", "sh", "-c", script, "sh"]
+    if shutil.which("unshare") is None:
+        pytest.skip("no `unshare` to mount a small tmpfs")
+    probe = subprocess.run([*prefix, "true"], capture_output=True, text=True, check=False)
+    if probe.returncode:
+        pytest.skip(f"cannot mount a tmpfs here: {probe.stderr.strip()}")
+    return prefix
 
 
 def rename_config(export: Path, config: str, renamed: str) -> None:

@@ -24,6 +24,7 @@ import pyarrow.parquet
 import pytest
 
 from conftest import EXAMPLE
+from conftest import namespace_with_tmpfs
 from conftest import rename_config
 from corpora import build
 from corpora import datasets_adapter
@@ -285,20 +286,6 @@ def test_out_a_regular_file(tmp_path):
     for out in (tmp_path / "file", tmp_path / "file" / "sub"):
         result = run(command(out))
         assert (result.returncode, result.stderr) == (1, f"corpora build: error: {out}: Not a directory\n")
-
-
-def namespace_with_tmpfs(mount: Path, options: str) -> list[str]:
-    """A prefix that runs a command in a new user and mount namespace with a tmpfs on `mount`
-    (no effect outside it); pytest.skip with the reason where the system does not allow it."""
-    mount.mkdir(exist_ok=True)
-    script = f'mount -t tmpfs -o {options} tmpfs "{mount}" && exec "$@"'
-    prefix = ["unshare", "-rm", "sh", "-c", script, "sh"] if os.geteuid() else ["unshare", "-m", "sh", "-c", script, "sh"]
-    if shutil.which("unshare") is None:
-        pytest.skip("no `unshare` to mount a small tmpfs")
-    probe = subprocess.run([*prefix, "true"], capture_output=True, text=True, check=False)
-    if probe.returncode:
-        pytest.skip(f"cannot mount a tmpfs here: {probe.stderr.strip()}")
-    return prefix
 
 
 def test_a_full_file_system_is_one_line_and_leaves_nothing(tmp_path):

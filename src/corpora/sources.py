@@ -31,6 +31,7 @@ from corpora import download
 from corpora import registry
 from corpora.errors import CorporaError
 from corpora.errors import shorten
+from corpora.errors import write_text
 from corpora.registry import Corpus
 
 # The first bytes of a Git LFS pointer file: what a clone holds without `git lfs pull`.
@@ -260,7 +261,7 @@ def write_records(corpus: Corpus, records: dict[str, Record | None]) -> Path:
         f"{url}\t{record.size}\t{record.sha256}\n" if record else f"{url}\t-\t-\n"
         for url, record in sorted(records.items())
     ]
-    corpus.checksums_path.write_text("".join(lines))
+    write_text(corpus.checksums_path, "".join(lines), encoding=None)
     return corpus.checksums_path
 
 
