@@ -160,6 +160,7 @@ def download_release(corpus: Corpus, configs=None, allow_modified_sources: bool 
     pinned = urls(corpus, configs)
     files, differing = {}, []
     with download.cache_lock(corpus.name), _progress(corpus, pinned, records, folder) as progress:
+        download.remove_leftovers(corpus.name)  # a killed download's partial files: no one else writes now
         for path, url in pinned.items():
             target, record = folder / path, records.get(url)
             if target.is_file() and (record is None or measure(target) == record):
