@@ -274,6 +274,18 @@ def test_an_export_folder_overlapping_the_sources_is_refused_before_any_work(tmp
     assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*") if p.name != "link") == listing
 
 
+def test_an_out_folder_that_holds_the_sources_beside_the_export_is_fine(tmp_path):
+    # Only OUT/NAME and OUT/.NAME.* are ever replaced or removed: OUT/src is left alone.
+    data_dir = tmp_path / "out" / "src"
+    shutil.copytree(registry.get(NAME).dummy_dir, data_dir)
+    before = files_of(data_dir)
+    result = run(command(tmp_path / "out", "--allow-modified-sources", source=("--data-dir", str(data_dir))))
+    assert (result.returncode, result.stderr) == (0, "")
+    assert check_export(tmp_path / "out" / NAME, tmp_path / "cache") == DUMMY_COUNTS
+    assert files_of(data_dir) == before
+    assert sorted(os.listdir(tmp_path / "out")) == sorted([f".{NAME}.lock", NAME, "src"])
+
+
 def test_the_dummy_data_cannot_be_the_export(tmp_path):
     dummy = registry.get(NAME).dummy_dir
     result = run(command(dummy.parent))
@@ -338,6 +350,19 @@ def test_a_folder_without_write_permission_is_one_line(unprivileged):
     out.chmod(0o555)
     result = run(command(out), prefix=prefix)
     assert (result.returncode, result.stderr) == (1, f"corpora build: error: {out / f'.{NAME}.lock'}: Permission denied\n")
+
+
+def test_a_folder_made_read_only_after_a_build_names_the_lock_info(unprivileged):
+    folder, prefix = unprivileged
+    out = folder / "out"
+    assert run(command(out), prefix=prefix).returncode == 0  # leaves OUT/.NAME.lock, which the build's user can open
+    out.chmod(0o555)
+    try:
+        result = run(command(out), prefix=prefix)
+    finally:
+        out.chmod(0o755)  # for the fixture to remove it
+    assert (result.returncode, result.stderr) == (
+        1, f"corpora build: error: {out / f'.{NAME}.lock.info'}: Permission denied\n")
 
 
 def test_an_unreadable_source_file_is_one_line(unprivileged):
