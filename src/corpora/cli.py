@@ -107,7 +107,8 @@ def make_parser() -> argparse.ArgumentParser:
                                    example="corpora validate NAME, or corpora validate build/NAME")
     validate.add_argument("names", nargs="*", metavar="NAME|PATH",
                           help="corpora (default: every corpus), or export folders on disk (OUT/NAME) to check "
-                               "before an upload: the card against the files, croissant.json's sha256s, the reload")
+                               "before an upload: the card against the files, files that are not the export's, "
+                               "croissant.json's sha256s, the reload")
 
     push = commands.add_parser("push", help="build and upload a corpus to the Hugging Face Hub",
                                example="corpora push NAME --repo-id your-org/NAME --dry-run")
