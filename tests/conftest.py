@@ -8,6 +8,7 @@ import inspect
 import os
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
 import threading
@@ -196,6 +197,37 @@ def add_renamed_copy(source: Path, root: Path, original: str, copy: str, classes
     for folder, suffix in (("loaders", ""), ("dataset_cards", ".yaml"), ("dummy_data", "")):
         copy_renamed(source / folder / f"{original}{suffix}", root / folder / f"{copy}{suffix}")
     (root / "loaders" / copy / "README.md").unlink()
+
+
+def namespace_with_tmpfs(mount: Path, options: str) -> list[str]:
+    """A prefix that runs a command in a new user and mount namespace with a tmpfs on `mount`
+    (no effect outside it); pytest.skip with the reason where the system does not allow it."""
+    mount.mkdir(exist_ok=True)
+    script = f'mount -t tmpfs -o {options} tmpfs "{mount}" && exec "$@"'
+    prefix = ["unshare", "-rm", "sh", "-c", script, "sh"] if os.geteuid() else ["unshare", "-m", "sh", "-c", script, "sh"]
+    if shutil.which("unshare") is None:
+        pytest.skip("no `unshare` to mount a small tmpfs")
+    probe = subprocess.run([*prefix, "true"], capture_output=True, text=True, check=False)
+    if probe.returncode:
+        pytest.skip(f"cannot mount a tmpfs here: {probe.stderr.strip()}")
+    return prefix
+
+
+def rename_config(export: Path, config: str, renamed: str) -> None:
+    """Make `export` (OUT/NAME) an export of an older loader whose config `config` was then named
+    `renamed`: its folder, the card's `configs:` and `dataset_info`, croissant.json's paths and the
+    mark say `renamed`, and stay consistent with each other."""
+    import json
+
+    (export / config).rename(export / renamed)
+    card = export / "README.md"
+    card.write_text(card.read_text().replace(f"config_name: {config}\n", f"config_name: {renamed}\n")
+                    .replace(f"path: {config}/", f"path: {renamed}/"))
+    croissant = export / "croissant.json"
+    croissant.write_text(croissant.read_text().replace(f'"{config}/', f'"{renamed}/'))
+    mark = json.loads((export / ".corpora-export.json").read_text())
+    mark["configs"] = [renamed if name == config else name for name in mark["configs"]]
+    (export / ".corpora-export.json").write_text(json.dumps(mark, indent=2) + "\n")
 
 
 def readme_snippet():

@@ -18,6 +18,7 @@ from conftest import EXAMPLE_DUMMY_TABLE
 from conftest import EXAMPLE_LISTED
 from conftest import EXAMPLE_RELEASE
 from conftest import add_renamed_copy
+from conftest import rename_config
 from conftest import table_lines
 from corpora import cards
 from corpora import registry
@@ -455,7 +456,7 @@ def test_a_build_from_modified_sources_says_so_at_the_top_of_its_card_and_in_cro
 def test_validate_an_export_folder_on_disk(capsys, tmp_path):
     assert run(capsys, "build", NAME, "--dummy", "--out", str(tmp_path))[0] == 0
     folder = tmp_path / NAME
-    checks = ["mark", "card", "croissant.json", "reload sentences", "reload ratings", "reload raters"]
+    checks = ["mark", "card", "files", "croissant.json", "reload sentences", "reload ratings", "reload raters"]
     assert run(capsys, "validate", str(folder)) == (0, "".join(f"{folder}: {check}: ok\n" for check in checks), "")
     shard = folder / "ratings" / "test-00000-of-00001.parquet"
     shard.write_bytes(shard.read_bytes() + b"x")  # no longer ends with Parquet's magic bytes
@@ -465,6 +466,7 @@ def test_validate_an_export_folder_on_disk(capsys, tmp_path):
     assert out.splitlines() == [
         f"{folder}: mark: ok",
         f"{folder}: card: FAILED: its files cannot be read: ArrowInvalid: {magic}",
+        f"{folder}: files: ok",
         f"{folder}: croissant.json: FAILED: ratings/test-00000-of-00001.parquet: its sha256 is not the one described",
         f"{folder}: reload sentences: ok",
         f"{folder}: reload ratings: FAILED: load_dataset fails: ArrowInvalid: Could not open Parquet input source "
@@ -475,3 +477,36 @@ def test_validate_an_export_folder_on_disk(capsys, tmp_path):
     assert run(capsys, "validate", str(folder)) == (
         1, f"{folder}: mark: FAILED: {folder} is not an export of a corpus of this collection (no .corpora-export.json "
            "naming one)\n", "")
+
+
+def test_validate_a_path_that_does_not_exist_says_so(capsys, tmp_path):
+    missing, file = tmp_path / "build" / NAME, tmp_path / "file"
+    file.write_text("not an export")
+    assert run(capsys, "validate", str(missing)) == (1, f"{missing}: mark: FAILED: {missing} does not exist\n", "")
+    assert run(capsys, "validate", str(file)) == (1, f"{file}: mark: FAILED: {file} is not a folder\n", "")
+
+
+def test_validate_names_a_file_that_is_not_part_of_the_export(capsys, tmp_path):
+    assert run(capsys, "build", NAME, "--dummy", "--out", str(tmp_path))[0] == 0
+    folder = tmp_path / NAME
+    # An upload of the folder publishes whatever is in it: notes, an editor's backup, a .DS_Store.
+    (folder / "ratings" / "notes.txt").write_text("to do\n")
+    (folder / ".DS_Store").write_bytes(b"\0")
+    code, out, _ = run(capsys, "validate", str(folder))
+    assert code == 1
+    assert [line for line in out.splitlines() if "FAILED" in line] == [
+        f"{folder}: files: FAILED: not part of the export, and an upload would publish them: .DS_Store, "
+        "ratings/notes.txt"
+    ]
+
+
+def test_validate_an_export_of_a_config_the_loader_no_longer_has(capsys, tmp_path):
+    assert run(capsys, "build", NAME, "--dummy", "--out", str(tmp_path))[0] == 0
+    folder = tmp_path / NAME
+    rename_config(folder, "ratings", "ratings_v0")
+    checks = ["mark", "card", "files", "croissant.json", "reload sentences"]
+    assert run(capsys, "validate", str(folder)) == (1, "".join(f"{folder}: {check}: ok\n" for check in checks) + (
+        f"{folder}: reload ratings_v0: FAILED: {NAME} has no config 'ratings_v0' (its configs: sentences, ratings, "
+        f"raters); `corpora build {NAME} --out {tmp_path} --drop-other-configs` replaces the export without it\n"
+        f"{folder}: reload raters: ok\n"
+    ), "")

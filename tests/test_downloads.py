@@ -215,7 +215,12 @@ def test_a_retry_after_beyond_the_limit_is_not_waited_for(capsys, tmp_path, cach
     assert server.requests[FILE] == 1
 
 
-@pytest.mark.parametrize(("variable", "value"), [("CORPORA_DOWNLOAD_TIMEOUT", "0"), ("CORPORA_DOWNLOAD_RETRIES", "x")])
+@pytest.mark.parametrize(("variable", "value"), [
+    ("CORPORA_DOWNLOAD_TIMEOUT", "0"), ("CORPORA_DOWNLOAD_RETRIES", "x"),
+    # float() reads these, in any case: an infinite or undefined wait is no setting either.
+    ("CORPORA_DOWNLOAD_TIMEOUT", "nan"), ("CORPORA_DOWNLOAD_TIMEOUT", "inf"), ("CORPORA_DOWNLOAD_TIMEOUT", "-inf"),
+    ("CORPORA_DOWNLOAD_BACKOFF", "NaN"), ("CORPORA_DOWNLOAD_BACKOFF", "Infinity"), ("CORPORA_DOWNLOAD_BACKOFF", "-INF"),
+])
 def test_a_bad_setting_is_named(capsys, tmp_path, cache, serve, monkeypatch, variable, value):
     serve()
     monkeypatch.setenv(variable, value)
@@ -254,6 +259,39 @@ def test_a_full_download_cache_names_its_folder(tmp_path):
     assert (result.returncode, result.stderr) == (1, f"corpora build: error: {folder}: No space left on device\n")
 
 
+def test_the_partial_file_of_a_killed_download_is_removed_by_the_next_build(tmp_path):
+    """A real `corpora build` killed (SIGKILL: no `finally` runs) while the server holds back the
+    second half of the file; a later build with the same download cache removes what it left."""
+    collection = tmp_path / "collection"
+    shutil.copytree(EXAMPLE_COLLECTION, collection, ignore=shutil.ignore_patterns("release"))
+    server = FaultServer(EXAMPLE_RELEASE, {FILE: ["stall"]})
+    try:
+        for moved in (collection / "loaders" / NAME / f"{NAME}.py", collection / "loaders" / NAME / "checksums.tsv"):
+            moved.write_text(moved.read_text().replace("https://example.org/corpora-example/ratings/v1/", server.base))
+        env = dict(os.environ, CORPORA_ROOT=str(collection), HF_HOME=str(tmp_path / "hf"), HF_HUB_OFFLINE="0",
+                   HF_DATASETS_OFFLINE="0", HF_DATASETS_DISABLE_PROGRESS_BARS="1", CORPORA_DOWNLOAD_TIMEOUT="60")
+        argv = [sys.executable, "-m", "corpora.cli", "build", NAME, "--config", "sentences", "--out", str(tmp_path / "out")]
+        cache = tmp_path / "hf" / "datasets" / "downloads" / "corpora" / NAME
+        killed = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            deadline = time.monotonic() + 120
+            # The part is opened before the body is read; its bytes stay in the writer's buffer.
+            while not list(cache.rglob(".train-1.jsonl.part-*")):
+                assert killed.poll() is None and time.monotonic() < deadline, "the build never started the file"
+                time.sleep(0.05)
+        finally:
+            killed.kill()
+            killed.wait()
+        left = [p.relative_to(cache).as_posix() for p in cache.rglob("*") if p.is_file()]
+        assert len(left) == 1 and left[0].startswith(f"data/.train-1.jsonl.part-{killed.pid}-")
+        result = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=300, check=False)
+    finally:
+        server.close()
+    assert (result.returncode, result.stderr) == (0, "")
+    assert sorted(p.relative_to(cache).as_posix() for p in cache.rglob("*") if p.is_file()) == sorted(SENTENCE_FILES)
+    assert server.requests[FILE] == 2
+
+
 # --- docs/bad_input.md: the "Downloads" table ------------------------------------------------
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "bad_input.md"
@@ -290,6 +328,8 @@ def docs_rows() -> list[str]:
         f"| HTTP 429 asking for more than 300 s | {line('the server answered HTTP 429 Too Many Requests, and asks to wait N s (more than 300 s)')} | 1 |",
         "| no server at the address | `corpora build: error: NAME: cannot download URL: no connection (connection refused): no network, or the host cannot be reached.` | 1 |",
         "| the download cache's file system full | `corpora build: error: $HF_HOME/datasets/downloads/corpora/NAME/data: No space left on device` | 1 |",
+        "| the build killed (SIGKILL) during a transfer | nothing (the process is gone); the next build removes the partial file it left in the cache, and succeeds | 2 |",
+        "| `CORPORA_DOWNLOAD_TIMEOUT`, `_RETRIES` or `_BACKOFF` not a positive number (`abc`, `-5`, `0` for a time, `nan`, `inf` in any case) | `corpora build: error: CORPORA_DOWNLOAD_TIMEOUT='nan': expected a positive number` | 0 |",
     ]
     return rows
 

@@ -24,6 +24,8 @@ import pyarrow.parquet
 import pytest
 
 from conftest import EXAMPLE
+from conftest import namespace_with_tmpfs
+from conftest import rename_config
 from corpora import build
 from corpora import datasets_adapter
 from corpora import pipeline
@@ -272,6 +274,18 @@ def test_an_export_folder_overlapping_the_sources_is_refused_before_any_work(tmp
     assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*") if p.name != "link") == listing
 
 
+def test_an_out_folder_that_holds_the_sources_beside_the_export_is_fine(tmp_path):
+    # Only OUT/NAME and OUT/.NAME.* are ever replaced or removed: OUT/src is left alone.
+    data_dir = tmp_path / "out" / "src"
+    shutil.copytree(registry.get(NAME).dummy_dir, data_dir)
+    before = files_of(data_dir)
+    result = run(command(tmp_path / "out", "--allow-modified-sources", source=("--data-dir", str(data_dir))))
+    assert (result.returncode, result.stderr) == (0, "")
+    assert check_export(tmp_path / "out" / NAME, tmp_path / "cache") == DUMMY_COUNTS
+    assert files_of(data_dir) == before
+    assert sorted(os.listdir(tmp_path / "out")) == sorted([f".{NAME}.lock", NAME, "src"])
+
+
 def test_the_dummy_data_cannot_be_the_export(tmp_path):
     dummy = registry.get(NAME).dummy_dir
     result = run(command(dummy.parent))
@@ -284,20 +298,6 @@ def test_out_a_regular_file(tmp_path):
     for out in (tmp_path / "file", tmp_path / "file" / "sub"):
         result = run(command(out))
         assert (result.returncode, result.stderr) == (1, f"corpora build: error: {out}: Not a directory\n")
-
-
-def namespace_with_tmpfs(mount: Path, options: str) -> list[str]:
-    """A prefix that runs a command in a new user and mount namespace with a tmpfs on `mount`
-    (no effect outside it); pytest.skip with the reason where the system does not allow it."""
-    mount.mkdir(exist_ok=True)
-    script = f'mount -t tmpfs -o {options} tmpfs "{mount}" && exec "$@"'
-    prefix = ["unshare", "-rm", "sh", "-c", script, "sh"] if os.geteuid() else ["unshare", "-m", "sh", "-c", script, "sh"]
-    if shutil.which("unshare") is None:
-        pytest.skip("no `unshare` to mount a small tmpfs")
-    probe = subprocess.run([*prefix, "true"], capture_output=True, text=True, check=False)
-    if probe.returncode:
-        pytest.skip(f"cannot mount a tmpfs here: {probe.stderr.strip()}")
-    return prefix
 
 
 def test_a_full_file_system_is_one_line_and_leaves_nothing(tmp_path):
@@ -350,6 +350,19 @@ def test_a_folder_without_write_permission_is_one_line(unprivileged):
     out.chmod(0o555)
     result = run(command(out), prefix=prefix)
     assert (result.returncode, result.stderr) == (1, f"corpora build: error: {out / f'.{NAME}.lock'}: Permission denied\n")
+
+
+def test_a_folder_made_read_only_after_a_build_names_the_lock_info(unprivileged):
+    folder, prefix = unprivileged
+    out = folder / "out"
+    assert run(command(out), prefix=prefix).returncode == 0  # leaves OUT/.NAME.lock, which the build's user can open
+    out.chmod(0o555)
+    try:
+        result = run(command(out), prefix=prefix)
+    finally:
+        out.chmod(0o755)  # for the fixture to remove it
+    assert (result.returncode, result.stderr) == (
+        1, f"corpora build: error: {out / f'.{NAME}.lock.info'}: Permission denied\n")
 
 
 def test_an_unreadable_source_file_is_one_line(unprivileged):
@@ -467,6 +480,36 @@ def test_a_build_of_some_configs_never_drops_the_others(tmp_path):
     result = run(command(tmp_path / "small"))
     assert (result.returncode, result.stderr) == (0, "")
     assert check_export(tmp_path / "small" / NAME, tmp_path / "cache") == DUMMY_COUNTS
+
+
+def test_an_export_of_a_config_the_loader_renamed_is_replaced_with_drop_other_configs(tmp_path):
+    out = tmp_path / "out"
+    build.export(pipeline.Request(NAME, dummy=True), out)
+    rename_config(out / NAME, "ratings", "ratings_v0")  # built by an older loader
+    before = files_of(out / NAME)
+    refused = (f"corpora build: error: {out / NAME} holds config(s) ratings_v0 that {NAME} no longer has (renamed or "
+               "removed), so no build can make them again: to replace the export without them, build with {}"
+               "--drop-other-configs, or choose another --out\n")
+    result = run(command(out))
+    assert (result.returncode, result.stdout, result.stderr) == (1, "", refused.format(""))
+    # A build of some configs names the others the loader still has, to keep them.
+    result = run(command(out, "--config", "sentences"))
+    assert (result.returncode, result.stderr) == (1, refused.format("--config sentences --config raters "))
+    assert files_of(out / NAME) == before
+    # The advice, as given, works: the export is replaced, without ratings_v0.
+    result = run(command(out, "--config", "sentences", "--config", "raters", "--drop-other-configs"))
+    assert (result.returncode, result.stderr) == (0, "")
+    assert check_export(out / NAME, tmp_path / "cache") == {config: DUMMY_COUNTS[config] for config in ("sentences", "raters")}
+    assert swap.read_mark(out / NAME)["configs"] == ["sentences", "raters"]
+    only_the_export(out)
+
+
+def test_drop_other_configs_replaces_an_export_of_more_configs(tmp_path):
+    out = tmp_path / "out"
+    build.export(pipeline.Request(NAME, dummy=True), out)
+    result = run(command(out, "--config", "ratings", "--drop-other-configs"))
+    assert (result.returncode, result.stderr) == (0, "")
+    assert check_export(out / NAME, tmp_path / "cache") == RATINGS_COUNTS
 
 
 def test_the_same_config_twice_is_built_once(tmp_path):

@@ -14,6 +14,7 @@ import pytest
 from conftest import COLLECTION
 from conftest import DATASETS_MAJOR
 from conftest import LEG
+from conftest import namespace_with_tmpfs
 
 # Built from two parts: shared code may not name a corpus, and `corpora new` refuses a word it uses.
 NAME = "scaffolded" + "_corpus"
@@ -75,6 +76,8 @@ def test_the_skeleton_passes_the_generic_tests_and_its_own(checkout, tmp_path):
 @pytest.mark.parametrize("name,message", [
     ("MyCorpus", "corpora new: error: 'MyCorpus' is not a corpus name: lower-case words joined by _ (a Python module name)"),
     ("my-corpus", "corpora new: error: 'my-corpus' is not a corpus name: lower-case words joined by _ (a Python module name)"),
+    ("global", "corpora new: error: 'global' is not a corpus name: it is a Python keyword, which cannot name a module"),
+    ("async", "corpora new: error: 'async' is not a corpus name: it is a Python keyword, which cannot name a module"),
 ])
 def test_a_name_that_is_not_a_module_name_is_refused(checkout, tmp_path, name, message):
     result = run(["-m", "corpora.cli", "new", name], checkout, tmp_path)
@@ -98,3 +101,25 @@ def test_a_word_the_shared_code_uses_is_refused_as_a_name(checkout, tmp_path):
     assert re.fullmatch(r"corpora new: error: sentences: the shared code already uses this word "
                         r"\(\S+:\d+, \S+:\d+, \S+:\d+ and \d+ more\); choose another name\n", result.stderr)
     assert not (checkout / "loaders" / "sentences").exists()
+
+
+@pytest.mark.parametrize("full", ["loaders", "dataset_cards"])  # the first file written, and a later one
+def test_a_full_disk_names_the_file_and_leaves_nothing(checkout, tmp_path, full):
+    """The checkout's `full` folder on a tmpfs its files then fill (in a mount namespace of the
+    command): the file `corpora new` writes there fails when its buffer is flushed."""
+    folder = checkout / full
+    kept = tmp_path / "kept"
+    shutil.copytree(folder, kept)
+    pages = sum(-(-p.stat().st_size // 4096) for p in kept.rglob("*") if p.is_file())
+    prefix = namespace_with_tmpfs(folder, f"size={(pages + 64) * 4}k")
+    argv = [sys.executable, "-m", "corpora.cli", "new", NAME]
+    # Filled by dd up to ENOSPC; listed inside the namespace, before its tmpfs is gone.
+    script = (f'cp -a "{kept}/." "{folder}" && {{ dd if=/dev/zero of="{folder}/.filler" bs=4096 2>/dev/null; true; }} '
+              f'&& "$@"; code=$?; ls -A "{folder}"; exit $code')
+    env = dict(os.environ, CORPORA_ROOT=str(checkout), HF_HOME=str(tmp_path / "hf-home"))
+    result = subprocess.run([*prefix, "sh", "-c", script, "sh", *argv], cwd=checkout, env=env, capture_output=True,
+                            text=True, check=False)
+    file = {"loaders": f"loaders/{NAME}/{NAME}.py", "dataset_cards": f"dataset_cards/{NAME}.yaml"}[full]
+    assert (result.returncode, result.stderr) == (1, f"corpora new: error: {checkout / file}: No space left on device\n")
+    assert sorted(result.stdout.split()) == sorted([".filler", *os.listdir(kept)])
+    assert not (checkout / "loaders" / NAME).exists() and not (checkout / "dummy_data" / NAME).exists()

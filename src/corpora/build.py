@@ -38,7 +38,7 @@ class SplitRows:
 
 
 def export(request: pipeline.Request, out, repo_id: str | None = None, lock_timeout: float | None = None,
-           compare_to=None) -> list[SplitRows]:
+           compare_to=None, drop_other_configs: bool = False) -> list[SplitRows]:
     """Write OUT/NAME/README.md, croissant.json and OUT/NAME/<config>/<split>-0000i-of-0000n.parquet
     for each config of the request, prepared by the one pipeline (`pipeline.prepare`: every check).
 
@@ -46,7 +46,8 @@ def export(request: pipeline.Request, out, repo_id: str | None = None, lock_time
     there). The rows reported are those of the files `load_dataset` resolves from the exported
     card (`reload_counts`). With `compare_to` (an export folder: COMPARE_TO/NAME is the old export,
     so OUT itself means the export being replaced), what the build changes in the rows is
-    printed before the swap (`corpora diff`).
+    printed before the swap (`corpora diff`). With `drop_other_configs`, an export that holds
+    configs the request does not build (one the loader renamed, too) is replaced without them.
 
     Safety (corpora.swap): one build at a time per OUT/NAME (another one waits, at most
     `lock_timeout` seconds if given); the export and its datasets cache are made in a partial
@@ -64,11 +65,12 @@ def export(request: pipeline.Request, out, repo_id: str | None = None, lock_time
     given = request.data_dir if request.data_dir is not None else (corpus.dummy_dir if request.dummy else None)
     if given is not None:
         swap.check_no_overlap(target, [given])  # before any work: the swap would delete them
-    swap.check_replaceable(target, configs)  # before any work; again under the lock
+    replaceable = {"known": list(corpus.configs), "drop_others": drop_other_configs}
+    swap.check_replaceable(target, configs, **replaceable)  # before any work; again under the lock
     swap.prepare_out(out)
     with swap.exclusive(target, lock_timeout):
         swap.repair_and_clean(target)
-        swap.check_replaceable(target, configs)
+        swap.check_replaceable(target, configs, **replaceable)
         found = pipeline.resolve(request).with_differences()
         swap.check_no_overlap(target, list(found.files.values()))
         workspace = swap.new_workspace(target)

@@ -27,6 +27,7 @@ from corpora import sources
 from corpora import swap
 from corpora.errors import CorporaError
 from corpora.errors import shorten
+from corpora.errors import write_text
 from corpora.feature_types import list_item
 
 TEMPLATE = resources.files("corpora") / "templates" / "dataset_card.md.j2"
@@ -490,7 +491,7 @@ def write_sizes_from_export(corpus: registry.Corpus, export: Path, examples: dic
         measured = {config: sizes for config, sizes in measured.items() if "rows" not in sizes}
     if measured:
         sizes = {**card_byte_sizes(corpus), **measured}
-        corpus.card_path.write_text(render(corpus, examples, byte_sizes=sizes), encoding="utf-8")
+        write_text(corpus.card_path, render(corpus, examples, byte_sizes=sizes))
     return list(measured)
 
 
@@ -499,7 +500,7 @@ def write(corpus: registry.Corpus, examples: dict[str, dict]) -> bool:
     text = render(corpus, examples)
     if corpus.card_path.is_file() and corpus.card_path.read_text(encoding="utf-8") == text:
         return False
-    corpus.card_path.write_text(text, encoding="utf-8")
+    write_text(corpus.card_path, text)
     return True
 
 

@@ -72,6 +72,9 @@ def make_parser() -> argparse.ArgumentParser:
     build.add_argument("--lock-timeout", type=float, metavar="SECONDS",
                        help="while another build writes the same OUT/NAME, wait at most this long (default: until "
                             "it ends)")
+    build.add_argument("--drop-other-configs", action="store_true",
+                       help="replace an OUT/NAME export that holds configs this build does not make (one the "
+                            "loader has renamed or removed, or one left out with --config): they are removed")
     build.add_argument("--compare-to", metavar="OLD",
                        help="before the swap, print what the build changes in the rows of OLD/NAME (OLD: an export "
                             "folder, e.g. the --out folder itself for the export being replaced)")
@@ -104,7 +107,8 @@ def make_parser() -> argparse.ArgumentParser:
                                    example="corpora validate NAME, or corpora validate build/NAME")
     validate.add_argument("names", nargs="*", metavar="NAME|PATH",
                           help="corpora (default: every corpus), or export folders on disk (OUT/NAME) to check "
-                               "before an upload: the card against the files, croissant.json's sha256s, the reload")
+                               "before an upload: the card against the files, files that are not the export's, "
+                               "croissant.json's sha256s, the reload")
 
     push = commands.add_parser("push", help="build and upload a corpus to the Hugging Face Hub",
                                example="corpora push NAME --repo-id your-org/NAME --dry-run")
@@ -356,7 +360,8 @@ def cmd_build(args) -> int:
         request = pipeline.Request(name, args.configs, args.data_dir, args.dummy, args.allow_modified_sources,
                                    args.num_proc)
         try:
-            rows_built = build.export(request, args.out, lock_timeout=args.lock_timeout, compare_to=args.compare_to)
+            rows_built = build.export(request, args.out, lock_timeout=args.lock_timeout, compare_to=args.compare_to,
+                                      drop_other_configs=args.drop_other_configs)
         except BaseException:
             if rows:  # the corpora exported before this one are whole: say so before the error
                 print(f"exported to {args.out}/ before {name} stopped:")

@@ -10,10 +10,11 @@ reads that folder as it reads a local copy (`--data-dir`). What this layer promi
   span of the timeout (nothing at all, or a trickle), is a failure that names how long;
 - failures that may heal (a reset, a connection closed early, a stall, HTTP 5xx, 429 with its
   Retry-After) are retried with a doubling wait; other HTTP answers (4xx) are not;
-- a file is written under a temporary name and renamed into the cache only whole (its
-  Content-Length) and only if it is data: an HTML page or a Git LFS pointer is named as such and
-  never kept. The caller checks a kept file against checksums.tsv before it trusts it, and a
-  cached copy that fails is fetched once more.
+- a file is written under a temporary name (which the next download of the corpus removes if
+  a killed process left it) and renamed into the cache only whole (its Content-Length) and only
+  if it is data: an HTML page or a Git LFS pointer is named as such and never kept. The caller
+  checks a kept file against checksums.tsv before it trusts it, and a cached copy that fails is
+  fetched once more.
 
 CORPORA_DOWNLOAD_TIMEOUT (seconds, default 30), CORPORA_DOWNLOAD_RETRIES (default 4) and
 CORPORA_DOWNLOAD_BACKOFF (the first wait in seconds, default 1) change the defaults.
@@ -23,7 +24,9 @@ from __future__ import annotations
 
 import contextlib
 import email.utils
+import math
 import os
+import re
 import secrets
 import sys
 import time
@@ -58,7 +61,8 @@ class Settings:
                 value = kind(text)
             except ValueError:
                 value = -1
-            if value < 0 or (kind is float and value == 0):
+            # float() takes "nan" and "inf" in any case: neither is a number of seconds.
+            if not math.isfinite(value) or value < 0 or (kind is float and value == 0):
                 raise CorporaError(f"{variable}={text!r}: expected a positive number")
             return value
 
@@ -99,6 +103,23 @@ def cache_lock(name: str) -> filelock.FileLock:
     folder = cache_folder(name)
     _mkdir(folder)
     return filelock.FileLock(str(folder.parent / f".{name}.lock"))
+
+
+def remove_leftovers(name: str) -> list[Path]:
+    """Under the cache lock: remove the partial files (`.FILE.part-<pid>-<id>`, see `fetch`) that
+    downloads killed before their `finally` left in the cache of corpus `name`; returns them. Every
+    fetch runs under that lock, so no live process is writing one now (the lock tells, not the
+    pid, which the system reuses)."""
+    removed = []
+    for path in cache_folder(name).rglob(".*.part-*"):
+        if _PART.fullmatch(path.name) and path.is_file() and not path.is_symlink():
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
+                removed.append(path)
+    return removed
+
+
+_PART = re.compile(r"\..+\.part-\d+-[0-9a-f]{8}")
 
 
 def fetch(url: str, target: Path, settings: Settings | None = None, progress=None) -> Path:

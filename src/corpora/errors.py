@@ -1,4 +1,5 @@
 import os
+from pathlib import Path
 
 
 class CorporaError(Exception):
@@ -32,3 +33,14 @@ def check_utf8(path, what: str) -> None:
             f"{printable(os.path.abspath(path))}: {what} is not valid UTF-8, which datasets and pyarrow need; "
             "rename it or choose another"
         ) from None
+
+
+def write_text(path, text: str, encoding: str | None = "utf-8") -> None:
+    """Path.write_text, but a failure names the file: a full disk is reported when the buffer is
+    flushed at close, as `[Errno 28] No space left on device` without a path."""
+    try:
+        Path(path).write_text(text, encoding=encoding)
+    except OSError as error:
+        if error.filename is None and error.errno:
+            raise OSError(error.errno, os.strerror(error.errno), str(path)) from None
+        raise

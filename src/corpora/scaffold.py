@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import keyword
 import re
 import shutil
 from pathlib import Path
@@ -19,6 +20,7 @@ from corpora import pipeline
 from corpora import registry
 from corpora import sources
 from corpora.errors import CorporaError
+from corpora.errors import write_text
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 _NAME = re.compile(r"[a-z][a-z0-9]*(_[a-z0-9]+)*")
@@ -29,6 +31,9 @@ def new(name: str) -> list[Path]:
     written over: every path must be free. If a step fails, what this call wrote is removed."""
     if not _NAME.fullmatch(name):
         raise CorporaError(f"{name!r} is not a corpus name: lower-case words joined by _ (a Python module name)")
+    # `import global` is a syntax error. Soft keywords (match, case, type) are names that import.
+    if keyword.iskeyword(name):
+        raise CorporaError(f"{name!r} is not a corpus name: it is a Python keyword, which cannot name a module")
     registry.require_checkout(f"loaders/{name}/")
     root = registry.repo_root()
     folders = [root / "loaders" / name, root / "dummy_data" / name]
@@ -57,13 +62,13 @@ def new(name: str) -> list[Path]:
     try:
         for path, template in files.items():
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(environment.get_template(template).render(values), encoding="utf-8")
-            written.append(path)
+            written.append(path)  # before: a write that fails leaves a file (empty) to remove
+            write_text(path, environment.get_template(template).render(values))
         loader_dir = root / "loaders" / name
         written += [loader_dir / copy for copy in loader_shared.write_copies(loader_dir, loader_dir / f"{name}.py")]
         counts = {"default": {"train": 3, "test": 2}}  # the lines of the two dummy files
         written.append(root / "dummy_data" / name / "expected_counts.json")
-        written[-1].write_text(json.dumps(counts, indent=2) + "\n", encoding="utf-8")
+        write_text(written[-1], json.dumps(counts, indent=2) + "\n")
         corpus = registry.get(name)
         written.append(sources.write_records(corpus, dict.fromkeys(corpus.module._URLS.values())))  # not measured
         cards.write(corpus, pipeline.dummy_examples(name))

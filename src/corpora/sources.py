@@ -31,6 +31,7 @@ from corpora import download
 from corpora import registry
 from corpora.errors import CorporaError
 from corpora.errors import shorten
+from corpora.errors import write_text
 from corpora.registry import Corpus
 
 # The first bytes of a Git LFS pointer file: what a clone holds without `git lfs pull`.
@@ -159,6 +160,7 @@ def download_release(corpus: Corpus, configs=None, allow_modified_sources: bool 
     pinned = urls(corpus, configs)
     files, differing = {}, []
     with download.cache_lock(corpus.name), _progress(corpus, pinned, records, folder) as progress:
+        download.remove_leftovers(corpus.name)  # a killed download's partial files: no one else writes now
         for path, url in pinned.items():
             target, record = folder / path, records.get(url)
             if target.is_file() and (record is None or measure(target) == record):
@@ -260,7 +262,7 @@ def write_records(corpus: Corpus, records: dict[str, Record | None]) -> Path:
         f"{url}\t{record.size}\t{record.sha256}\n" if record else f"{url}\t-\t-\n"
         for url, record in sorted(records.items())
     ]
-    corpus.checksums_path.write_text("".join(lines))
+    write_text(corpus.checksums_path, "".join(lines), encoding=None)
     return corpus.checksums_path
 
 

@@ -71,9 +71,13 @@ def read_mark(folder: Path) -> dict | None:
     return mark if isinstance(mark, dict) and mark.get("tool") == "corpora" else None
 
 
-def check_replaceable(target: Path, configs: list[str]) -> None:
+def check_replaceable(target: Path, configs: list[str], known: list[str] | None = None,
+                      drop_others: bool = False) -> None:
     """Refuse, before any work, to replace OUT/NAME unless it is an export of this corpus made by
-    this tool whose configs are all among those built (a build of some configs never drops others)."""
+    this tool whose configs are all among those built (a build of some configs never drops others),
+    or `drop_others` says to drop them. `known`: the loader's configs; one of the export's that is
+    not among them (an export of an older loader, whose config was since renamed) cannot be built
+    again, so only `drop_others` lets the export be replaced."""
     if not os.path.lexists(target):
         return
     if target.is_symlink():
@@ -88,6 +92,18 @@ def check_replaceable(target: Path, configs: list[str]) -> None:
             "move it away, or choose another --out"
         )
     dropped = [config for config in mark.get("configs", []) if config not in configs]
+    if drop_others:
+        return
+    gone = [config for config in dropped if known is not None and config not in known]
+    if gone:
+        kept = [config for config in dropped if config not in gone]
+        # Every config the loader still has, unless the build already makes them all.
+        rebuild = " ".join(f"--config {config}" for config in [*configs, *kept]) + " " if kept else ""
+        raise CorporaError(
+            f"{target} holds config(s) {', '.join(gone)} that {target.name} no longer has (renamed or removed), "
+            f"so no build can make them again: to replace the export without them, build with "
+            f"{rebuild}--drop-other-configs, or choose another --out"
+        )
     if dropped:
         every = " ".join(f"--config {config}" for config in [*configs, *dropped])
         raise CorporaError(

@@ -4,6 +4,7 @@ already on disk (`validate_export`), before a manual upload."""
 
 from __future__ import annotations
 
+import os
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,6 +20,7 @@ from corpora import registry
 from corpora import sources
 from corpora import swap
 from corpora.errors import CorporaError
+from corpora.errors import shorten
 
 
 def validate(name: str) -> Iterator[tuple[str, str | None]]:
@@ -133,6 +135,10 @@ def validate_export(folder: Path) -> Iterator[tuple[str, str | None]]:
     """Yield (check, None if it passed else what is wrong) for an export folder on disk: its
     mark, its card against its files, croissant.json's sha256s, and the reload of every config."""
     folder = Path(folder)
+    if not folder.is_dir():  # a typo is not "an export without a mark"
+        what = "is not a folder" if os.path.lexists(folder) else "does not exist"
+        yield "mark", f"{folder} {what}"
+        return
     mark = swap.read_mark(folder)
     if mark is None or mark.get("corpus") not in registry.names():
         yield "mark", f"{folder} is not an export of a corpus of this collection (no {swap.MARK} naming one)"
@@ -143,10 +149,35 @@ def validate_export(folder: Path) -> Iterator[tuple[str, str | None]]:
         yield "card", "; ".join(export_problems(corpus, folder)) or None
     except Exception as error:  # noqa: BLE001 - a file that is not Parquet: reported, the other checks still run
         yield "card", f"its files cannot be read: {type(error).__name__}: {' '.join(str(error).split())}"
+    yield "files", _stray_problem(folder)
     yield "croissant.json", _croissant_problem(folder)
     with tempfile.TemporaryDirectory(prefix="corpora-validate-") as cache:
         for config in mark.get("configs", []):
+            if config not in corpus.configs:  # an export of an older loader (a config since renamed)
+                yield f"reload {config}", (
+                    f"{corpus.name} has no config {config!r} (its configs: {', '.join(corpus.configs)}); "
+                    f"`corpora build {corpus.name} --out {folder.parent} --drop-other-configs` replaces the export "
+                    "without it"
+                )
+                continue
             yield f"reload {config}", _reload_problem(corpus, folder, config, cache)
+
+
+def _stray_problem(folder: Path) -> str | None:
+    """The files of the folder that are not the export's (the card, croissant.json, the mark, the
+    files the card's `configs:` name): an upload of the folder would publish them too."""
+    kept = {folder / "README.md", folder / "croissant.json", folder / swap.MARK}
+    try:
+        metadata = cards.read_metadata(folder / "README.md")
+    except Exception:  # noqa: BLE001 - no card, or not YAML: the card check says so
+        metadata = {}
+    for config in metadata.get("configs") or []:
+        for data_files in config.get("data_files") or []:
+            pattern = data_files.get("path") if isinstance(data_files, dict) else None
+            if isinstance(pattern, str) and pattern:  # any other shape: the card check names it
+                kept.update(folder.glob(pattern))
+    stray = [p.relative_to(folder).as_posix() for p in sorted(folder.rglob("*")) if not p.is_dir() and p not in kept]
+    return f"not part of the export, and an upload would publish them: {shorten(stray)}" if stray else None
 
 
 def _croissant_problem(folder: Path) -> str | None:

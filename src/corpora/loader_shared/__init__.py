@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from corpora.errors import write_text
+
 HERE = Path(__file__).resolve().parent
 
 # Each shared module, and whether a loader folder needs it given the text of its own modules.
@@ -52,7 +54,7 @@ def write_copies(folder: Path, script: Path) -> list[str]:
     changed = _stale(folder, wanted)
     for name in changed:
         if name in wanted:
-            (folder / name).write_text(wanted[name], encoding="utf-8")
+            write_text(folder / name, wanted[name])
         else:
             (folder / name).unlink()
     return changed
