@@ -188,8 +188,8 @@ def test_a_push_deletes_only_stale_shards_of_its_configs(hub, upstream_copy, tmp
     assert result.returncode == 0, result.stderr
     [commit] = hub.commits
     assert commit["deleted"] == stale
-    # Only what changed is sent: the new shard (the rest is identical to the earlier push).
-    assert sorted(commit["files"]) == ["ratings/train-00000-of-00001.parquet"]
+    # huggingface_hub 0.25 sends every file; later versions only what changed: the new shard.
+    assert sorted(commit["files"]) in (sorted(release_export), ["ratings/train-00000-of-00001.parquet"])
     tree = hub.tree(REPO_ID)
     assert tree.pop(".gitattributes").startswith(b"*.parquet filter=lfs")
     assert tree == {**release_export, OWN_FILE: b"PAR1 the user's own PAR1"}
@@ -264,7 +264,7 @@ def test_a_push_that_fails_partway_leaves_the_repository_as_it_was(hub, upstream
     }[fault]
     lines = result.stderr.splitlines()
     if fault == "cut_upload":  # huggingface_hub says that it retries the upload, once: then the URL has expired
-        assert lines[0].startswith("'Server disconnected without sending a response.' thrown while requesting PUT ")
+        assert " thrown while requesting PUT " in lines[0]  # the words of httpx or of requests
         assert lines[1:-1] == ["Retrying in 1s [Retry 1/5]."]
         result.stderr = lines[-1] + "\n"
     assert error_line(result) == (
