@@ -334,7 +334,19 @@ def test_revision_commits_to_a_new_branch(hub, upstream_copy, tmp_path):
     assert repo.branches == {"main": initial, "dev": commit["sha"]}
     assert sorted(hub.tree(REPO_ID, "main")) == [".gitattributes"]
     assert sorted(hub.tree(REPO_ID, "dev")) == [".gitattributes", *EXPORTED]
-    assert repo.tags == {"v1.0.0": commit["sha"]}
+    assert repo.tags == {}  # a release is what main holds
+    assert result.stdout.splitlines()[-1] == (
+        f"pushed: {hub.endpoint}/datasets/{REPO_ID}/commit/{commit['sha']} to branch dev; not tagged v1.0.0: "
+        "only a push to main is"
+    )
+    # The branch is there now: the next push to it builds on its head.
+    again = push_release(hub, upstream_copy, tmp_path, "--revision", "dev", out="out2")
+    assert again.returncode == 0, again.stderr
+    head = repo.branches["dev"]
+    assert repo.branches["main"] == initial
+    # huggingface_hub 0.25 commits the unchanged files again; later versions make no empty commit.
+    assert head == commit["sha"] or repo.commits[head].parent == commit["sha"]
+    assert sorted(hub.tree(REPO_ID, "dev")) == [".gitattributes", *EXPORTED]
 
 
 def test_create_pr_opens_a_pull_request_and_tags_nothing(hub, upstream_copy, tmp_path):

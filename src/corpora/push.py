@@ -102,6 +102,8 @@ def push(
         if remote is None:
             api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
             remote = read_repo(api, name, repo_id, revision)
+            if remote is None:  # created, or someone else's that this token cannot see
+                raise CorporaError("the repository cannot be read after creating it")
         parent = remote.sha
         if revision is not None and revision not in remote.branches:  # as `hf upload --revision` does
             api.create_branch(repo_id, branch=revision, revision=parent, repo_type="dataset", exist_ok=True)
@@ -117,10 +119,14 @@ def push(
             f"{repository_state(api, repo_id, revision, parent)}the export is complete in {folder}: "
             "run the push again when fixed"
         ) from error
+    # A release is what main holds: a pull request or another branch is not tagged (the same push
+    # to main, once merged, tags it); the check above keeps them from differing from a tagged build.
     if create_pr:
-        # The tag is for what main publishes: the same push without --create-pr, once merged, sets it.
         print(f"opened a pull request: {commit.pr_url} (commit {commit.oid}); not tagged {tag}: push again "
               "without --create-pr once it is merged")
+        return paths
+    if revision not in (None, "main"):
+        print(f"pushed: {commit.commit_url} to branch {revision}; not tagged {tag}: only a push to main is")
         return paths
     try:
         api.create_tag(repo_id, tag=tag, revision=commit.oid, repo_type="dataset",
