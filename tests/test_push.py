@@ -1,6 +1,8 @@
-"""`corpora push` against a fake Hub on 127.0.0.1 (only the Hub's HTTP edge is faked), of the example
-corpus (tests/example_collection): its release files as the upstream copy."""
+"""`corpora push` and `corpora diff hf://...` against a stateful Hub server on 127.0.0.1
+(tests/fake_hub.py: only the Hub's HTTP edge is faked), through real huggingface_hub calls, of the
+example corpus (tests/example_collection): its release files as the upstream copy."""
 
+import json
 import os
 import subprocess
 import sys
@@ -10,6 +12,8 @@ import pytest
 
 from conftest import EXAMPLE
 from conftest import EXAMPLE_COLLECTION
+from conftest import EXAMPLE_RELEASE
+from conftest import using_example
 from fake_hub import FakeHub
 
 pytestmark = [pytest.mark.usefixtures("example_collection"), pytest.mark.other_dependencies]  # the subprocesses inherit its CORPORA_ROOT
@@ -148,9 +152,6 @@ REPO_ID = "my-org/ratings"
 def release_export(tmp_path_factory):
     """The files a push of the example's release to REPO_ID uploads (the export is byte-identical
     from build to build): to lay out an earlier push in the server."""
-    from conftest import EXAMPLE_RELEASE
-    from conftest import using_example
-
     from corpora import build
     from corpora import pipeline
 
@@ -183,7 +184,7 @@ PUSH_LINES = {
         "without `--take-over`",
         "corpora push: error: example_ratings: dataset repository my-org/ratings holds 3 file(s) and has a card "
         "corpora did not write for example_ratings: not pushing into it (check the repo id; --take-over replaces "
-        "its card and the Parquet files of the configs pushed)",
+        "its card and the files in the folders of the configs pushed)",
     ),
     "other_configs": (
         "`--config ratings` into a repository that holds the other configs",
@@ -374,8 +375,6 @@ def test_diff_against_a_published_version(hub, upstream_copy, tmp_path):
     assert same.stdout.splitlines()[-1] == "identical"
     changed = corpora("diff", published, str(dummy / NAME), "--format", "json", hub=hub, home=tmp_path / "home2")
     assert changed.returncode == 1, changed.stderr
-    import json
-
     report = json.loads(changed.stdout)
     # The corpus is named by the repository (its keys match the rows), and the rows are the release's.
     assert (report["old"], report["corpus"], report["identical"]) == (published, NAME, False)

@@ -120,7 +120,8 @@ def make_parser() -> argparse.ArgumentParser:
                       help="publish a build of files that differ from the recorded release")
     push.add_argument("--revision", metavar="BRANCH",
                       help="commit to this branch, created from main if needed (default: main)")
-    push.add_argument("--create-pr", action="store_true", help="open a pull request with the commit instead")
+    push.add_argument("--create-pr", action="store_true",
+                      help="open a pull request with the commit instead of committing to the branch")
     push.add_argument("--take-over", action="store_true",
                       help="push into a repository whose card corpora did not write for NAME: replaces its "
                            "README.md and croissant.json and deletes the files under CONFIG/ of each config "

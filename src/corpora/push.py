@@ -186,7 +186,7 @@ def check_pushable(api: HfApi, corpus, repo_id: str, remote: Remote, pushed: lis
         said = "has no card" if "README.md" not in content else "has a card corpora did not write for " + name
         raise CorporaError(
             f"{name}: dataset repository {repo_id} holds {len(content)} file(s) and {said}: not pushing into it "
-            f"(check the repo id; --take-over replaces its card and the Parquet files of the configs pushed)"
+            "(check the repo id; --take-over replaces its card and the files in the folders of the configs pushed)"
         )
     others = sorted({path.split("/")[0] for path in content if path.endswith(".parquet") and "/" in path}
                     & (set(corpus.configs) - set(pushed)))
