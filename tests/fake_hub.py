@@ -12,7 +12,8 @@ HF_HUB_DISABLE_XET=1 and take the LFS path. Downloads send no X-Xet-* header, so
 
 Faults (`hub.fail`): "commit" answers the commit with a 500; "cut_upload" cuts the first LFS upload
 off half-way (the connection is dropped, and the upload URL then answers 403, as an expired
-presigned URL does); "auth" answers every request with a 401."""
+presigned URL does); "auth" answers every request with a 401; "race" lets another client's commit
+land on the branch just before the commit (which then names a parent that is no longer its head)."""
 
 from __future__ import annotations
 
@@ -328,9 +329,11 @@ class FakeHub:
     def commit(self, repo: Repo, revision: str, body: bytes, create_pr: bool):
         if "commit" in self.fail:
             raise HubError(500, "Internal Error - We're working hard to fix this as soon as possible!")
-        if not create_pr and revision.startswith("refs/pr/") is False:
-            self.revision(repo, revision)  # a commit goes to an existing branch
-        base = self.revision(repo, revision)
+        if "race" in self.fail:
+            self.fail.discard("race")
+            tree = dict(repo.files(revision), **{"notes.md": File(b"a colleague's notes\n", False)})
+            self._commit(repo, revision, "Add notes.md", tree)
+        base = self.revision(repo, revision)  # a commit goes to an existing branch (or PR)
         tree = dict(repo.commits[base].files)
         record = {"summary": None, "files": {}, "deleted": [], "revision": revision, "create_pr": create_pr}
         for line in body.decode().splitlines():

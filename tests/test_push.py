@@ -299,6 +299,23 @@ def test_a_push_that_fails_partway_leaves_the_repository_as_it_was(hub, upstream
     assert hub.head(REPO_ID) == sha and hub.tree(REPO_ID) == before and hub.repos[REPO_ID].tags == {}
 
 
+def test_a_commit_that_lands_first_is_kept_and_said(hub, upstream_copy, tmp_path):
+    # The push commits on the commit it read (parentCommit): another one in between fails it,
+    # rather than a commit made on files this push did not see.
+    found = hub.put(REPO_ID, {"README.md": b""}, "an empty card")
+    hub.fail.add("race")
+    result = push_release(hub, upstream_copy, tmp_path)
+    now = hub.head(REPO_ID)
+    assert now != found and hub.repos[REPO_ID].commits[now].parent == found
+    assert error_line(result) == (
+        "corpora push: error: example_ratings: uploading to dataset repository my-org/ratings failed: the server "
+        f"answered HTTP 412 Precondition Failed (A commit has happened since {found}: main is at {now}); the "
+        f"repository is now at {now} (this push found it at {found}); the export is complete in "
+        f"{tmp_path / 'out' / NAME}: run the push again when fixed"
+    )
+    assert sorted(hub.tree(REPO_ID)) == [".gitattributes", "README.md", "notes.md"] and hub.commits == []
+
+
 def test_a_token_the_hub_refuses_is_one_line_before_any_build(hub, upstream_copy, tmp_path):
     hub.fail.add("auth")
     result = push_release(hub, upstream_copy, tmp_path)

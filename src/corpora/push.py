@@ -178,7 +178,10 @@ def check_pushable(api: HfApi, corpus, repo_id: str, remote: Remote, pushed: lis
     push of some configs into a repository that holds others (its card would name only these)."""
     name = corpus.name
     content = [path for path in remote.files if path not in HUB_FILES]
-    card = read_file(api, repo_id, remote.sha, "README.md") if "README.md" in remote.files else ""
+    try:
+        card = read_file(api, repo_id, remote.sha, "README.md") if "README.md" in remote.files else ""
+    except Exception as error:  # noqa: BLE001 - one line, before anything was built
+        raise _unreadable(name, repo_id, error) from error
     if not card.strip():
         content = [path for path in content if path != "README.md"]  # an empty card is no content
     ours = card_marker(name) in card
