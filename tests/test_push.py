@@ -177,7 +177,8 @@ def error_line(result) -> str:
 OWN_FILE = "data/my_own_notes.parquet"
 
 # The lines these tests see, as docs/bad_input.md shows them ({sha}: the commit the push found,
-# {tag_sha}: the tagged one, {out}: --out); `python tests/test_push.py` rewrites that table.
+# {tag_sha}: the tagged one, {now}: the branch's head since, {out}: --out); `python tests/test_push.py`
+# rewrites that table.
 PUSH_LINES = {
     "not_ours": (
         "a repository whose card corpora did not write for NAME (a dataset of your own, another corpus's), "
@@ -210,6 +211,13 @@ PUSH_LINES = {
         "corpora push: error: example_ratings: uploading to dataset repository my-org/ratings failed: the server "
         "answered HTTP 403 Forbidden (Request has expired); the repository is unchanged at {sha}; the export is "
         "complete in {out}/example_ratings: run the push again when fixed",
+    ),
+    "race": (
+        "another commit on the branch between the push's read and its commit",
+        "corpora push: error: example_ratings: uploading to dataset repository my-org/ratings failed: the server "
+        "answered HTTP 412 Precondition Failed (A commit has happened since {sha}: main is at {now}); the "
+        "repository is now at {now} (this push found it at {sha}); the export is complete in {out}/example_ratings: "
+        "run the push again when fixed",
     ),
     "bump": (
         "another build of a version that is tagged already",
@@ -307,12 +315,7 @@ def test_a_commit_that_lands_first_is_kept_and_said(hub, upstream_copy, tmp_path
     result = push_release(hub, upstream_copy, tmp_path)
     now = hub.head(REPO_ID)
     assert now != found and hub.repos[REPO_ID].commits[now].parent == found
-    assert error_line(result) == (
-        "corpora push: error: example_ratings: uploading to dataset repository my-org/ratings failed: the server "
-        f"answered HTTP 412 Precondition Failed (A commit has happened since {found}: main is at {now}); the "
-        f"repository is now at {now} (this push found it at {found}); the export is complete in "
-        f"{tmp_path / 'out' / NAME}: run the push again when fixed"
-    )
+    assert error_line(result) == PUSH_LINES["race"][1].format(sha=found, now=now, out=tmp_path / "out")
     assert sorted(hub.tree(REPO_ID)) == [".gitattributes", "README.md", "notes.md"] and hub.commits == []
 
 
@@ -406,7 +409,7 @@ START, END = "<!-- push refusals and faults: checked by tests/test_push.py -->",
 
 
 def docs_rows() -> list[str]:
-    shown = {"sha": "SHA", "tag_sha": "SHA", "out": "OUT"}
+    shown = {"sha": "SHA", "tag_sha": "SHA", "now": "NEW_SHA", "out": "OUT"}
     return [f"| {case} | `{line.format(**shown)}` | 1 |" for case, line in PUSH_LINES.values()]
 
 
