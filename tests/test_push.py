@@ -384,6 +384,16 @@ def test_create_pr_opens_a_pull_request_and_tags_nothing(hub, upstream_copy, tmp
     )
 
 
+def test_diff_of_a_revision_that_is_not_there_is_one_line(hub, tmp_path):
+    hub.add_repo(REPO_ID)
+    result = corpora("diff", f"hf://datasets/{REPO_ID}@v9.9.9", str(tmp_path), hub=hub, home=tmp_path / "home")
+    assert result.returncode == 2
+    assert result.stderr == (
+        f"corpora diff: error: hf://datasets/{REPO_ID}@v9.9.9: cannot download it: the server answered HTTP 404 "
+        "Not Found (Invalid rev id: v9.9.9)\n"
+    )
+
+
 def test_diff_against_a_published_version(hub, upstream_copy, tmp_path):
     assert push_release(hub, upstream_copy, tmp_path).returncode == 0
     dummy = tmp_path / "dummy"
@@ -396,10 +406,13 @@ def test_diff_against_a_published_version(hub, upstream_copy, tmp_path):
     changed = corpora("diff", published, str(dummy / NAME), "--format", "json", hub=hub, home=tmp_path / "home2")
     assert changed.returncode == 1, changed.stderr
     report = json.loads(changed.stdout)
-    # The corpus is named by the repository (its keys match the rows), and the rows are the release's.
+    # The published side is the release (its rows), and the rows are matched by the loader's keys.
     assert (report["old"], report["corpus"], report["identical"]) == (published, NAME, False)
     train = {c["name"]: [(s["old_rows"], s["new_rows"]) for s in c["splits"] if s["name"] == "train"] for c in report["configs"]}
     assert train == {"sentences": [(12, 4)], "ratings": [(30, 10)], "raters": [(5, 3)]}
+    assert {c["name"]: c["key"] for c in report["configs"]} == {
+        "sentences": ["sentence_id"], "ratings": ["sentence_id", "rater"], "raters": ["rater"],
+    }
 
 
 # --- docs/bad_input.md: the "Push" table ---------------------------------------------------------
