@@ -382,6 +382,12 @@ def test_create_pr_opens_a_pull_request_and_tags_nothing(hub, upstream_copy, tmp
         f"opened a pull request: {hub.endpoint}/datasets/{REPO_ID}/discussions/1 (commit {commit['sha']}); "
         "not tagged v1.0.0: push again without --create-pr once it is merged"
     )
+    # Onto the open pull request, as `hf upload --revision refs/pr/1`: no branch is made for it.
+    again = push_release(hub, upstream_copy, tmp_path, "--revision", "refs/pr/1", out="out2")
+    assert again.returncode == 0, again.stderr
+    assert sorted(repo.branches) == ["main"] and sorted(repo.prs) == [1]
+    # huggingface_hub 0.25 commits the unchanged files again; later versions make no empty commit.
+    assert repo.prs[1] == commit["sha"] or repo.commits[repo.prs[1]].parent == commit["sha"]
 
 
 def test_diff_of_a_revision_that_is_not_there_is_one_line(hub, tmp_path):

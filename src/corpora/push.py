@@ -62,7 +62,7 @@ def push(
     export folder to the dataset repo in one commit and tag it with the loader's version. The
     repository is read first: one that holds files `corpora` did not publish for NAME is refused
     (unless `take_over`), and so is a push of some configs into a repository that holds others.
-    Only the Parquet files of the configs pushed that the export no longer has are deleted. The
+    Only the files under <config>/ of the configs pushed that the export does not have are deleted. The
     token comes from HF_TOKEN or `hf auth login`, as huggingface_hub finds it; it is never printed,
     and without one nothing is built. Returns the uploaded paths."""
     corpus = registry.get(name)  # an unknown corpus is said before anything else
@@ -105,7 +105,8 @@ def push(
             if remote is None:  # created, or someone else's that this token cannot see
                 raise CorporaError("the repository cannot be read after creating it")
         parent = remote.sha
-        if revision is not None and revision not in remote.branches:  # as `hf upload --revision` does
+        if revision is not None and revision not in remote.branches and not is_pull_request(revision):
+            # as `hf upload --revision` does
             api.create_branch(repo_id, branch=revision, revision=parent, repo_type="dataset", exist_ok=True)
         operations = commit_operations(folder, paths, remote, request.configs)
         # One commit (atomic), on the commit read above: a push meanwhile makes it fail, not mix.
@@ -140,6 +141,11 @@ def push(
     return paths
 
 
+def is_pull_request(revision: str | None) -> bool:
+    """refs/pr/N: a push onto an open pull request (as `hf upload --revision refs/pr/N`)."""
+    return bool(revision) and revision.startswith("refs/pr/")
+
+
 def read_repo(api: HfApi, name: str, repo_id: str, revision: str | None) -> Remote | None:
     """The repository at the branch pushed to (main, or a --revision branch that does not exist
     yet: then main, where it will start); None if there is no such repository."""
@@ -149,7 +155,7 @@ def read_repo(api: HfApi, name: str, repo_id: str, revision: str | None) -> Remo
         refs = api.list_repo_refs(repo_id, repo_type="dataset")
         branches = {ref.name: ref.target_commit for ref in refs.branches}
         tags = {ref.name: ref.target_commit for ref in refs.tags}
-        base = revision if revision in branches else "main"
+        base = revision if revision in branches or is_pull_request(revision) else "main"
         info = api.repo_info(repo_id, repo_type="dataset", revision=base, files_metadata=True)
     except RepositoryNotFoundError as error:
         if getattr(error.response, "status_code", None) == 404:
