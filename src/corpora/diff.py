@@ -27,6 +27,7 @@ import pyarrow.parquet
 
 from corpora import registry
 from corpora.errors import CorporaError
+from corpora.errors import describe_failure
 
 MEMORY_LIMIT = "512MB"  # DuckDB's own budget; the bench measures the process's peak RSS
 EXAMPLES = 3  # examples per changed field, and added or removed keys shown per split
@@ -160,8 +161,6 @@ def fetch(side) -> Path:
     if repo_id.count("/") != 1 or not all(repo_id.split("/")):
         raise CorporaError(f"{text}: expected hf://datasets/ORG/NAME or hf://datasets/ORG/NAME@REVISION")
     from huggingface_hub import snapshot_download
-
-    from corpora.push import describe_failure
 
     try:
         return Path(snapshot_download(repo_id, repo_type="dataset", revision=revision or None))
