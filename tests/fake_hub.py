@@ -189,12 +189,12 @@ class FakeHub:
             return self.lfs_upload(request, path.removeprefix("/lfs-upload/"), length)
         body = request.rfile.read(length) if length else b""
         auth = request.headers.get("Authorization")
+        if path == "/api/validate-yaml":  # a check of the card's YAML, not a write
+            return 200, {"errors": [], "warnings": []}, {}
         if request.command in ("POST", "PUT", "DELETE") and self.token and auth != f"Bearer {self.token}":
             raise HubError(401, "Invalid credentials in Authorization header")
         if path == "/api/repos/create":
             return self.create_repo(json.loads(body))
-        if path == "/api/validate-yaml":
-            return 200, {"errors": [], "warnings": []}, {}
         if path.startswith("/api/datasets/"):
             parts = path.removeprefix("/api/datasets/").split("/")
             repo = self.repo("/".join(parts[:2]))

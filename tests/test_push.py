@@ -219,6 +219,12 @@ PUSH_LINES = {
         "repository is now at {now} (this push found it at {sha}); the export is complete in {out}/example_ratings: "
         "run the push again when fixed",
     ),
+    "read_only_token": (
+        "a token that may read the repository but not write to it (HTTP 401 on the first write)",
+        "corpora push: error: example_ratings: uploading to dataset repository my-org/ratings failed: the server "
+        "answered HTTP 401 Unauthorized (Invalid credentials in Authorization header); the repository is unchanged "
+        "at {sha}; the export is complete in {out}/example_ratings: run the push again when fixed",
+    ),
     "bump": (
         "another build of a version that is tagged already",
         "corpora push: error: example_ratings: my-org/ratings has v1.0.0 already (commit {tag_sha}), and this "
@@ -292,11 +298,14 @@ def test_a_repository_with_only_the_hubs_files_and_an_empty_card_is_pushed_to(hu
     assert sorted(hub.tree(REPO_ID)) == [".gitattributes", *EXPORTED]
 
 
-@pytest.mark.parametrize("fault", ["commit", "cut_upload"])
+@pytest.mark.parametrize("fault", ["commit", "cut_upload", "read_only_token"])
 def test_a_push_that_fails_partway_leaves_the_repository_as_it_was(hub, upstream_copy, tmp_path, fault):
     sha = hub.put(REPO_ID, {"README.md": b""}, "an empty card")
     before = hub.tree(REPO_ID)
-    hub.fail.add(fault)
+    if fault == "read_only_token":  # it reads the repository; its first write is refused
+        hub.token = "hf_theOnlyTokenThatMayWrite"
+    else:
+        hub.fail.add(fault)
     result = push_release(hub, upstream_copy, tmp_path)
     lines = result.stderr.splitlines()
     if fault == "cut_upload":  # huggingface_hub says that it retries the upload, once: then the URL has expired
