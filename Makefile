@@ -74,11 +74,12 @@ test-python3.10:
 	HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 HF_HOME=$(CURDIR)/.cache/hf-test-python3.10 .venv-python3.10/bin/python -m pytest
 
 # Every generated file: the cards, the shared modules of each loader folder (from
-# src/corpora/loader_shared) and the bad-input tables of docs/bad_input.md.
+# src/corpora/loader_shared) and the bad-input and push tables of docs/bad_input.md.
 cards: $(VENV)/.installed
 	$(VENV)/bin/corpora card --all
 	CORPORA_ROOT=tests/example_collection $(VENV)/bin/corpora card --all
 	$(OFFLINE) $(VENV)/bin/python tests/test_bad_input.py
+	$(OFFLINE) $(VENV)/bin/python tests/test_push.py
 
 cards-check: $(VENV)/.installed
 	$(OFFLINE) $(VENV)/bin/corpora card --all --check

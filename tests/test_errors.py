@@ -309,11 +309,13 @@ def test_an_upload_the_hub_refuses_is_one_line(capsys, tmp_path, monkeypatch):
     finally:
         server.shutdown()
     assert code == 1
+    # The repository is read before the build: a refusal costs no build.
     assert err == (
-        "corpora push: error: example_ratings: uploading to dataset repository my-org/ratings failed: the server "
+        "corpora push: error: example_ratings: reading dataset repository my-org/ratings failed: the server "
         "answered HTTP 403 Forbidden (You don't have the rights to create a dataset under the namespace my-org); "
-        f"the export is complete in {tmp_path / 'out' / NAME}: run the push again when fixed\n"
+        "nothing was built or uploaded\n"
     )
+    assert not (tmp_path / "out").exists()
 
 
 def test_an_upload_without_a_connection_is_one_line(capsys, tmp_path, monkeypatch):
@@ -321,12 +323,10 @@ def test_an_upload_without_a_connection_is_one_line(capsys, tmp_path, monkeypatc
     code, _, err = upload(capsys, tmp_path, monkeypatch, f"http://127.0.0.1:{port}")
     assert code == 1
     assert err.startswith(
-        "corpora push: error: example_ratings: uploading to dataset repository my-org/ratings failed: no connection ("
+        "corpora push: error: example_ratings: reading dataset repository my-org/ratings failed: no connection ("
     )
-    assert err.endswith(
-        f"): no network, or the host cannot be reached; the export is complete in {tmp_path / 'out' / NAME}: "
-        "run the push again when fixed\n"
-    )
+    assert err.endswith("): no network, or the host cannot be reached; nothing was built or uploaded\n")
+    assert not (tmp_path / "out").exists()
     assert "\n" not in err.rstrip("\n")
 
 

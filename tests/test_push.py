@@ -1,6 +1,8 @@
-"""`corpora push` against a fake Hub on 127.0.0.1 (only the Hub's HTTP edge is faked), of the example
-corpus (tests/example_collection): its release files as the upstream copy."""
+"""`corpora push` and `corpora diff hf://...` against a stateful Hub server on 127.0.0.1
+(tests/fake_hub.py: only the Hub's HTTP edge is faked), through real huggingface_hub calls, of the
+example corpus (tests/example_collection): its release files as the upstream copy."""
 
+import json
 import os
 import subprocess
 import sys
@@ -10,6 +12,8 @@ import pytest
 
 from conftest import EXAMPLE
 from conftest import EXAMPLE_COLLECTION
+from conftest import EXAMPLE_RELEASE
+from conftest import using_example
 from fake_hub import FakeHub
 
 pytestmark = [pytest.mark.usefixtures("example_collection"), pytest.mark.other_dependencies]  # the subprocesses inherit its CORPORA_ROOT
@@ -20,7 +24,7 @@ TOKEN = "hf_fakeTokenThatMustNeverBePrinted"
 
 @pytest.fixture
 def hub():
-    server = FakeHub()
+    server = FakeHub(token=TOKEN)
     yield server
     server.close()
 
@@ -43,7 +47,10 @@ EXPORTED = [
 
 
 def corpora(*args, hub, home):
-    env = dict(os.environ, HF_ENDPOINT=hub.endpoint, HF_TOKEN=TOKEN, HF_HUB_OFFLINE="0", HF_HOME=str(home))
+    # Hub access allowed, to the server on 127.0.0.1 only; Xet is off: the server cannot serve it
+    # (fake_hub.py), so huggingface_hub takes the LFS path.
+    env = dict(os.environ, HF_ENDPOINT=hub.endpoint, HF_TOKEN=TOKEN, HF_HUB_OFFLINE="0", HF_HOME=str(home),
+               HF_HUB_DISABLE_XET="1")
     command = [str(Path(sys.executable).with_name("corpora")), *args]
     return subprocess.run(command, capture_output=True, text=True, env=env, check=False)
 
@@ -61,7 +68,7 @@ def test_push_creates_the_repo_and_uploads_the_export(hub, upstream_copy, tmp_pa
     assert created.get("visibility") == "private" or created.get("private") is True
     assert len(hub.commits) == 1
     commit = hub.commits[0]
-    assert commit["summary"] == "Upload example_ratings built by corpora"
+    assert commit["summary"] == "Upload example_ratings v1.0.0 built by corpora"
     export = out / NAME
     local = {p.relative_to(export).as_posix(): p.read_bytes() for p in export.rglob("*") if p.is_file()}
     assert local.pop(".corpora-export.json").startswith(b'{\n  "tool": "corpora"')  # the tool's mark stays here
@@ -80,7 +87,7 @@ def test_dry_run_sends_nothing(hub, upstream_copy, tmp_path):
     sizes = {path: (tmp_path / "out" / NAME / path).stat().st_size for path in EXPORTED}
     assert lines[-10] == (
         f"would upload 9 files, {sum(sizes.values()):,} bytes, from {tmp_path / 'out' / NAME} to "
-        "https://huggingface.co/datasets/my-org/ratings (public):"
+        f"{hub.endpoint}/datasets/my-org/ratings (public):"  # the Hub in use, HF_ENDPOINT's
     )
     assert lines[-9:] == [f"  {path} ({size:,} bytes)" for path, size in sizes.items()]
     assert "Generating" not in result.stderr and "%|" not in result.stderr  # no progress bars in a pipe
@@ -98,7 +105,9 @@ def test_push_refuses_data_that_is_not_the_release(hub, tmp_path):
     assert hub.created == [] and hub.commits == []
 
 
-def test_push_refuses_an_export_whose_card_does_not_validate(tmp_path, monkeypatch, upstream_copy):
+def test_push_refuses_an_export_whose_card_does_not_validate(hub, tmp_path, monkeypatch, upstream_copy):
+    from huggingface_hub import constants
+
     from corpora import build
     from corpora import push
     from corpora.errors import CorporaError
@@ -113,7 +122,8 @@ def test_push_refuses_an_export_whose_card_does_not_validate(tmp_path, monkeypat
         return rows
 
     monkeypatch.setattr(build, "export", build_then_break_the_card)
-    monkeypatch.setattr(push, "HfApi", None)  # nothing may reach the Hub
+    monkeypatch.setattr(constants, "ENDPOINT", hub.endpoint)  # the repository is read before the build
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
     monkeypatch.setenv("HF_TOKEN", TOKEN)  # a token is checked before anything is built
     with pytest.raises(CorporaError) as caught:
         push.push(NAME, "my-org/ratings", data_dir=upstream_copy, out=tmp_path / "out")
@@ -123,6 +133,7 @@ def test_push_refuses_an_export_whose_card_does_not_validate(tmp_path, monkeypat
         "license 'not-a-license', the loader says 'cc-by-4.0'; "
         "sentences/train: dataset_info says 13 rows, the files hold 12"
     )
+    assert hub.created == [] and hub.commits == []  # read, nothing written
 
 
 def test_a_dummy_export_card_validates(dummy_export):
@@ -130,3 +141,316 @@ def test_a_dummy_export_card_validates(dummy_export):
     from corpora import validate
 
     assert validate.export_problems(registry.get(NAME), dummy_export(NAME)) == []
+
+
+# --- a push as a release: onto what the repository holds, one commit, tagged --------------------
+
+REPO_ID = "my-org/ratings"
+
+
+@pytest.fixture(scope="module")
+def release_export(tmp_path_factory):
+    """The files a push of the example's release to REPO_ID uploads (the export is byte-identical
+    from build to build): to lay out an earlier push in the server."""
+    from corpora import build
+    from corpora import pipeline
+
+    out = tmp_path_factory.mktemp("release-export")
+    with using_example():
+        build.export(pipeline.Request(NAME, data_dir=EXAMPLE_RELEASE), out, repo_id=REPO_ID)
+    folder = out / NAME
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*") if p.is_file()
+            and p.name != ".corpora-export.json"}
+
+
+def push_release(hub, upstream_copy, tmp_path, *options, out="out"):
+    return corpora("push", NAME, "--repo-id", REPO_ID, "--data-dir", str(upstream_copy), "--out",
+                   str(tmp_path / out), *options, hub=hub, home=tmp_path / "home")
+
+
+def error_line(result) -> str:
+    assert result.returncode == 1, result.stdout
+    assert len(result.stderr.splitlines()) == 1, result.stderr
+    return result.stderr.rstrip("\n")
+
+
+OWN_FILE = "data/my_own_notes.parquet"
+
+# The lines these tests see, as docs/bad_input.md shows them ({sha}: the commit the push found,
+# {tag_sha}: the tagged one, {now}: the branch's head since, {out}: --out); `python tests/test_push.py`
+# rewrites that table.
+PUSH_LINES = {
+    "not_ours": (
+        "a repository whose card corpora did not write for NAME (a dataset of your own, another corpus's), "
+        "without `--take-over`",
+        "corpora push: error: example_ratings: dataset repository my-org/ratings holds 3 file(s) and has a card "
+        "corpora did not write for example_ratings: not pushing into it (check the repo id; --take-over replaces "
+        "its card and the files in the folders of the configs pushed)",
+    ),
+    "other_configs": (
+        "`--config ratings` into a repository that holds the other configs",
+        "corpora push: error: example_ratings: dataset repository my-org/ratings also holds config(s) raters, "
+        "sentences, which a push of --config ratings would leave out of its card and croissant.json: push every "
+        "config with `corpora push example_ratings --repo-id my-org/ratings`",
+    ),
+    "unauthorized": (
+        "a token the Hub refuses (HTTP 401)",
+        "corpora push: error: example_ratings: reading dataset repository my-org/ratings failed: the server "
+        "answered HTTP 401 Unauthorized (Invalid credentials in Authorization header); nothing was built or "
+        "uploaded",
+    ),
+    "commit": (
+        "HTTP 500 on the commit",
+        "corpora push: error: example_ratings: uploading to dataset repository my-org/ratings failed: the server "
+        "answered HTTP 500 Internal Server Error (Internal Error - We're working hard to fix this as soon as "
+        "possible!); the repository is unchanged at {sha}; the export is complete in {out}/example_ratings: run "
+        "the push again when fixed",
+    ),
+    "cut_upload": (
+        "an upload cut off half-way (huggingface_hub retries it; its URL has expired)",
+        "corpora push: error: example_ratings: uploading to dataset repository my-org/ratings failed: the server "
+        "answered HTTP 403 Forbidden (Request has expired); the repository is unchanged at {sha}; the export is "
+        "complete in {out}/example_ratings: run the push again when fixed",
+    ),
+    "race": (
+        "another commit on the branch between the push's read and its commit",
+        "corpora push: error: example_ratings: uploading to dataset repository my-org/ratings failed: the server "
+        "answered HTTP 412 Precondition Failed (A commit has happened since {sha}: main is at {now}); the "
+        "repository is now at {now} (this push found it at {sha}); the export is complete in {out}/example_ratings: "
+        "run the push again when fixed",
+    ),
+    "read_only_token": (
+        "a token that may read the repository but not write to it (HTTP 401 on the first write)",
+        "corpora push: error: example_ratings: uploading to dataset repository my-org/ratings failed: the server "
+        "answered HTTP 401 Unauthorized (Invalid credentials in Authorization header); the repository is unchanged "
+        "at {sha}; the export is complete in {out}/example_ratings: run the push again when fixed",
+    ),
+    "bump": (
+        "another build of a version that is tagged already",
+        "corpora push: error: example_ratings: my-org/ratings has v1.0.0 already (commit {tag_sha}), and this "
+        "build differs from it in 9 file(s) (README.md, croissant.json, raters/train-00000-of-00001.parquet, "
+        "...): a published version is never replaced: bump the version (VERSION in "
+        "loaders/example_ratings/example_ratings.py) to publish it",
+    ),
+}
+
+
+def test_a_push_deletes_only_stale_shards_of_its_configs(hub, upstream_copy, tmp_path, release_export):
+    # An earlier push (by an earlier version: no v1.0.0 tag) whose ratings/train had two shards,
+    # and a file of the user's own beside it.
+    stale = ["ratings/train-00000-of-00002.parquet", "ratings/train-00001-of-00002.parquet"]
+    earlier = {path: content for path, content in release_export.items() if path != "ratings/train-00000-of-00001.parquet"}
+    earlier.update({path: b"PAR1 an older shard PAR1" for path in stale})
+    hub.put(REPO_ID, earlier, "Upload example_ratings v0.9.0 built by corpora")
+    hub.put(REPO_ID, {OWN_FILE: b"PAR1 the user's own PAR1"}, "my notes")
+    result = push_release(hub, upstream_copy, tmp_path)
+    assert result.returncode == 0, result.stderr
+    [commit] = hub.commits
+    assert commit["deleted"] == stale
+    # huggingface_hub 0.25 sends every file; later versions only what changed: the new shard.
+    assert sorted(commit["files"]) in (sorted(release_export), ["ratings/train-00000-of-00001.parquet"])
+    tree = hub.tree(REPO_ID)
+    assert tree.pop(".gitattributes").startswith(b"*.parquet filter=lfs")
+    assert tree == {**release_export, OWN_FILE: b"PAR1 the user's own PAR1"}
+    assert hub.repos[REPO_ID].tags == {"v1.0.0": commit["sha"]}
+
+
+def test_a_push_of_one_config_keeps_the_others_by_refusing(hub, upstream_copy, tmp_path):
+    first = push_release(hub, upstream_copy, tmp_path)
+    assert first.returncode == 0, first.stderr
+    hub.put(REPO_ID, {OWN_FILE: b"PAR1 the user's own PAR1"}, "my notes")
+    before = hub.head(REPO_ID), hub.tree(REPO_ID)
+    result = push_release(hub, upstream_copy, tmp_path, "--config", "ratings", out="out2")
+    assert error_line(result) == PUSH_LINES["other_configs"][1]
+    assert not (tmp_path / "out2").exists()  # refused before any build
+    assert (hub.head(REPO_ID), hub.tree(REPO_ID)) == before
+    assert len(hub.commits) == 1
+
+
+def test_a_repository_of_the_users_own_is_refused_before_any_build(hub, upstream_copy, tmp_path, release_export):
+    own = {"README.md": b"# My ratings\n\nMy own dataset.\n", OWN_FILE: b"PAR1 the user's own PAR1",
+           "ratings/mine.parquet": b"PAR1 also mine PAR1"}
+    sha = hub.put(REPO_ID, own, "my dataset")
+    result = push_release(hub, upstream_copy, tmp_path)
+    assert error_line(result) == PUSH_LINES["not_ours"][1]
+    assert not (tmp_path / "out").exists()
+    assert hub.head(REPO_ID) == sha and hub.commits == []
+    taken = push_release(hub, upstream_copy, tmp_path, "--take-over")
+    assert taken.returncode == 0, taken.stderr
+    assert hub.commits[0]["deleted"] == ["ratings/mine.parquet"]  # in a config pushed: not of the export
+    tree = hub.tree(REPO_ID)
+    assert tree.pop(".gitattributes").startswith(b"*.parquet filter=lfs")
+    assert tree == {**release_export, OWN_FILE: b"PAR1 the user's own PAR1"}
+
+
+def test_another_corpus_s_repository_is_refused(hub, upstream_copy, tmp_path):
+    card = b"---\nlicense: mit\n---\n\n<!-- Generated by `corpora build other_ratings` with this folder's files. -->\n"
+    sha = hub.put(REPO_ID, {"README.md": card, "votes/train-00000-of-00001.parquet": b"PAR1 PAR1"})
+    result = push_release(hub, upstream_copy, tmp_path)
+    assert error_line(result) == PUSH_LINES["not_ours"][1].replace("holds 3 file(s)", "holds 2 file(s)")
+    assert hub.head(REPO_ID) == sha and not (tmp_path / "out").exists()
+
+
+def test_a_repository_with_only_the_hubs_files_and_an_empty_card_is_pushed_to(hub, upstream_copy, tmp_path):
+    hub.put(REPO_ID, {"README.md": b"\n"}, "an empty card")
+    result = push_release(hub, upstream_copy, tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert sorted(hub.tree(REPO_ID)) == [".gitattributes", *EXPORTED]
+
+
+@pytest.mark.parametrize("fault", ["commit", "cut_upload", "read_only_token"])
+def test_a_push_that_fails_partway_leaves_the_repository_as_it_was(hub, upstream_copy, tmp_path, fault):
+    sha = hub.put(REPO_ID, {"README.md": b""}, "an empty card")
+    before = hub.tree(REPO_ID)
+    if fault == "read_only_token":  # it reads the repository; its first write is refused
+        hub.token = "hf_theOnlyTokenThatMayWrite"
+    else:
+        hub.fail.add(fault)
+    result = push_release(hub, upstream_copy, tmp_path)
+    lines = result.stderr.splitlines()
+    if fault == "cut_upload":  # huggingface_hub says that it retries the upload, once: then the URL has expired
+        assert " thrown while requesting PUT " in lines[0]  # the words of httpx or of requests
+        assert lines[1:-1] == ["Retrying in 1s [Retry 1/5]."]
+        result.stderr = lines[-1] + "\n"
+    assert error_line(result) == PUSH_LINES[fault][1].format(sha=sha, out=tmp_path / "out")
+    assert hub.head(REPO_ID) == sha and hub.tree(REPO_ID) == before and hub.repos[REPO_ID].tags == {}
+
+
+def test_a_commit_that_lands_first_is_kept_and_said(hub, upstream_copy, tmp_path):
+    # The push commits on the commit it read (parentCommit): another one in between fails it,
+    # rather than a commit made on files this push did not see.
+    found = hub.put(REPO_ID, {"README.md": b""}, "an empty card")
+    hub.fail.add("race")
+    result = push_release(hub, upstream_copy, tmp_path)
+    now = hub.head(REPO_ID)
+    assert now != found and hub.repos[REPO_ID].commits[now].parent == found
+    assert error_line(result) == PUSH_LINES["race"][1].format(sha=found, now=now, out=tmp_path / "out")
+    assert sorted(hub.tree(REPO_ID)) == [".gitattributes", "README.md", "notes.md"] and hub.commits == []
+
+
+def test_a_token_the_hub_refuses_is_one_line_before_any_build(hub, upstream_copy, tmp_path):
+    hub.fail.add("auth")
+    result = push_release(hub, upstream_copy, tmp_path)
+    assert error_line(result) == PUSH_LINES["unauthorized"][1]
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_push_is_tagged_with_the_loader_version_and_a_tag_never_moves(hub, upstream_copy, tmp_path):
+    first = push_release(hub, upstream_copy, tmp_path)
+    assert first.returncode == 0, first.stderr
+    [commit] = hub.commits
+    assert hub.repos[REPO_ID].tags == {"v1.0.0": commit["sha"]} and hub.head(REPO_ID) == commit["sha"]
+    assert first.stdout.splitlines()[-1] == f"pushed: {hub.endpoint}/datasets/{REPO_ID}/commit/{commit['sha']} (tagged v1.0.0)"
+    again = push_release(hub, upstream_copy, tmp_path, out="out2")
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.splitlines()[-1] == (
+        f"example_ratings v1.0.0 is already published in my-org/ratings (commit {commit['sha']}) with these "
+        "files: nothing pushed"
+    )
+    assert len(hub.commits) == 1 and hub.repos[REPO_ID].tags == {"v1.0.0": commit["sha"]}
+    dummy = EXAMPLE_COLLECTION / "dummy_data" / NAME  # another build, the same version
+    other = corpora("push", NAME, "--repo-id", REPO_ID, "--data-dir", str(dummy), "--allow-modified-sources",
+                    "--out", str(tmp_path / "out3"), hub=hub, home=tmp_path / "home")
+    assert error_line(other) == PUSH_LINES["bump"][1].format(tag_sha=commit["sha"])
+    assert len(hub.commits) == 1 and hub.repos[REPO_ID].tags == {"v1.0.0": commit["sha"]}
+
+
+def test_revision_commits_to_a_new_branch(hub, upstream_copy, tmp_path):
+    result = push_release(hub, upstream_copy, tmp_path, "--revision", "dev")
+    assert result.returncode == 0, result.stderr
+    repo = hub.repos[REPO_ID]
+    [commit] = hub.commits
+    initial = repo.commits[commit["sha"]].parent
+    assert repo.branches == {"main": initial, "dev": commit["sha"]}
+    assert sorted(hub.tree(REPO_ID, "main")) == [".gitattributes"]
+    assert sorted(hub.tree(REPO_ID, "dev")) == [".gitattributes", *EXPORTED]
+    assert repo.tags == {}  # a release is what main holds
+    assert result.stdout.splitlines()[-1] == (
+        f"pushed: {hub.endpoint}/datasets/{REPO_ID}/commit/{commit['sha']} to branch dev; not tagged v1.0.0: "
+        "only a push to main is"
+    )
+    # The branch is there now: the next push to it builds on its head.
+    again = push_release(hub, upstream_copy, tmp_path, "--revision", "dev", out="out2")
+    assert again.returncode == 0, again.stderr
+    head = repo.branches["dev"]
+    assert repo.branches["main"] == initial
+    # huggingface_hub 0.25 commits the unchanged files again; later versions make no empty commit.
+    assert head == commit["sha"] or repo.commits[head].parent == commit["sha"]
+    assert sorted(hub.tree(REPO_ID, "dev")) == [".gitattributes", *EXPORTED]
+
+
+def test_create_pr_opens_a_pull_request_and_tags_nothing(hub, upstream_copy, tmp_path):
+    result = push_release(hub, upstream_copy, tmp_path, "--create-pr")
+    assert result.returncode == 0, result.stderr
+    repo = hub.repos[REPO_ID]
+    [commit] = hub.commits
+    assert repo.prs == {1: commit["sha"]} and repo.tags == {}
+    assert sorted(hub.tree(REPO_ID, "main")) == [".gitattributes"]
+    assert sorted(hub.tree(REPO_ID, "refs/pr/1")) == [".gitattributes", *EXPORTED]
+    assert result.stdout.splitlines()[-1] == (
+        f"opened a pull request: {hub.endpoint}/datasets/{REPO_ID}/discussions/1 (commit {commit['sha']}); "
+        "not tagged v1.0.0: push again without --create-pr once it is merged"
+    )
+    # Onto the open pull request, as `hf upload --revision refs/pr/1`: no branch is made for it.
+    again = push_release(hub, upstream_copy, tmp_path, "--revision", "refs/pr/1", out="out2")
+    assert again.returncode == 0, again.stderr
+    assert sorted(repo.branches) == ["main"] and sorted(repo.prs) == [1]
+    # huggingface_hub 0.25 commits the unchanged files again; later versions make no empty commit.
+    assert repo.prs[1] == commit["sha"] or repo.commits[repo.prs[1]].parent == commit["sha"]
+
+
+def test_diff_of_a_revision_that_is_not_there_is_one_line(hub, tmp_path):
+    hub.add_repo(REPO_ID)
+    result = corpora("diff", f"hf://datasets/{REPO_ID}@v9.9.9", str(tmp_path), hub=hub, home=tmp_path / "home")
+    assert result.returncode == 2
+    assert result.stderr == (
+        f"corpora diff: error: hf://datasets/{REPO_ID}@v9.9.9: cannot download it: the server answered HTTP 404 "
+        "Not Found (Invalid rev id: v9.9.9)\n"
+    )
+
+
+def test_diff_against_a_published_version(hub, upstream_copy, tmp_path):
+    assert push_release(hub, upstream_copy, tmp_path).returncode == 0
+    dummy = tmp_path / "dummy"
+    built = corpora("build", NAME, "--dummy", "--out", str(dummy), hub=hub, home=tmp_path / "home")
+    assert built.returncode == 0, built.stderr
+    published = f"hf://datasets/{REPO_ID}@v1.0.0"
+    same = corpora("diff", published, str(tmp_path / "out" / NAME), hub=hub, home=tmp_path / "home2")
+    assert same.returncode == 0, same.stderr
+    assert same.stdout.splitlines()[-1] == "identical"
+    changed = corpora("diff", published, str(dummy / NAME), "--format", "json", hub=hub, home=tmp_path / "home2")
+    assert changed.returncode == 1, changed.stderr
+    report = json.loads(changed.stdout)
+    # The published side is the release (its rows), and the rows are matched by the loader's keys.
+    assert (report["old"], report["corpus"], report["identical"]) == (published, NAME, False)
+    train = {c["name"]: [(s["old_rows"], s["new_rows"]) for s in c["splits"] if s["name"] == "train"] for c in report["configs"]}
+    assert train == {"sentences": [(12, 4)], "ratings": [(30, 10)], "raters": [(5, 3)]}
+    assert {c["name"]: c["key"] for c in report["configs"]} == {
+        "sentences": ["sentence_id"], "ratings": ["sentence_id", "rater"], "raters": ["rater"],
+    }
+
+
+# --- docs/bad_input.md: the "Push" table ---------------------------------------------------------
+
+DOCS = Path(__file__).resolve().parents[1] / "docs" / "bad_input.md"
+START, END = "<!-- push refusals and faults: checked by tests/test_push.py -->", "<!-- end of the push refusals and faults -->"
+
+
+def docs_rows() -> list[str]:
+    shown = {"sha": "SHA", "tag_sha": "SHA", "now": "NEW_SHA", "out": "OUT"}
+    return [f"| {case} | `{line.format(**shown)}` | 1 |" for case, line in PUSH_LINES.values()]
+
+
+def test_the_docs_show_every_push_refusal_as_the_user_sees_it():
+    text = DOCS.read_text()
+    table = text[text.index(START) + len(START):text.index(END)]
+    assert table.strip().splitlines()[2:] == docs_rows(), "run `python tests/test_push.py`"
+
+
+if __name__ == "__main__":
+    text = DOCS.read_text()
+    head, rest = text.split(START)
+    _, tail = rest.split(END)
+    table = "\n".join(["| case | what the user sees | exit |", "|---|---|---|", *docs_rows()])
+    DOCS.write_text(f"{head}{START}\n\n{table}\n\n{END}{tail}")
+    print(f"wrote {DOCS.relative_to(DOCS.parents[1])}")

@@ -122,13 +122,22 @@ def make_parser() -> argparse.ArgumentParser:
     push.add_argument("--out", default="build", metavar="DIR", help="where the export is built first (default: build)")
     push.add_argument("--allow-modified-sources", action="store_true",
                       help="publish a build of files that differ from the recorded release")
+    push.add_argument("--revision", metavar="BRANCH",
+                      help="commit to this branch, created from main if needed (default: main)")
+    push.add_argument("--create-pr", action="store_true",
+                      help="open a pull request with the commit instead of committing to the branch")
+    push.add_argument("--take-over", action="store_true",
+                      help="push into a repository whose card corpora did not write for NAME: replaces its "
+                           "README.md and croissant.json and deletes the files under CONFIG/ of each config "
+                           "pushed that the export does not have; keeps every other file")
 
     diff = commands.add_parser(
         "diff", help="what changed in the rows between two exports (exit 0 identical, 1 different, 2 error)",
         example="corpora diff build-old/NAME build/NAME --format markdown",
     )
-    diff.add_argument("old", metavar="OLD", help="an export folder, OUT/NAME")
-    diff.add_argument("new", metavar="NEW", help="an export folder, OUT/NAME")
+    diff.add_argument("old", metavar="OLD", help="an export folder, OUT/NAME, or a published one, "
+                      "hf://datasets/ORG/NAME@REVISION (e.g. @v1.0.0; downloaded into huggingface_hub's cache)")
+    diff.add_argument("new", metavar="NEW", help="an export folder, OUT/NAME, or hf://datasets/ORG/NAME@REVISION")
     diff.add_argument("--format", choices=["text", "markdown", "json"], default="text", dest="style",
                       help="the report's form (default: text)")
     diff.add_argument("--config", action="append", dest="configs", metavar="C", help="only this config (repeatable)")
@@ -502,12 +511,17 @@ def cmd_validate(args) -> int:
 
 
 def cmd_push(args) -> int:
+    from huggingface_hub.utils import disable_progress_bars
+
     from corpora import push
 
     quiet_progress()
+    if not sys.stderr.isatty():  # the upload's bars too: none in logs
+        disable_progress_bars()
     push.push(
         args.name, args.repo_id, private=args.private, dry_run=args.dry_run, data_dir=args.data_dir, out=args.out,
-        allow_modified_sources=args.allow_modified_sources, configs=args.configs,
+        allow_modified_sources=args.allow_modified_sources, configs=args.configs, revision=args.revision,
+        create_pr=args.create_pr, take_over=args.take_over,
     )
     return 0
 
@@ -515,9 +529,12 @@ def cmd_push(args) -> int:
 def cmd_diff(args) -> int:
     """Exit status like diff(1): 0 identical, 1 different, 2 trouble."""
     import duckdb
+    from huggingface_hub.utils import disable_progress_bars
 
     from corpora import diff
 
+    if not sys.stderr.isatty():  # a published side's download: no bars in logs
+        disable_progress_bars()
     try:
         keys = {}
         for option in args.keys:

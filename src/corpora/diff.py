@@ -27,6 +27,7 @@ import pyarrow.parquet
 
 from corpora import registry
 from corpora.errors import CorporaError
+from corpora.errors import describe_failure
 
 MEMORY_LIMIT = "512MB"  # DuckDB's own budget; the bench measures the process's peak RSS
 EXAMPLES = 3  # examples per changed field, and added or removed keys shown per split
@@ -101,7 +102,9 @@ def compare(old, new, name: str | None = None, configs: list[str] | None = None,
     declares the keys (default: the name of `new`'s folder, else of `old`'s; an unknown name
     means every config is matched by position); `keys` (config -> columns, [] for position)
     overrides them; `configs` limits the comparison to those."""
-    old, new = Path(old), Path(new)
+    hinted = [published_name(side) for side in (new, old)]
+    old_label, new_label = old_label or old, new_label or new
+    old, new = fetch(old), fetch(new)
     layouts = {}
     for side, folder in (("old", old), ("new", new)):
         if not folder.is_dir():
@@ -114,7 +117,7 @@ def compare(old, new, name: str | None = None, configs: list[str] | None = None,
         if unknown:
             raise CorporaError(f"no config {', '.join(unknown)} in either export")
         layouts = {side: {c: s for c, s in layout.items() if c in configs} for side, layout in layouts.items()}
-    name = name or next((n for n in (new.name, old.name) if n in registry.names()), None)
+    name = name or next((n for n in (hinted[0] or new.name, hinted[1] or old.name) if n in registry.names()), None)
     _check_given_keys(keys or {}, layouts)
     keys = dict(_keys(name), **(keys or {}))
     layouts = {side: _in_loader_order(name, layout) for side, layout in layouts.items()}
@@ -136,6 +139,33 @@ def compare(old, new, name: str | None = None, configs: list[str] | None = None,
         finally:
             connection.close()
     return report
+
+
+HF_PREFIX = "hf://datasets/"
+
+
+def published_name(side) -> str | None:
+    """The corpus a published side names (hf://datasets/ORG/NAME@REV: NAME), else None."""
+    side = str(side)
+    return side.removeprefix(HF_PREFIX).partition("@")[0].split("/")[-1] if side.startswith(HF_PREFIX) else None
+
+
+def fetch(side) -> Path:
+    """An export folder: the path given, or a dataset published on the Hub
+    (hf://datasets/ORG/NAME@REV, REV default main), downloaded through huggingface_hub into its
+    cache."""
+    text = str(side)
+    if not text.startswith(HF_PREFIX):
+        return Path(side)
+    repo_id, _, revision = text.removeprefix(HF_PREFIX).partition("@")
+    if repo_id.count("/") != 1 or not all(repo_id.split("/")):
+        raise CorporaError(f"{text}: expected hf://datasets/ORG/NAME or hf://datasets/ORG/NAME@REVISION")
+    from huggingface_hub import snapshot_download
+
+    try:
+        return Path(snapshot_download(repo_id, repo_type="dataset", revision=revision or None))
+    except Exception as error:  # noqa: BLE001 - not found, no connection, offline: one line
+        raise CorporaError(f"{text}: cannot download it: {describe_failure(error)}") from error
 
 
 def _check_given_keys(keys: dict[str, list[str]], layouts: dict) -> None:

@@ -44,3 +44,32 @@ def write_text(path, text: str, encoding: str | None = "utf-8") -> None:
         if error.filename is None and error.errno:
             raise OSError(error.errno, os.strerror(error.errno), str(path)) from None
         raise
+
+
+def _chain(error: BaseException):
+    seen = []
+    while error is not None and error not in seen:
+        seen.append(error)
+        error = error.__cause__ or error.__context__
+    return seen
+
+
+def describe_failure(error: BaseException) -> str:
+    """Why a call to the Hub failed, in words: the HTTP status, offline mode, no connection."""
+    for cause in _chain(error):
+        name = type(cause).__name__
+        status = getattr(cause, "status", None) or getattr(getattr(cause, "response", None), "status_code", None)
+        if isinstance(status, int):
+            response = getattr(cause, "response", None)
+            phrase = getattr(cause, "message", None) or getattr(response, "reason", None)
+            phrase = phrase or getattr(response, "reason_phrase", None) or ""
+            said = " ".join(str(getattr(cause, "server_message", None) or "").split())  # the Hub says why
+            return f"the server answered HTTP {status} {phrase}".rstrip() + (f" ({said})" if said else "")
+        if name == "OfflineModeIsEnabled":
+            return "offline mode is on (HF_HUB_OFFLINE=1 or HF_DATASETS_OFFLINE=1)"
+        if name in ("ClientConnectorError", "ConnectionError", "ConnectError", "gaierror", "ConnectionRefusedError"):
+            detail = " ".join(str(cause).split())
+            return f"no connection ({detail}): no network, or the host cannot be reached"
+        if isinstance(cause, TimeoutError) or "Timeout" in name:
+            return "the connection timed out"
+    return " ".join(str(error).split())
