@@ -455,7 +455,7 @@ def test_a_build_from_modified_sources_says_so_at_the_top_of_its_card_and_in_cro
 def test_validate_an_export_folder_on_disk(capsys, tmp_path):
     assert run(capsys, "build", NAME, "--dummy", "--out", str(tmp_path))[0] == 0
     folder = tmp_path / NAME
-    checks = ["mark", "card", "croissant.json", "reload sentences", "reload ratings", "reload raters"]
+    checks = ["mark", "card", "croissant.json", "parquet files", "reload sentences", "reload ratings", "reload raters"]
     assert run(capsys, "validate", str(folder)) == (0, "".join(f"{folder}: {check}: ok\n" for check in checks), "")
     shard = folder / "ratings" / "test-00000-of-00001.parquet"
     shard.write_bytes(shard.read_bytes() + b"x")  # no longer ends with Parquet's magic bytes
@@ -466,6 +466,7 @@ def test_validate_an_export_folder_on_disk(capsys, tmp_path):
         f"{folder}: mark: ok",
         f"{folder}: card: FAILED: its files cannot be read: ArrowInvalid: {magic}",
         f"{folder}: croissant.json: FAILED: ratings/test-00000-of-00001.parquet: its sha256 is not the one described",
+        f"{folder}: parquet files: FAILED: ratings/test-00000-of-00001.parquet: cannot be read: ArrowInvalid: {magic}",
         f"{folder}: reload sentences: ok",
         f"{folder}: reload ratings: FAILED: load_dataset fails: ArrowInvalid: Could not open Parquet input source "
         f"'<Buffer>': {magic}",

@@ -14,6 +14,7 @@ import pyarrow.parquet
 from corpora import build
 from corpora import cards
 from corpora import datasets_adapter
+from corpora import parquet_files
 from corpora import pipeline
 from corpora import registry
 from corpora import sources
@@ -65,7 +66,10 @@ def _round_trip_problem(corpus, prepared: dict[str, datasets.DatasetDict], tmp: 
         if problem:
             return f"{config}: {problem}"
     problems = export_problems(corpus, Path(tmp) / "export" / corpus.name)
-    return "export card: " + "; ".join(problems) if problems else None
+    if problems:
+        return "export card: " + "; ".join(problems)
+    problems = parquet_problems(Path(tmp) / "export" / corpus.name)
+    return "export Parquet files: " + "; ".join(problems) if problems else None
 
 
 def compare(expected: datasets.DatasetDict, actual: datasets.DatasetDict) -> str | None:
@@ -131,7 +135,9 @@ def export_problems(corpus: registry.Corpus, folder: Path) -> list[str]:
 
 def validate_export(folder: Path) -> Iterator[tuple[str, str | None]]:
     """Yield (check, None if it passed else what is wrong) for an export folder on disk: its
-    mark, its card against its files, croissant.json's sha256s, and the reload of every config."""
+    mark, its card against its files, croissant.json's sha256s, the settings of its Parquet files
+    (page index, content-defined chunking, row-group size, compression) and the reload of every
+    config."""
     folder = Path(folder)
     mark = swap.read_mark(folder)
     if mark is None or mark.get("corpus") not in registry.names():
@@ -144,9 +150,23 @@ def validate_export(folder: Path) -> Iterator[tuple[str, str | None]]:
     except Exception as error:  # noqa: BLE001 - a file that is not Parquet: reported, the other checks still run
         yield "card", f"its files cannot be read: {type(error).__name__}: {' '.join(str(error).split())}"
     yield "croissant.json", _croissant_problem(folder)
+    yield "parquet files", "; ".join(parquet_problems(folder)) or None
     with tempfile.TemporaryDirectory(prefix="corpora-validate-") as cache:
         for config in mark.get("configs", []):
             yield f"reload {config}", _reload_problem(corpus, folder, config, cache)
+
+
+def parquet_problems(folder: Path) -> list[str]:
+    """What in the export's Parquet files breaks the settings the export writes them with
+    (`parquet_files.problems`), each named by its path in the folder."""
+    found = []
+    for path in sorted(folder.rglob("*.parquet")):
+        name = path.relative_to(folder).as_posix()
+        try:
+            found += parquet_files.problems(path, name)
+        except Exception as error:  # noqa: BLE001 - a file that is not Parquet: named, the others still checked
+            found.append(f"{name}: cannot be read: {type(error).__name__}: {' '.join(str(error).split())}")
+    return found
 
 
 def _croissant_problem(folder: Path) -> str | None:
