@@ -41,7 +41,6 @@ def dummy_tables(work: Path):
 
 def summary_tables(work: Path, rows: int):
     import synthetic_caption_contest_ratings as synthetic
-
     from corpora import registry
 
     root = work / "release"
@@ -49,7 +48,8 @@ def summary_tables(work: Path, rows: int):
     builder = registry.get("caption_contest_ratings").builder("summaries", root, work / "cache-summaries")
     builder.download_and_prepare()
     dataset = builder.as_dataset(split="train")
-    yield "caption_contest_ratings/summaries (synthetic)", dataset.with_format("arrow")[:], dataset.features.arrow_schema
+    name = "caption_contest_ratings/summaries (synthetic)"
+    yield name, dataset.with_format("arrow")[:], dataset.features.arrow_schema
 
 
 def measure(tables, work: Path, runs: int) -> dict:
@@ -84,7 +84,7 @@ def measure(tables, work: Path, runs: int) -> dict:
 
 def show(title: str, figures: dict, arrow_bytes: int) -> None:
     print(f"\n{title} (Arrow data: {arrow_bytes:,} bytes)")
-    print(f"| codec | file bytes | vs snappy | write s | read s |")
+    print("| codec | file bytes | vs snappy | write s | read s |")
     print("|---|---:|---:|---:|---:|")
     snappy = figures["snappy"][0]
     for name, (size, write_s, read_s) in figures.items():

@@ -104,7 +104,8 @@ def problems(path: Path, name: str) -> list[str]:
     key_values = metadata.metadata or {}
     cdc = key_values.get(CDC_KEY.encode())
     if cdc is None or json.loads(cdc) != CDC_OPTIONS:
-        found.append(f"written without content-defined chunking (no {CDC_KEY} {json.dumps(CDC_OPTIONS)} in its metadata)")
+        recorded = f"{CDC_KEY} {json.dumps(CDC_OPTIONS)}"
+        found.append(f"written without content-defined chunking (no {recorded} in its metadata)")
     if b"huggingface" not in key_values:
         found.append("no features in its schema metadata (the huggingface key)")
     return [f"{name}: {problem}" for problem in found]
