@@ -280,7 +280,8 @@ def test_console_script_runs(tmp_path):
 
 def test_build_with_worker_processes_gives_the_rows_of_one_process(tmp_path):
     # In a subprocess with a timeout, so a hang (see the test below) fails instead of waiting.
-    # The dummy train split is three files (shards): two processes write a file each.
+    # The dummy train split is three files: two processes prepare a shard each, which the export
+    # writes as one Parquet file, the same bytes as one process writes.
     script = Path(sys.executable).with_name("corpora")
     for num_proc in ("1", "2"):
         result = subprocess.run(
@@ -297,10 +298,9 @@ def test_build_with_worker_processes_gives_the_rows_of_one_process(tmp_path):
     one = sorted(p.name for p in (tmp_path / "1" / NAME / "ratings").iterdir())
     two = sorted(p.name for p in (tmp_path / "2" / NAME / "ratings").iterdir())
     assert one == ["test-00000-of-00001.parquet", "train-00000-of-00001.parquet", "validation-00000-of-00001.parquet"]
-    assert two == [
-        "test-00000-of-00001.parquet", "train-00000-of-00002.parquet", "train-00001-of-00002.parquet",
-        "validation-00000-of-00001.parquet",
-    ]
+    assert two == one
+    assert [(tmp_path / "2" / NAME / "ratings" / f).read_bytes() == (tmp_path / "1" / NAME / "ratings" / f).read_bytes()
+            for f in one] == [True, True, True]
     rows = {n: datasets.load_dataset(str(tmp_path / n / NAME), "ratings", split="train", cache_dir=str(tmp_path / "c"))
             for n in ("1", "2")}
 

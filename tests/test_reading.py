@@ -47,12 +47,12 @@ def check_read(namespace: dict, expected) -> None:
 
 def test_the_readme_reads_one_config_with_pandas_polars_and_duckdb(dummy_export):
     snippet = readme_reading_snippet()
-    # The README shows diplomacy_detection's messages; run on the example corpus's ratings.
-    prefix = re.search(r'REPO = "(hf://datasets/[\w-]+/diplomacy_detection@v[\d.]+)"', snippet).group(1)
-    assert prefix == "hf://datasets/your-org/diplomacy_detection@v2.0.0"
-    assert snippet.count("messages/") == 3  # one glob per library, all on one config
+    # The README shows one config of a corpus of the collection; run on the example corpus's ratings.
+    prefix = re.search(r'REPO = "(hf://datasets/your-org/\w+@v\d+\.\d+\.\d+)"', snippet).group(1)
+    (config,) = set(re.findall(r"\{REPO\}/(\w+)/train-\*\.parquet", snippet))  # one config, every library
+    assert snippet.count(f"{{REPO}}/{config}/train-*.parquet") == 3
     folder = dummy_export(EXAMPLE)
-    namespace = run_on(snippet.replace("messages/", "ratings/"), folder, prefix)
+    namespace = run_on(snippet.replace(f"/{config}/", "/ratings/"), folder, prefix)
     expected = pq.read_table(folder / "ratings" / "train-00000-of-00001.parquet")
     assert expected.num_rows == 10
     check_read(namespace, expected)
