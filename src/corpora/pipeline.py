@@ -20,7 +20,6 @@ from corpora import sources
 from corpora.errors import CorporaError
 from corpora.errors import check_utf8
 from corpora.errors import shorten
-from corpora.feature_types import list_item
 
 # Shards stay well under the Hub's recommended file size.
 MAX_SHARD_BYTES = 500 * 1024 * 1024
@@ -184,16 +183,6 @@ def account_for_rows(corpus: registry.Corpus, config: str, info: datasets.Datase
             wrong.append(f"{config}/{split}: {records:,} source records read, {written:,} examples written")
     if wrong:
         raise CorporaError(f"{corpus.name}: rows in != rows out: " + "; ".join(wrong))
-
-
-def has_media(feature) -> bool:
-    """Whether a feature, nested ones included, is an image or audio."""
-    if isinstance(feature, (datasets.Image, datasets.Audio)):
-        return True
-    if isinstance(feature, dict):
-        return any(has_media(sub) for sub in feature.values())
-    item = list_item(feature)
-    return item is not None and has_media(item)
 
 
 def differing_sizes(corpus: registry.Corpus, infos: dict[str, datasets.DatasetInfo]) -> list[str]:
