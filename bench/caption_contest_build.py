@@ -7,7 +7,7 @@ maximum resident set size (os.wait4), worker processes of num_proc included as t
    - raw pyarrow: pyarrow.csv.read_csv (newlines in values, types inferred) + Parquet, per file;
    - `load_dataset("csv", data_files=...)` (the packaged builder; one call per header variant);
    - the builder alone (download_and_prepare), the builder + the Parquet export (what raw pyarrow
-     does), `corpora build --config summaries` (the builder writing Parquet, the rows-in =
+     does), `corpora build --config summaries` (the builder, its Parquet files, the rows-in =
      rows-out count in a thread alongside, per-split statistics, card, croissant.json, the
      export's rows counted as load_dataset resolves its files), and the count alone; the builder
      without its read-ahead thread (what `read_ahead` in the loader's _fast_io.py buys).
@@ -91,15 +91,16 @@ def task_prepare_summaries(root, work):
 
 
 def task_prepare_parquet_summaries(root, work):
-    # The part of `corpora build` that raw pyarrow's read + write_table compares with.
-    from corpora import pipeline
+    # The part of `corpora build` that raw pyarrow's read + write_table compares with: the
+    # builder, then the Parquet files as the export writes them.
+    from corpora import build
     from corpora import registry
 
-    corpus = registry.get(NAME)
-    rows = pipeline.row_group_rows(corpus, corpus.features("summaries"))
-    builder = corpus.builder("summaries", root, f"{work}/cache", writer_batch_size=rows)
-    builder.download_and_prepare(file_format="parquet", max_shard_size=pipeline.MAX_SHARD_BYTES)
-    return builder.info.splits["train"].num_examples
+    builder = registry.get(NAME).builder("summaries", root, f"{work}/cache")
+    builder.download_and_prepare()
+    dataset = builder.as_dataset(split="train")
+    build.write_parquet(dataset, Path(work) / "parquet", "train")
+    return dataset.num_rows
 
 
 def _without_read_ahead():

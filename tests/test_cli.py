@@ -281,7 +281,8 @@ def test_console_script_runs(tmp_path):
 
 def test_build_with_worker_processes_gives_the_rows_of_one_process(tmp_path):
     # In a subprocess with a timeout, so a hang (see the test below) fails instead of waiting.
-    # The dummy train split is three files (shards): two processes write a file each.
+    # The dummy train split is three files: two processes prepare a shard each, which the export
+    # writes as one Parquet file, the same bytes as one process writes.
     script = Path(sys.executable).with_name("corpora")
     for num_proc in ("1", "2"):
         result = subprocess.run(
@@ -298,10 +299,9 @@ def test_build_with_worker_processes_gives_the_rows_of_one_process(tmp_path):
     one = sorted(p.name for p in (tmp_path / "1" / NAME / "ratings").iterdir())
     two = sorted(p.name for p in (tmp_path / "2" / NAME / "ratings").iterdir())
     assert one == ["test-00000-of-00001.parquet", "train-00000-of-00001.parquet", "validation-00000-of-00001.parquet"]
-    assert two == [
-        "test-00000-of-00001.parquet", "train-00000-of-00002.parquet", "train-00001-of-00002.parquet",
-        "validation-00000-of-00001.parquet",
-    ]
+    assert two == one
+    assert [(tmp_path / "2" / NAME / "ratings" / f).read_bytes() == (tmp_path / "1" / NAME / "ratings" / f).read_bytes()
+            for f in one] == [True, True, True]
     rows = {n: datasets.load_dataset(str(tmp_path / n / NAME), "ratings", split="train", cache_dir=str(tmp_path / "c"))
             for n in ("1", "2")}
 
@@ -456,7 +456,8 @@ def test_a_build_from_modified_sources_says_so_at_the_top_of_its_card_and_in_cro
 def test_validate_an_export_folder_on_disk(capsys, tmp_path):
     assert run(capsys, "build", NAME, "--dummy", "--out", str(tmp_path))[0] == 0
     folder = tmp_path / NAME
-    checks = ["mark", "card", "files", "croissant.json", "reload sentences", "reload ratings", "reload raters"]
+    checks = ["mark", "card", "files", "croissant.json", "parquet files", "reload sentences", "reload ratings",
+              "reload raters"]
     assert run(capsys, "validate", str(folder)) == (0, "".join(f"{folder}: {check}: ok\n" for check in checks), "")
     shard = folder / "ratings" / "test-00000-of-00001.parquet"
     shard.write_bytes(shard.read_bytes() + b"x")  # no longer ends with Parquet's magic bytes
@@ -468,6 +469,7 @@ def test_validate_an_export_folder_on_disk(capsys, tmp_path):
         f"{folder}: card: FAILED: its files cannot be read: ArrowInvalid: {magic}",
         f"{folder}: files: ok",
         f"{folder}: croissant.json: FAILED: ratings/test-00000-of-00001.parquet: its sha256 is not the one described",
+        f"{folder}: parquet files: FAILED: ratings/test-00000-of-00001.parquet: cannot be read: ArrowInvalid: {magic}",
         f"{folder}: reload sentences: ok",
         f"{folder}: reload ratings: FAILED: load_dataset fails: ArrowInvalid: Could not open Parquet input source "
         f"'<Buffer>': {magic}",

@@ -65,7 +65,7 @@ def test_a_single_config_named_default_builds_cards_validates_pushes_and_diffs(c
     assert "config_name" not in header["dataset_info"]  # the Hub's form for the one config `default`
     assert [s["num_examples"] for s in header["dataset_info"]["splits"]] == [4, 2, 2]
     assert [c["config_name"] for c in header["configs"]] == ["default"]
-    checks = ["mark", "card", "files", "croissant.json", "reload default"]
+    checks = ["mark", "card", "files", "croissant.json", "parquet files", "reload default"]
     assert run(capsys, "validate", str(folder)) == (0, "".join(f"{folder}: {c}: ok\n" for c in checks), "")
     code, out, _ = run(capsys, "validate", NAME)
     assert code == 0 and "FAILED" not in out

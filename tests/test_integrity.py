@@ -16,6 +16,7 @@ from corpora import build
 from corpora import pipeline
 from corpora import registry
 from corpora import sources
+from corpora import validate
 
 ROOT = registry.repo_root()
 
@@ -70,12 +71,13 @@ def test_sources_not_yet_measured_are_named_as_such_in_the_card(name):
     assert says_so == bool(unmeasured), unmeasured
 
 
-@pytest.mark.both_legs  # datasets writes the Parquet files
+@pytest.mark.both_legs  # datasets prepares the tables the Parquet files are written from
 @pytest.mark.parametrize("name", registry.names())
 def test_two_builds_of_the_same_sources_are_byte_identical(name, tmp_path, dummy_export):
     first = dummy_export(name)  # the session's build, in another folder
     build.export(pipeline.Request(name, dummy=True), tmp_path)
     second = tmp_path / name
+    assert validate.parquet_problems(second) == []  # written by corpora.parquet_files, with its settings
     first = {p.relative_to(first): p.read_bytes() for p in first.rglob("*") if p.is_file()}
     second = {p.relative_to(second): p.read_bytes() for p in second.rglob("*") if p.is_file()}
     assert sorted(first) == sorted(second)

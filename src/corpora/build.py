@@ -8,7 +8,6 @@ from __future__ import annotations
 import errno
 import math
 import os
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,7 +16,7 @@ import pyarrow.parquet
 
 from corpora import cards
 from corpora import croissant
-from corpora import datasets_adapter
+from corpora import parquet_files
 from corpora import pipeline
 from corpora import sources
 from corpora import stats
@@ -116,19 +115,15 @@ def write_files(request: pipeline.Request, found: sources.Sources, partial: Path
     infos, report = {}, {}
     for config in request.configs:
         features = corpus.features(config)
-        # Parquet straight from the builder: the export is these files, renamed. Except for
-        # images, whose local paths datasets' Parquet writer cuts to the file name.
-        file_format = "arrow" if pipeline.has_media(features) else "parquet"
         swap.pause_at("generating")
-        prepared = pipeline.prepare(request, config, found, cache_dir, file_format)
+        # Prepared as Arrow, written as Parquet by this package (corpora.parquet_files): the same
+        # file settings under every datasets version, which its own Parquet writer does not give.
+        prepared = pipeline.prepare(request, config, found, cache_dir)
         builder = prepared.builder
-        if file_format == "parquet":
-            written = move_parquet(builder, partial / config)
-        else:
-            written = {
-                split: write_parquet(dataset, partial / config, split)
-                for split, dataset in builder.as_dataset().items()
-            }
+        written = {
+            split: write_parquet(dataset, partial / config, split)
+            for split, dataset in builder.as_dataset().items()
+        }
         infos[config] = builder.info
         report[config] = stats.ConfigReport(
             read=prepared.read,
@@ -159,27 +154,17 @@ def _located(error: BaseException, target: Path) -> OSError | None:
     return None
 
 
-def move_parquet(builder: datasets.DatasetBuilder, folder: Path) -> dict[str, list[Path]]:
-    """Move the Parquet shards a builder prepared into `folder` as
-    `<split>-0000i-of-0000n.parquet`, in shard order; returns the paths per split."""
-    folder.mkdir(parents=True, exist_ok=True)
-    written = {}
-    for split, shards in datasets_adapter.prepared_shards(builder, "parquet").items():
-        written[split] = []
-        for index, shard in enumerate(shards):
-            path = folder / f"{split}-{index:05d}-of-{len(shards):05d}.parquet"
-            shutil.move(shard, path)
-            written[split].append(path)
-    return written
-
-
 def write_parquet(dataset: datasets.Dataset, folder: Path, split: str) -> list[Path]:
+    """Write a split as `<split>-0000i-of-0000n.parquet` in `folder`, shards of at most
+    MAX_SHARD_BYTES of Arrow data (contiguous rows), each with the export's settings
+    (corpora.parquet_files); returns the paths."""
     folder.mkdir(parents=True, exist_ok=True)
     num_shards = max(1, math.ceil(dataset.data.nbytes / pipeline.MAX_SHARD_BYTES))
     paths = []
     for index in range(num_shards):
         path = folder / f"{split}-{index:05d}-of-{num_shards:05d}.parquet"
-        dataset.shard(num_shards=num_shards, index=index, contiguous=True).to_parquet(str(path))
+        shard = dataset.shard(num_shards=num_shards, index=index, contiguous=True)
+        parquet_files.write(shard.with_format("arrow")[:], dataset.features.arrow_schema, path)
         paths.append(path)
     return paths
 

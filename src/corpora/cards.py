@@ -350,6 +350,14 @@ def render(
         tags=source["tags"],
     )
     exported = list(infos or corpus.configs)  # an export may hold only some configs
+    origin = sources.provenance(corpus, exported)
+    if report:  # an export: what built it, machine-readable (the loader's card says it in its text)
+        card_data.corpora = {
+            "corpus": corpus.name,
+            "loader_version": origin["loader_version"],
+            "corpora_version": origin["corpora_version"],
+            "upstream": [{"repository": r, "commit": c} for r, c in origin["upstream"].items()],
+        }
     if infos is None:
         infos = committed_infos(corpus, byte_sizes)
     DatasetInfosDict(infos).to_dataset_card_data(card_data)
@@ -368,6 +376,7 @@ def render(
         raise CardError(f"{corpus.name}: a card needs the first example of each config")
     module = corpus.module
     records = sources.read_records(corpus)
+    first_config = corpus.default_config if corpus.default_config in exported else exported[0]
     card = DatasetCard.from_template(
         card_data,
         template_path=str(TEMPLATE),
@@ -376,12 +385,15 @@ def render(
         facts=facts,
         fields=field_tables(corpus, exported),
         configs=exported,
-        first_config=corpus.default_config if corpus.default_config in exported else exported[0],
+        first_config=first_config,
+        first_split=next(iter(corpus.split_sizes[first_config])),
+        hub_repo=repo_id or f"your-org/{corpus.name}",
         notice=notice,
         examples={config: example_text(with_label_names(example, corpus.features(config)))
                   for config, example in examples.items()},
         report=report,
         built_from=built_from,
+        provenance=origin,
         homepage=module._HOMEPAGE,
         citation=module._CITATION.strip(),
         source_files=source_files(corpus, exported),

@@ -229,13 +229,14 @@ def describe(corpus: registry.Corpus, folder: Path, source: dict, configs: list[
             + fields(corpus.features(config), source["fields"], file_set, config),
         })
     released = source["released"]["date"]
+    origin = sources.provenance(corpus, configs)
     description = {
         "@context": CONTEXT,
         "@type": "sc:Dataset",
         "conformsTo": CONFORMS_TO,
         "name": corpus.name,
         "alternateName": source["pretty_name"],
-        "description": " ".join(f"{notice or ''} {module._DESCRIPTION}".split()),
+        "description": " ".join(f"{notice or ''} {module._DESCRIPTION} {sources.provenance_line(origin)}".split()),
         "url": f"https://huggingface.co/datasets/{repo_id}" if repo_id else module._HOMEPAGE,
         "sameAs": module._HOMEPAGE,
         "license": LICENSE_URLS.get(module._LICENSE, module._LICENSE),
@@ -243,7 +244,7 @@ def describe(corpus: registry.Corpus, folder: Path, source: dict, configs: list[
         "inLanguage": source["language"],
         "keywords": source["tags"],
         **({"datePublished": released.isoformat()} if released else {}),
-        "version": str(corpus.builder_class.VERSION or "1.0.0"),
+        "version": origin["loader_version"],  # the builder's VERSION
         "isLiveDataset": False,
         "distribution": distribution,
         "recordSet": [split_record_set(all_splits)] + record_sets,

@@ -7,8 +7,6 @@ the functions here raise `DatasetsChanged` naming it, and tests/test_export_safe
 from __future__ import annotations
 
 import copyreg
-import re
-from pathlib import Path
 
 import datasets
 from datasets.exceptions import DatasetGenerationError
@@ -30,28 +28,6 @@ def declared_features(builder_class: type[datasets.DatasetBuilder], config_name:
     builder = builder_class.__new__(builder_class)
     builder.config = next(c for c in builder_class.BUILDER_CONFIGS if c.name == config_name)
     return builder._info().features
-
-
-def prepared_shards(builder: datasets.DatasetBuilder, file_format: str) -> dict[str, list[Path]]:
-    """The files `download_and_prepare` wrote per split, in shard order. datasets keeps them in
-    the private `_output_dir`, named `<dataset_name>-<split>[-0000i-of-0000n].<format>`."""
-    output_dir = getattr(builder, "_output_dir", None)
-    if output_dir is None or not Path(output_dir).is_dir():
-        raise DatasetsChanged("DatasetBuilder._output_dir", f"{output_dir!r} is not the prepared folder")
-    prepared = Path(output_dir)
-    shards = {}
-    for split, info in builder.info.splits.items():
-        name = re.escape(f"{builder.dataset_name}-{split}")
-        pattern = re.compile(rf"{name}(-\d{{5}}-of-\d{{5}})?\.{re.escape(file_format)}")
-        found = sorted(p for p in prepared.iterdir() if pattern.fullmatch(p.name))
-        expected = len(info.shard_lengths or [None]) if info.num_examples else len(found)
-        if len(found) != expected:
-            raise DatasetsChanged(
-                "the shard file names in DatasetBuilder._output_dir",
-                f"{len(found)} file(s) match {pattern.pattern} for split {split!r}, {expected} expected",
-            )
-        shards[split] = found
-    return shards
 
 
 def loader_error(error: BaseException) -> BaseException:

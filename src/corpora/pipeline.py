@@ -20,7 +20,6 @@ from corpora import sources
 from corpora.errors import CorporaError
 from corpora.errors import check_utf8
 from corpora.errors import shorten
-from corpora.feature_types import list_item
 
 # Shards stay well under the Hub's recommended file size.
 MAX_SHARD_BYTES = 500 * 1024 * 1024
@@ -67,16 +66,14 @@ class Prepared:
     read: dict[str, int]  # source records per split, as the loader counts them apart from its typing
 
 
-def prepare(request: Request, config: str, found: sources.Sources, cache_dir, file_format: str = "arrow") -> Prepared:
+def prepare(request: Request, config: str, found: sources.Sources, cache_dir) -> Prepared:
     """Run the builder of one config on checked source files, with every check of a build: every
     split holds as many examples as the loader's own count of source records (rows in = rows out),
     and from the release the official split sizes. Not counted: a build with config parameters
     (they read a part of the files) and a split datasets already has in `cache_dir` (counted when
-    it was made). `file_format` "parquet" prepares the export's shards."""
+    it was made)."""
     corpus = request.corpus
-    features = corpus.features(config)
-    rows = row_group_rows(corpus, features) if file_format == "parquet" else None
-    builder = corpus.builder(config, found.folder, cache_dir, writer_batch_size=rows, **request.config_kwargs)
+    builder = corpus.builder(config, found.folder, cache_dir, **request.config_kwargs)
     cached = os.path.isfile(os.path.join(builder.cache_dir, "dataset_info.json"))
     counted = not request.config_kwargs and not cached
     # The source records are counted in a second thread while the builder runs: both spend their
@@ -85,7 +82,7 @@ def prepare(request: Request, config: str, found: sources.Sources, cache_dir, fi
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="count-source-records") as pool:
         beside = counted and (request.num_proc or 1) <= 1
         counting = pool.submit(count_source_records, corpus, config, found.files) if beside else None
-        builder.download_and_prepare(num_proc=request.num_proc, file_format=file_format, max_shard_size=MAX_SHARD_BYTES)
+        builder.download_and_prepare(num_proc=request.num_proc, max_shard_size=MAX_SHARD_BYTES)
         read = counting.result() if beside else count_source_records(corpus, config, found.files) if counted else {}
     if counted:
         account_for_rows(corpus, config, builder.info, read)
@@ -186,25 +183,6 @@ def account_for_rows(corpus: registry.Corpus, config: str, info: datasets.Datase
             wrong.append(f"{config}/{split}: {records:,} source records read, {written:,} examples written")
     if wrong:
         raise CorporaError(f"{corpus.name}: rows in != rows out: " + "; ".join(wrong))
-
-
-def row_group_rows(corpus: registry.Corpus, features) -> int | None:
-    """Rows per Parquet row group of the export. Arrow builders yield big tables: row groups of
-    up to 100,000 rows write and read much faster than datasets' default of 1,000 (and stay
-    far below the Hub's 100 MB per row group at these corpora's row sizes). Builders that yield
-    examples buffer a batch as Python objects, so they keep the default, as media do."""
-    arrow = issubclass(corpus.builder_class, datasets.ArrowBasedBuilder)
-    return 100_000 if arrow and not has_media(features) else None
-
-
-def has_media(feature) -> bool:
-    """Whether a feature, nested ones included, is an image or audio."""
-    if isinstance(feature, (datasets.Image, datasets.Audio)):
-        return True
-    if isinstance(feature, dict):
-        return any(has_media(sub) for sub in feature.values())
-    item = list_item(feature)
-    return item is not None and has_media(item)
 
 
 def differing_sizes(corpus: registry.Corpus, infos: dict[str, datasets.DatasetInfo]) -> list[str]:

@@ -22,6 +22,7 @@ import contextlib
 import dataclasses
 import functools
 import hashlib
+import importlib.metadata
 import os
 import re
 from dataclasses import dataclass
@@ -138,6 +139,57 @@ def _layout_hint(corpus: Corpus, data_dir: Path, configs) -> str:
 def urls(corpus: Corpus, configs=None) -> dict[str, str]:
     """Each source path of `configs` (default: all) and the pinned URL it is downloaded from."""
     return {path: corpus.module._URLS[path] for path in corpus.source_files(configs)}
+
+
+# A source URL that pins an upstream commit: the repository's address, then the commit's 40 hex
+# digits as a path segment (GitHub's raw and LFS media hosts, the Hub's resolve/).
+_PINNED_URL = re.compile(r"^https://(?P<repository>.+?)(?:/resolve)?/(?P<commit>[0-9a-f]{40})/")
+_REPOSITORY_HOSTS = {"raw.githubusercontent.com/": "github.com/", "media.githubusercontent.com/media/": "github.com/"}
+
+
+def pinned_revisions(corpus: Corpus, configs=None) -> dict[str, str]:
+    """{upstream repository URL: the commit the source URLs of `configs` (default: all) pin}, in
+    the order first met; empty when no URL pins a commit (a versioned folder, a release file)."""
+    found = {}
+    for url in urls(corpus, configs).values():
+        match = _PINNED_URL.match(url)
+        if match is None:
+            continue
+        repository = match.group("repository")
+        for host, shown in _REPOSITORY_HOSTS.items():
+            if repository.startswith(host):
+                repository = shown + repository.removeprefix(host)
+        found.setdefault(f"https://{repository}", match.group("commit"))
+    return found
+
+
+def corpora_version() -> str:
+    """The installed corpora package's version (its metadata; the module's own when run from a
+    source tree without installing)."""
+    try:
+        return importlib.metadata.version("corpora")
+    except importlib.metadata.PackageNotFoundError:
+        import corpora
+
+        return corpora.__version__
+
+
+def provenance(corpus: Corpus, configs=None) -> dict:
+    """What a card and croissant.json record of where the data comes from: the loader's version
+    (the builder's `VERSION`), the corpora version, and the upstream commits
+    the source URLs of `configs` (default: all) pin."""
+    return {
+        "loader_version": str(corpus.builder_class.VERSION),
+        "corpora_version": corpora_version(),
+        "upstream": pinned_revisions(corpus, configs),
+    }
+
+
+def provenance_line(facts: dict) -> str:
+    """The provenance in one sentence (croissant.json's description ends with it)."""
+    upstream = ", ".join(f"{repository} at commit {commit}" for repository, commit in facts["upstream"].items())
+    return (f"Built by corpora {facts['corpora_version']} with loader version {facts['loader_version']} from "
+            + (upstream or "source URLs that pin no upstream commit") + ".")
 
 
 def find_files(

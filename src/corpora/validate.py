@@ -15,6 +15,7 @@ import pyarrow.parquet
 from corpora import build
 from corpora import cards
 from corpora import datasets_adapter
+from corpora import parquet_files
 from corpora import pipeline
 from corpora import registry
 from corpora import sources
@@ -67,7 +68,10 @@ def _round_trip_problem(corpus, prepared: dict[str, datasets.DatasetDict], tmp: 
         if problem:
             return f"{config}: {problem}"
     problems = export_problems(corpus, Path(tmp) / "export" / corpus.name)
-    return "export card: " + "; ".join(problems) if problems else None
+    if problems:
+        return "export card: " + "; ".join(problems)
+    problems = parquet_problems(Path(tmp) / "export" / corpus.name)
+    return "export Parquet files: " + "; ".join(problems) if problems else None
 
 
 def compare(expected: datasets.DatasetDict, actual: datasets.DatasetDict) -> str | None:
@@ -133,7 +137,9 @@ def export_problems(corpus: registry.Corpus, folder: Path) -> list[str]:
 
 def validate_export(folder: Path) -> Iterator[tuple[str, str | None]]:
     """Yield (check, None if it passed else what is wrong) for an export folder on disk: its
-    mark, its card against its files, croissant.json's sha256s, and the reload of every config."""
+    mark, its card against its files, croissant.json's sha256s, the settings of its Parquet files
+    (page index, content-defined chunking, row-group size, compression) and the reload of every
+    config."""
     folder = Path(folder)
     if not folder.is_dir():  # a typo is not "an export without a mark"
         what = "is not a folder" if os.path.lexists(folder) else "does not exist"
@@ -151,6 +157,7 @@ def validate_export(folder: Path) -> Iterator[tuple[str, str | None]]:
         yield "card", f"its files cannot be read: {type(error).__name__}: {' '.join(str(error).split())}"
     yield "files", _stray_problem(folder)
     yield "croissant.json", _croissant_problem(folder)
+    yield "parquet files", "; ".join(parquet_problems(folder)) or None
     with tempfile.TemporaryDirectory(prefix="corpora-validate-") as cache:
         for config in mark.get("configs", []):
             if config not in corpus.configs:  # an export of an older loader (a config since renamed)
@@ -178,6 +185,19 @@ def _stray_problem(folder: Path) -> str | None:
                 kept.update(folder.glob(pattern))
     stray = [p.relative_to(folder).as_posix() for p in sorted(folder.rglob("*")) if not p.is_dir() and p not in kept]
     return f"not part of the export, and an upload would publish them: {shorten(stray)}" if stray else None
+
+
+def parquet_problems(folder: Path) -> list[str]:
+    """What in the export's Parquet files breaks the settings the export writes them with
+    (`parquet_files.problems`), each named by its path in the folder."""
+    found = []
+    for path in sorted(folder.rglob("*.parquet")):
+        name = path.relative_to(folder).as_posix()
+        try:
+            found += parquet_files.problems(path, name)
+        except Exception as error:  # noqa: BLE001 - a file that is not Parquet: named, the others still checked
+            found.append(f"{name}: cannot be read: {type(error).__name__}: {' '.join(str(error).split())}")
+    return found
 
 
 def _croissant_problem(folder: Path) -> str | None:

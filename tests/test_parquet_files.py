@@ -1,0 +1,102 @@
+"""The export's Parquet files: the settings they are written with in every leg (page index,
+content-defined chunking, row groups capped in bytes, zstd), read back from their footers, and
+`corpora validate PATH` naming a file that breaks them."""
+
+import json
+
+import datasets
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from conftest import EXAMPLE
+from corpora import parquet_files
+from corpora import registry
+from corpora.cli import main
+
+pytestmark = [pytest.mark.usefixtures("example_collection"), pytest.mark.both_legs]
+
+CDC = {"min_chunk_size": 262144, "max_chunk_size": 1048576, "norm_level": 0}
+
+
+def footer(path):
+    return pq.ParquetFile(path).metadata
+
+
+def test_every_file_of_an_export_has_the_settings_in_its_footer(dummy_export):
+    folder = dummy_export(EXAMPLE)
+    files = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*.parquet"))
+    assert len(files) == 7
+    corpus = registry.get(EXAMPLE)
+    for name in files:
+        metadata = footer(folder / name)
+        chunks = [metadata.row_group(0).column(i) for i in range(metadata.num_columns)]
+        assert metadata.num_row_groups == 1  # a few rows: one row group
+        assert {chunk.compression for chunk in chunks} == {"ZSTD"}
+        assert {(chunk.has_column_index, chunk.has_offset_index) for chunk in chunks} == {(True, True)}
+        assert json.loads(metadata.metadata[b"content_defined_chunking"]) == CDC
+        # The features come back from the schema metadata, class labels and all.
+        config = name.split("/")[0]
+        assert datasets.Features.from_arrow_schema(pq.read_schema(folder / name)) == corpus.features(config)
+        assert parquet_files.problems(folder / name, name) == []
+    assert footer(folder / "ratings" / "train-00000-of-00001.parquet").num_rows == 10
+
+
+def test_row_groups_are_capped_in_bytes_and_rows(tmp_path, monkeypatch):
+    table = pa.table({"n": pa.array(range(1000), pa.int64())})  # 8 bytes a row
+    schema = pa.schema([pa.field("n", pa.int64())], metadata={"huggingface": "{}"})
+    monkeypatch.setattr(parquet_files, "MAX_ROW_GROUP_BYTES", 3000)  # 375 rows at most
+    parquet_files.write(table, schema, tmp_path / "bytes.parquet")
+    metadata = footer(tmp_path / "bytes.parquet")
+    # 1,000 rows halved to 250; the 750 left halved to 375, twice.
+    assert [metadata.row_group(i).num_rows for i in range(metadata.num_row_groups)] == [250, 375, 375]
+    monkeypatch.setattr(parquet_files, "MAX_ROW_GROUP_ROWS", 300)
+    parquet_files.write(table, schema, tmp_path / "rows.parquet")
+    metadata = footer(tmp_path / "rows.parquet")
+    assert [metadata.row_group(i).num_rows for i in range(metadata.num_row_groups)] == [300, 300, 300, 100]
+    assert pq.read_table(tmp_path / "rows.parquet")["n"].to_pylist() == list(range(1000))
+
+
+def test_a_row_over_the_cap_is_a_row_group_alone(monkeypatch):
+    table = pa.table({"text": ["a" * 10, "b" * 5000, "c" * 10, "d" * 10]})
+    monkeypatch.setattr(parquet_files, "MAX_ROW_GROUP_BYTES", 1000)
+    assert list(parquet_files.row_groups(table)) == [(0, 1), (1, 1), (2, 2)]
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    return code, capsys.readouterr().out
+
+
+def parquet_line(out, folder):
+    (line,) = [line for line in out.splitlines() if line.startswith(f"{folder}: parquet files: ")]
+    return line.removeprefix(f"{folder}: parquet files: ")
+
+
+def test_validate_names_a_file_written_with_other_settings(capsys, tmp_path):
+    assert run(capsys, "build", EXAMPLE, "--dummy", "--out", str(tmp_path))[0] == 0
+    folder = tmp_path / EXAMPLE
+    shard = folder / "raters" / "train-00000-of-00001.parquet"
+    pq.write_table(pq.read_table(shard), shard, compression="snappy")  # pyarrow's defaults otherwise
+    code, out = run(capsys, "validate", str(folder))
+    assert code == 1
+    assert parquet_line(out, folder) == (
+        "FAILED: raters/train-00000-of-00001.parquet: no page index for native_language, rater, years_rating; "
+        "raters/train-00000-of-00001.parquet: compressed other than ZSTD: native_language (SNAPPY), rater (SNAPPY), "
+        "years_rating (SNAPPY); "
+        "raters/train-00000-of-00001.parquet: written without content-defined chunking (no content_defined_chunking "
+        '{"min_chunk_size": 262144, "max_chunk_size": 1048576, "norm_level": 0} in its metadata)'
+    )
+
+
+def test_validate_names_a_row_group_over_the_viewers_limit(capsys, tmp_path, monkeypatch):
+    assert run(capsys, "build", EXAMPLE, "--dummy", "--out", str(tmp_path))[0] == 0
+    folder = tmp_path / EXAMPLE
+    assert parquet_line(run(capsys, "validate", str(folder))[1], folder) == "ok"
+    sizes = {p.relative_to(folder).as_posix(): footer(p).row_group(0).total_byte_size for p in folder.rglob("*.parquet")}
+    biggest = max(sizes, key=sizes.get)
+    assert sorted(sizes.values())[-2] < sizes[biggest]  # one file alone is over the limit set below
+    monkeypatch.setattr(parquet_files, "VIEWER_ROW_GROUP_LIMIT", sizes[biggest] - 1)
+    assert parquet_line(run(capsys, "validate", str(folder))[1], folder) == (
+        f"FAILED: {biggest}: row group 0 holds {sizes[biggest]:,} bytes uncompressed, over the dataset viewer's limit "
+        f"of {sizes[biggest] - 1:,}")
