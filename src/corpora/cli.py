@@ -483,8 +483,8 @@ def cmd_new(args) -> int:
         print(f"wrote {path.relative_to(root)}")
     print(f"""
 {args.name} builds from its dummy data. Next, in this order:
-  1. loaders/{args.name}/{args.name}.py: the pinned URLs (_URL_PREFIX, _FILES), the official sizes
-     (_SPLIT_SIZES), the features and the typing of the records, for the real files;
+  1. loaders/{args.name}/{args.name}.py: the pinned URLs (_URL_PREFIX, each config's files), the
+     official sizes (split_sizes), the features and the typing of the records, for the real files;
   2. dummy_data/{args.name}/: a few records per split in the real format, every quirk of it, and
      their counts in expected_counts.json;
   3. dataset_cards/{args.name}.yaml: the card's text; tests/test_{args.name}.py: the quirks and the

@@ -1,8 +1,8 @@
 """Where a build reads its source files: the pinned public URLs, a local copy (`--data-dir`),
 or the corpus's dummy data (`--dummy`), and the size and sha256 recorded for each pinned URL.
 
-Every loader declares `_URLS` ({path: pinned url}) and `_FILES` ({config: {split: [path]}}),
-where a path is relative to the upstream repository root. A local copy mirrors that layout: the
+Every loader declares `_URLS` ({path: pinned url}) and, on each config, its `files` ({split:
+[path]}), where a path is relative to the upstream repository root. A local copy mirrors that layout: the
 file behind `_URLS[path]` is read from `<data_dir>/<path>`. Loaders do this mapping themselves
 when they get a `data_dir` (so a loader file works alone with `load_dataset(..., data_dir=...)`);
 this module resolves `--dummy` and checks the whole copy first, so a missing file is reported
