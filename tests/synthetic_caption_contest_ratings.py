@@ -1,4 +1,4 @@
-"""Synthetic caption_contest_ratings sources in the real formats (docs/formats/caption_contest_ratings.md):
+"""Synthetic caption_contest_ratings sources in the real formats (loaders/caption_contest_ratings/FORMAT.md):
 summary CSVs written like upstream (csv.writer, LF, quoting only where needed, both headers, the
 real file names), and zipped pandas-style response CSVs (unnamed index column first, and the other shapes of
 `write_response_shapes`). Used by the
@@ -356,7 +356,7 @@ def write_cartoons(root: Path) -> None:
         target.write_bytes(buffer.getvalue())
 
 
-# Summary files with the quirks of docs/formats/caption_contest_ratings.md, its excerpts where it gives them.
+# Summary files with the quirks of loaders/caption_contest_ratings/FORMAT.md, its excerpts where it gives them.
 QUIRK_SUMMARIES = {
     # header A, tied ranks (quirk 10), target_id a permutation
     "508-round1_summary_LilUCB.csv": (
@@ -561,7 +561,7 @@ def write_dummy_quirks(root: Path) -> None:
     write_archive(root / "contests/responses/559-active-responses.csv.zip", CARDINAL_HEADER, rows)
 
 
-# The columns in the orders upstream's writers give (docs/formats/caption_contest_ratings.md):
+# The columns in the orders upstream's writers give (loaders/caption_contest_ratings/FORMAT.md):
 # contest 556's as upstream's notebook prints it (no index column), and the row dicts of
 # parse-responses/json_parse.py kept in insertion order.
 NOTEBOOK_556_ORDER = [

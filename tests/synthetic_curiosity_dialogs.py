@@ -8,7 +8,7 @@ import json
 import random
 from pathlib import Path
 
-# split -> (file name part, dialogs, messages), from the authors' statistics (docs/formats/curiosity_dialogs.md)
+# split -> (file name part, dialogs, messages), from the authors' statistics (loaders/curiosity_dialogs/FORMAT.md)
 CURIOSITY_SPLITS = {
     "train": ("train", 10287, 131394),
     "validation": ("val", 1287, 17186),

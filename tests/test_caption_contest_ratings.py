@@ -1,4 +1,4 @@
-"""caption_contest_ratings: every quirk of docs/formats/caption_contest_ratings.md, bad input, the
+"""caption_contest_ratings: every quirk of loaders/caption_contest_ratings/FORMAT.md, bad input, the
 `contests` parameter and the distributed path (streaming shards, split_dataset_by_node, Parquet
 read by DuckDB)."""
 

@@ -1,7 +1,7 @@
 """caption_contest_ratings' response archives read as upstream reads them: the loader's rows equal
 what `pandas.read_csv` (upstream's reader, caption_contest_data/_api.py) reads from the same bytes,
 row by row and field by field, for archives in every shape upstream's material allows
-(docs/formats/caption_contest_ratings.md, "Responses"): any column order, with or without the
+(loaders/caption_contest_ratings/FORMAT.md, "Responses"): any column order, with or without the
 index column, empty cells, integers written as floats, quoted captions with commas, quotes and
 line feeds, LF or CR LF line ends, and chunks cut anywhere.
 

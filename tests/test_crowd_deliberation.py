@@ -1,4 +1,4 @@
-"""crowd_deliberation: every quirk of docs/formats/crowd_deliberation.md, and bad input."""
+"""crowd_deliberation: every quirk of loaders/crowd_deliberation/FORMAT.md, and bad input."""
 
 import csv
 import importlib

@@ -1,4 +1,4 @@
-"""curiosity_dialogs: every quirk of docs/formats/curiosity_dialogs.md, and bad input."""
+"""curiosity_dialogs: every quirk of loaders/curiosity_dialogs/FORMAT.md, and bad input."""
 
 import json
 

@@ -1,4 +1,4 @@
-"""diplomacy_detection: every quirk of docs/formats/diplomacy_detection.md, and bad input (BAD_INPUT, run by
+"""diplomacy_detection: every quirk of loaders/diplomacy_detection/FORMAT.md, and bad input (BAD_INPUT, run by
 test_bad_input.py)."""
 
 import json

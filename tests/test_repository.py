@@ -8,9 +8,9 @@ What is checked, in loaders/, src/, tests/, bench/, docs/, dataset_cards/ and RE
   ("huggingface/datasets src/...") is that repository's and is not checked;
 - a relative Markdown link resolves from the folder of the file it is in;
 - "quirk N" (or "quirks N, M") is a numbered row of the quirks table of
-  docs/formats/<name>.md, where <name> is the corpus of the file: the loader folder it is in,
+  loaders/<name>/FORMAT.md, where <name> is the corpus of the file: the loader folder it is in,
   else the corpus named in its path (tests/test_<name>.py, dataset_cards/<name>.yaml), else the
-  one corpus whose docs/formats/<name>.md the file cites;
+  one corpus whose loaders/<name>/FORMAT.md the file cites;
 - nothing cites files outside the repository: a sibling `../shared` folder, a DESIGN.md, or an
   absolute home or work directory.
 Corpora are found by convention (the folders of loaders/), so a new corpus needs no edit here;
@@ -28,7 +28,7 @@ from conftest import own_test_file
 REPO = Path(__file__).resolve().parents[1]
 SCANNED = ["loaders", "src", "tests", "bench", "docs", "dataset_cards", "README.md"]
 TEXT_SUFFIXES = {".py", ".md", ".yaml", ".yml", ".toml", ".txt", ".j2", ".cfg", ".tsv"}
-# `formats/` too: the format docs are in docs/formats/, so a bare `formats/<name>.md` is a stale name.
+# `formats/` too: a bare `formats/<name>.md` is a stale name (the format docs are loaders/<name>/FORMAT.md).
 TOP_FOLDERS = "loaders|src|tests|bench|docs|dataset_cards|dummy_data|formats"
 # A repository path: one of the top folders, then path characters, not inside a URL or a longer path.
 PATH = re.compile(rf"(?<![\w./-])(?:{TOP_FOLDERS})/[\w./<>{{}}*-]*")
@@ -36,7 +36,7 @@ PATH = re.compile(rf"(?<![\w./-])(?:{TOP_FOLDERS})/[\w./<>{{}}*-]*")
 FOREIGN = re.compile(rf"(?<![\w./-])(?!(?:{TOP_FOLDERS})/)[A-Za-z][\w-]*/[\w.-]+(?=\s)")
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 QUIRK = re.compile(r"\bquirks?\s+(\d+(?:(?:\s*,\s*|\s+and\s+)\d+)*)", re.IGNORECASE)
-FORMAT_DOC = re.compile(r"docs/formats/(\w+)\.md")
+FORMAT_DOC = re.compile(r"loaders/(\w+)/FORMAT\.md")
 QUIRK_ROW = re.compile(r"^\|\s*(\d+)\s*\|")
 OUTSIDE = ["../shared", "DESIGN.md", "/work/", "/home/", "/Users/"]
 
@@ -144,15 +144,15 @@ def unresolved_quirks(root: Path) -> list[str]:
             where = f"{file.relative_to(root)}:{number}: {match.group()}"
             name = corpus_of(root, file, names)
             if name is None:
-                problems.append(f"{where}: of which corpus? (no corpus in the path, no single docs/formats doc cited)")
+                problems.append(f"{where}: of which corpus? (no corpus in the path, no single format doc cited)")
                 continue
-            doc = root / "docs" / "formats" / f"{name}.md"
+            doc = root / "loaders" / name / "FORMAT.md"
             if not doc.is_file():
-                problems.append(f"{where}: docs/formats/{name}.md does not exist")
+                problems.append(f"{where}: loaders/{name}/FORMAT.md does not exist")
                 continue
             missing = [int(n) for n in re.findall(r"\d+", match.group(1)) if int(n) not in numbered_quirks(doc)]
             if missing:
-                problems.append(f"{where}: docs/formats/{name}.md has no quirk {', '.join(map(str, missing))}")
+                problems.append(f"{where}: loaders/{name}/FORMAT.md has no quirk {', '.join(map(str, missing))}")
     return problems
 
 
@@ -188,8 +188,8 @@ def test_the_repository_resolves_its_own_references(check):
 
 
 def test_each_format_doc_numbers_its_quirks():
-    docs = sorted((REPO / "docs" / "formats").glob("*.md"))
-    assert docs, "docs/formats/ has no format doc"
+    docs = sorted((REPO / "loaders").glob("*/FORMAT.md"))
+    assert len(docs) == len(corpus_names(REPO)), "a corpus without loaders/<name>/FORMAT.md"
     for doc in docs:
         numbers = numbered_quirks(doc)
         assert numbers == set(range(1, len(numbers) + 1)), f"{doc.name}: quirks {sorted(numbers)}"
@@ -203,24 +203,24 @@ def tiny_repo(tmp_path):
     """A repository with one corpus, `toy`, its format doc with quirks 1 and 2, and files that
     cite them rightly and wrongly."""
     (tmp_path / "loaders" / "toy").mkdir(parents=True)
-    (tmp_path / "docs" / "formats").mkdir(parents=True)
+    (tmp_path / "docs").mkdir()
     (tmp_path / "tests").mkdir()
     (tmp_path / "bench").mkdir()
     (tmp_path / "dummy_data" / "toy").mkdir(parents=True)
     (tmp_path / "README.md").write_text(
-        "See [the doc](docs/formats/toy.md), [gone](docs/gone.md) and [web](https://example.org/x.md).\n"
-        "Layout: `loaders/<name>/<name>.py`, `tests/test_<name>.py`, docs/formats/, dummy_data/NAME/.\n"
+        "See [the doc](loaders/toy/FORMAT.md), [gone](docs/gone.md) and [web](https://example.org/x.md).\n"
+        "Layout: `loaders/<name>/<name>.py`, `tests/test_<name>.py`, loaders/<name>/FORMAT.md, dummy_data/NAME/.\n"
         "Vendored from huggingface/hub-docs at docs/hub/licenses.md.\n"
         "Tests of the reader: tests/test_<name>_io.py\n"
         "The old name of the doc: formats/toy.md\n"
     )
-    (tmp_path / "docs" / "formats" / "toy.md").write_text(
+    (tmp_path / "loaders" / "toy" / "FORMAT.md").write_text(
         "# toy\n\n## 5. Quirks\n\n| # | quirk |\n|---|---|\n| 1 | one |\n| 2 | two |\n\n## 6. Sizes\n\n| 3 | no quirk |\n"
     )
     (tmp_path / "loaders" / "toy" / "toy.py").write_text(
         "# quirk 2 is fine, quirks 1, 3 are not; see loaders/toy/_gone.py\n"
     )
-    (tmp_path / "tests" / "test_toy.py").write_text('"""Every quirk of docs/formats/toy.md."""\n# quirk 1 and 4\n')
+    (tmp_path / "tests" / "test_toy.py").write_text('"""Every quirk of loaders/toy/FORMAT.md."""\n# quirk 1 and 4\n')
     (tmp_path / "bench" / "make_data.py").write_text(
         "# no corpus here: quirk 1\n# from the notes in ../shared/formats and /home/me/x\n"
     )
@@ -239,16 +239,16 @@ def test_the_checks_find_each_broken_reference(tiny_repo):
     ]
     assert unresolved_links(tiny_repo) == ["README.md:1: docs/gone.md"]
     assert unresolved_quirks(tiny_repo) == [
-        "loaders/toy/toy.py:1: quirks 1, 3: docs/formats/toy.md has no quirk 3",
-        "tests/test_toy.py:2: quirk 1 and 4: docs/formats/toy.md has no quirk 4",
-        "bench/make_data.py:1: quirk 1: of which corpus? (no corpus in the path, no single docs/formats doc cited)",
-        "bench/toy_data.py:1: quirk 2 and 9: docs/formats/toy.md has no quirk 9",
+        "loaders/toy/toy.py:1: quirks 1, 3: loaders/toy/FORMAT.md has no quirk 3",
+        "tests/test_toy.py:2: quirk 1 and 4: loaders/toy/FORMAT.md has no quirk 4",
+        "bench/make_data.py:1: quirk 1: of which corpus? (no corpus in the path, no single format doc cited)",
+        "bench/toy_data.py:1: quirk 2 and 9: loaders/toy/FORMAT.md has no quirk 9",
     ]
     assert outside_references(tiny_repo) == [
         "bench/make_data.py:2: ../shared",
         "bench/make_data.py:2: /home/",
     ]
-    assert numbered_quirks(tiny_repo / "docs" / "formats" / "toy.md") == {1, 2}
+    assert numbered_quirks(tiny_repo / "loaders" / "toy" / "FORMAT.md") == {1, 2}
     # test_toy.py and synthetic_toy.py are the corpus's own; test_cli.py is shared.
     assert shared_files_naming_a_corpus(tiny_repo) == ["tests/test_cli.py:1: toy"]
 

@@ -1,4 +1,4 @@
-"""saf_micro_job_german: every quirk of docs/formats/saf_micro_job_german.md, and bad input, for both
+"""saf_micro_job_german: every quirk of loaders/saf_micro_job_german/FORMAT.md, and bad input, for both
 configs (`default`: the Hub's Parquet files, `upstream_xml`: the GitHub XML files)."""
 
 import math
@@ -654,7 +654,7 @@ def test_large_string_columns_are_accepted(dummy_copy):
 
 # --- full-size copies of both upstream layouts (--data-dir) -----------------------------------
 
-# Answers per XML file in the release (docs/formats/saf_micro_job_german.md, section 6).
+# Answers per XML file in the release (loaders/saf_micro_job_german/FORMAT.md, section 6).
 RELEASE_ANSWERS = {
     "training": {1: 257, 3: 247, 4: 260, 6: 249, 7: 259, 8: 262},
     "unseen_answers": {1: 44, 3: 54, 4: 41, 6: 52, 7: 41, 8: 39},
@@ -713,7 +713,7 @@ def test_full_size_copies_build_export_and_reload_with_every_answer(tmp_path, ca
 
 
 def test_parquet_files_have_no_recorded_checksum(dummy_copy, tmp_path, capsys):
-    # The Hub's Parquet files have no measured size or sha256 (docs/formats/saf_micro_job_german.md), so
+    # The Hub's Parquet files have no measured size or sha256 (loaders/saf_micro_job_german/FORMAT.md), so
     # checksums.tsv has no line for them and a real build of `default` stops until they are recorded.
     data_dir = dummy_copy(NAME)
     argv = ["build", NAME, "--config", "default", "--data-dir", str(data_dir), "--out", str(tmp_path / "out")]

@@ -37,6 +37,26 @@ def test_load_dataset_runs_the_loader_script(name, config, dummy_build, tmp_path
     assert {path.name for path in registry.get(name).loader_dir.glob("*.py")} <= {path.name for path in copied}
 
 
+@pytest.mark.parametrize("name", sorted({name for name, _ in CASES}))
+def test_the_script_s_main_class_is_its_builder(name, tmp_path, monkeypatch):
+    # datasets 3.6's import_main_class takes the first DatasetBuilder subclass of the script's
+    # module that the module defines: the shared base SourceBuilder is a mixin, not a builder,
+    # and SourceConfig a config, so neither can be taken for the loader's builder.
+    from datasets.load import dataset_module_factory
+    from datasets.load import import_main_class
+
+    monkeypatch.chdir(COLLECTION)
+    module = dataset_module_factory(f"loaders/{name}", trust_remote_code=True, cache_dir=str(tmp_path))
+    builder_class = import_main_class(module.module_path)
+    corpus = registry.get(name)
+    assert builder_class.__name__ == corpus.builder_class.__name__
+    assert builder_class.__module__ == module.module_path
+    assert [c.name for c in builder_class.BUILDER_CONFIGS] == [c.name for c in corpus.builder_class.BUILDER_CONFIGS]
+    assert [(dict(c.files), dict(c.split_sizes), c.key) for c in builder_class.BUILDER_CONFIGS] == [
+        (dict(corpus.config(c).files), corpus.split_sizes[c], tuple(corpus.key(c))) for c in [c.name for c in corpus.builder_class.BUILDER_CONFIGS]
+    ]
+
+
 @pytest.mark.parametrize("name,config", CASES, ids=[f"{n}-{c}" for n, c in CASES])
 def test_load_dataset_script_streaming(name, config, dummy_build, monkeypatch):
     monkeypatch.chdir(COLLECTION)

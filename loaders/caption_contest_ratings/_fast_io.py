@@ -18,7 +18,7 @@ exactly the records and errors of each file read whole.
 
 Only the standard library, pyarrow and, where installed, isal; files are opened by the caller's
 `open_file` (the loader passes datasets' `xopen`). `bench/caption_contest_build.py` measures the
-pieces (figures in docs/caption_contest_ratings.md).
+pieces (figures in loaders/caption_contest_ratings/SCALE.md).
 """
 
 import collections

@@ -1,6 +1,6 @@
 """New Yorker Cartoon Caption Contest ratings collected by the NEXT active-learning system.
 
-Source: nextml/caption-contest-data-api at its last commit (docs/formats/caption_contest_ratings.md):
+Source: nextml/caption-contest-data-api at its last commit (loaders/caption_contest_ratings/FORMAT.md):
 199 summary CSVs, 87 zipped response CSVs (Git LFS, read from GitHub's media URLs), the cartoons
 and their metadata. Each config has one `train` split sharded by source file, so `num_proc` and
 streaming shards scale with the files; a config parameter `contests` (a list of contest numbers)
@@ -124,7 +124,7 @@ _RATINGS = ["unfunny", "somewhat_funny", "funny"]  # target_reward 1, 2, 3
 _SUMMARY_HEADER = "target_id,rank,funny,somewhat_funny,unfunny,count,score,precision,contest,caption".split(",")
 _SUMMARY_HEADER_WITHOUT_ID = _SUMMARY_HEADER[1:]
 # The response archives were written by pandas at different times, their columns in different
-# orders, with or without the index column first (docs/formats/caption_contest_ratings.md, section
+# orders, with or without the index column first (loaders/caption_contest_ratings/FORMAT.md, section
 # "Responses"): read by name. The columns of each config, in alphabetical order:
 _CARDINAL_COLUMNS = [
     "alg_label", "network_delay", "participant_uid", "response_time", "target", "target_id", "target_reward",
@@ -171,7 +171,7 @@ class CaptionContestConfig(SourceConfig):
 
 
 # Paths relative to the upstream repository root: the layout a `data_dir` copy must mirror. Official
-# sizes were measured on the real files (docs/formats/caption_contest_ratings.md); the response
+# sizes were measured on the real files (loaders/caption_contest_ratings/FORMAT.md); the response
 # archives could not be fetched, so their row counts are unknown (None). Summaries have no natural
 # key (no target_id in 89 files, ranks tie, captions repeat): their rows are matched by position.
 # Alphabetical, the order datasets writes the card's `configs:` in; the default is `summaries`.

@@ -39,6 +39,7 @@ def new(name: str) -> list[Path]:
     folders = [root / "loaders" / name, root / "dummy_data" / name]
     files = {
         root / "loaders" / name / f"{name}.py": "new_loader.py.j2",
+        root / "loaders" / name / "FORMAT.md": "new_format.md.j2",
         root / "dataset_cards" / f"{name}.yaml": "new_card.yaml.j2",
         root / "dummy_data" / name / "data" / "train.jsonl": "new_dummy_train.jsonl.j2",
         root / "dummy_data" / name / "data" / "test.jsonl": "new_dummy_test.jsonl.j2",
