@@ -305,7 +305,7 @@ def write_big_cardinal(path: Path, rows: int, seed: int = 0, captions: int = 600
     these hold about 48 (bench/caption_contest_build.py prints the figure).
     """
     rng = random.Random(seed)
-    cells = [_csv_cell(caption(rng, long=True)) for _ in range(captions)]
+    cells = [csv_cell(caption(rng, long=True)) for _ in range(captions)]
     algorithms = ["KLUCB", "LilUCB", "RandomSampling"]
     clock = datetime.datetime(2017, 7, 10, 17, 5, 0)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -333,11 +333,23 @@ def write_big_cardinal(path: Path, rows: int, seed: int = 0, captions: int = 600
     return path
 
 
-def _csv_cell(text: str) -> str:
-    """A field as csv.writer writes it (quoted only where needed)."""
+def csv_cell(value) -> str:
+    """A field as csv.writer (and so pandas' `to_csv`) writes it: quoted only where needed; None,
+    pandas' NaN, as an empty cell."""
+    text = "" if value is None else str(value)
     if any(c in text for c in ',"\n\r'):
         return '"' + text.replace('"', '""') + '"'
     return text
+
+
+def archive_bytes(member: str, header: list[str], rows, newline: str = "\n") -> bytes:
+    """A response archive, as bytes, holding the CSV `member`: `rows` under `header` (cells as
+    `csv_cell` writes them), each line ended by `newline`."""
+    lines = [",".join(header)] + [",".join(csv_cell(value) for value in row) for row in rows]
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr(_entry(member), newline.join(lines) + newline)
+    return buffer.getvalue()
 
 
 def write_cartoons(root: Path) -> None:
@@ -597,9 +609,10 @@ def as_pandas_floats(rows: list[list], column: int, empty: set[int] = frozenset(
 
 def write_response_shapes(root: Path) -> None:
     """Dummy archives in the other shapes upstream's material shows: 540 with the index column
-    named `Unnamed: 0`, its ratings and target ids as floats, a target id empty; 556 in
-    the notebook's order without an index column, a target id empty; 561 in json_parse.py's
-    order; 508's dueling votes in json_parse.py's order, 509's without an index column."""
+    named `Unnamed: 0`, its ratings and target ids as floats, a target id empty; 556 in the
+    notebook's order without an index column (upstream's reader allows one to lack it), a target
+    id empty; 561 in json_parse.py's order; 508's dueling votes in json_parse.py's order, 509's
+    without an index column."""
     rng = random.Random(3)
     responses = root / "contests" / "responses"
     rows = [[i] + cardinal_tail(rng, "LilUCB") for i in range(2)]

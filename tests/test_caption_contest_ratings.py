@@ -27,6 +27,7 @@ from corpora import registry
 from synthetic_caption_contest_ratings import CARDINAL_HEADER
 from synthetic_caption_contest_ratings import SUMMARY_A
 from synthetic_caption_contest_ratings import SUMMARY_B
+from synthetic_caption_contest_ratings import archive_bytes
 from synthetic_caption_contest_ratings import cardinal_csv
 from synthetic_caption_contest_ratings import write_archive
 
@@ -456,6 +457,10 @@ def test_bad_cardinal_values(tmp_path):
         f"{where}, record 1: field 'target_id': invalid value nan (expected an integer)")
     assert cardinal_error(tmp_path, cardinal_zip(tmp_path, [["1.5"] + ROW[1:]])) == (
         f"{where}, record 1: field '': invalid value 1.5 (expected an integer)")
+    # Beyond 2**53 a float no longer holds every integer: refused, not rounded (9007199254740993
+    # would read as ...992).
+    assert cardinal_error(tmp_path, cardinal_zip(tmp_path, [ROW, ["9007199254740993"] + ROW[1:]])) == (
+        f"{where}, record 2: field '': invalid value 9007199254740992.0 (expected an integer)")
     # An empty rating is not one (upstream's reader casts every rating to int); an empty target_id is null.
     assert cardinal_error(tmp_path, cardinal_zip(tmp_path, [ROW[:6] + ["", ""] + ROW[8:]])) == (
         f"{where}, record 1: field 'target_reward': invalid value None (expected a value (the cell is empty))")
@@ -546,7 +551,7 @@ BAD_INPUT = [
     BadInput(SUMMARY, "summary file: XML", lambda raw: b"<?xml version='1.0'?>\n<summary/>\n",
              f"{SUMMARY}: unexpected header: {EXPECTED_HEADERS}; found \"<?xml version='1.0'?>\"", "summaries"),
 ] + [
-    BadInput(ARCHIVE, f"response archive: {name}", lambda raw, header=header, row=row: zip_bytes(header, [row]), message,
+    BadInput(ARCHIVE, f"response archive: {name}", lambda raw, header=header, row=row: archive_bytes("577-responses.csv", header, [row]), message,
              "cardinal_responses")
     for name, header, row, message in [
         ("unknown column", CARDINAL_HEADER + ["label"], ROW + ["funny"],
@@ -559,13 +564,6 @@ BAD_INPUT = [
     ]
 ]
 
-
-def zip_bytes(header, rows):
-    """A response archive holding `rows` under `header`, as bytes."""
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        archive.writestr("577-responses.csv", "".join(",".join(map(str, line)) + "\n" for line in [header, *rows]))
-    return buffer.getvalue()
 
 
 @pytest.mark.parametrize("make,message", [case for _, case in ARCHIVE_CASES], ids=[name for name, _ in ARCHIVE_CASES])

@@ -21,6 +21,7 @@ from hypothesis import settings
 from hypothesis import strategies as st
 
 from corpora import registry
+from synthetic_caption_contest_ratings import archive_bytes
 
 corpus = registry.get("caption_contest_ratings")
 loader = corpus.module
@@ -67,22 +68,6 @@ def typed(dtype, text):
     if dtype.startswith("timestamp"):
         return datetime.datetime.fromisoformat(text)
     return text
-
-
-def csv_cell(value):
-    """A cell as pandas' `to_csv` writes it (csv.writer, QUOTE_MINIMAL): None empty."""
-    if value is None:
-        return ""
-    text = str(value)
-    return '"' + text.replace('"', '""') + '"' if any(c in text for c in ',"\n\r') else text
-
-
-def archive_bytes(member, header, rows, newline):
-    lines = [",".join(header)] + [",".join(csv_cell(value) for value in row) for row in rows]
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        archive.writestr(member, newline.join(lines) + newline)
-    return buffer.getvalue()
 
 
 # --- the shapes ---------------------------------------------------------------------------------

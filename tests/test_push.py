@@ -4,6 +4,7 @@ example corpus (tests/example_collection): its release files as the upstream cop
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -352,6 +353,25 @@ def test_a_push_is_tagged_with_the_loader_version_and_a_tag_never_moves(hub, ups
     other = corpora("push", NAME, "--repo-id", REPO_ID, "--data-dir", str(dummy), "--allow-modified-sources",
                     "--out", str(tmp_path / "out3"), hub=hub, home=tmp_path / "home")
     assert error_line(other) == PUSH_LINES["bump"][1].format(tag_sha=commit["sha"])
+    assert len(hub.commits) == 1 and hub.repos[REPO_ID].tags == {"v1.0.0": commit["sha"]}
+
+
+def test_the_same_data_with_another_card_is_said_as_such(hub, upstream_copy, tmp_path, monkeypatch):
+    first = push_release(hub, upstream_copy, tmp_path)
+    assert first.returncode == 0, first.stderr
+    [commit] = hub.commits
+    # The same release, its card's text edited (as a newer corpora or a card fix would change it).
+    collection = Path(shutil.copytree(EXAMPLE_COLLECTION, tmp_path / "collection"))
+    source = collection / "dataset_cards" / f"{NAME}.yaml"
+    source.write_text(source.read_text().replace("annotations: >-\n", "annotations: >-\n  Edited.\n", 1))
+    monkeypatch.setenv("CORPORA_ROOT", str(collection))
+    again = push_release(hub, upstream_copy, tmp_path, out="out2")
+    assert error_line(again) == (
+        f"corpora push: error: example_ratings: my-org/ratings has v1.0.0 already (commit {commit['sha']}), and "
+        "this build has the same data but differs from it in 2 file(s) (README.md, croissant.json): a published "
+        "version is never replaced: bump the version (VERSION in loaders/example_ratings/example_ratings.py) to "
+        "publish it"
+    )
     assert len(hub.commits) == 1 and hub.repos[REPO_ID].tags == {"v1.0.0": commit["sha"]}
 
 

@@ -469,10 +469,13 @@ def _exact_integers(batch, csv_format, source, offset):
     for name, column in zip(batch.schema.names, batch.columns, strict=True):
         target = csv_format.types[name]
         if pa.types.is_integer(target):
+            # A float holds every integer up to 2**53 exactly: beyond, the text's integer may be lost.
+            limit = min(2.0 ** (target.bit_width - 1), 2.0**53)
             try:
+                if target.bit_width > 53 and (pc.max(pc.abs(column)).as_py() or 0) >= limit:
+                    raise pa.ArrowInvalid("beyond the exact integers of a float")
                 column = column.cast(target)  # safe: refuses a fraction, NaN, inf or a value out of range
             except pa.ArrowInvalid:
-                limit = 2.0 ** (target.bit_width - 1)
                 not_integral = pc.not_equal(column, pc.trunc(column))  # NaN too
                 out_of_range = pc.or_(pc.less(column, -limit), pc.greater_equal(column, limit))
                 bad = pc.fill_null(pc.or_(not_integral, out_of_range), False)

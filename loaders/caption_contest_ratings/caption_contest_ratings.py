@@ -135,7 +135,8 @@ _DUELING_COLUMNS = [
     "response_time", "right_target", "right_target_id", "timestamp_query_generated", "winner_target",
     "winner_target_id",
 ]  # fmt: skip
-# The pandas index: an empty name as `to_csv` writes it, `Unnamed: 0` from a file read and written again.
+# The pandas index: an empty name as `to_csv` writes it, `Unnamed: 0` from a frame read back and
+# written without its own index.
 _INDEX_COLUMNS = ("", "Unnamed: 0")
 # Response fields that may be empty (null), each for the reason the format doc gives; an empty
 # cell in any other is an error.

@@ -164,8 +164,12 @@ def read_repo(api: HfApi, name: str, repo_id: str, revision: str | None) -> Remo
         raise _unreadable(name, repo_id, error) from error
     except Exception as error:  # noqa: BLE001 - one line, before anything was built
         raise _unreadable(name, repo_id, error) from error
-    files = {s.rfilename: (s.blob_id, _lfs_sha256(s)) for s in info.siblings or []}
-    return Remote(info.sha, files, branches, tags)
+    return Remote(info.sha, _files(info), branches, tags)
+
+
+def _files(info) -> dict[str, tuple[str, str | None]]:
+    """{path: (git blob id, LFS sha256 or None)} of a repository's files as `repo_info` lists them."""
+    return {s.rfilename: (s.blob_id, _lfs_sha256(s)) for s in info.siblings or []}
 
 
 def _unreadable(name: str, repo_id: str, error: BaseException) -> CorporaError:
@@ -229,13 +233,14 @@ def already_published(api: HfApi, name: str, repo_id: str, folder: Path, paths: 
                       tagged: str) -> list[str]:
     """The version is tagged already: a tag is never moved. The same files: nothing to do; others:
     refused."""
-    info = api.repo_info(repo_id, repo_type="dataset", revision=tagged, files_metadata=True)
-    published = {s.rfilename: (s.blob_id, _lfs_sha256(s)) for s in info.siblings or []}
+    published = _files(api.repo_info(repo_id, repo_type="dataset", revision=tagged, files_metadata=True))
     differ = [path for path in paths if path not in published or not same_file(folder / path, *published[path])]
     differ += sorted(p for p in published if p.split("/")[0] in configs and "/" in p and p not in paths)
     if differ:
+        # The same data with another card (a newer corpora, edited card text) is said as such.
+        what = "has the same data but differs" if not any(p.endswith(".parquet") for p in differ) else "differs"
         raise CorporaError(
-            f"{name}: {repo_id} has {tag} already (commit {tagged}), and this build differs from it in "
+            f"{name}: {repo_id} has {tag} already (commit {tagged}), and this build {what} from it in "
             f"{len(differ)} file(s) ({', '.join(differ[:3])}{', ...' if len(differ) > 3 else ''}): a published "
             f"version is never replaced: bump the version (VERSION in loaders/{name}/{name}.py) to publish it"
         )
