@@ -324,6 +324,24 @@ def record_release(tmp_path, monkeypatch):
     return record
 
 
+BAD_INPUT_DOCS = Path(__file__).resolve().parents[1] / "docs" / "bad_input.md"
+
+
+def docs_table_rows(start: str, end: str) -> list[str]:
+    """The rows (below the header) of the table of docs/bad_input.md between the markers."""
+    text = BAD_INPUT_DOCS.read_text()
+    return text[text.index(start) + len(start) : text.index(end)].strip().splitlines()[2:]
+
+
+def write_docs_table(start: str, end: str, header: list[str], rows: list[str]) -> None:
+    """Rewrite the table of docs/bad_input.md between the markers: `header` (column names), `rows`."""
+    head, rest = BAD_INPUT_DOCS.read_text().split(start)
+    _, tail = rest.split(end)
+    table = "\n".join(["| " + " | ".join(header) + " |", "|" + "---|" * len(header), *rows])
+    BAD_INPUT_DOCS.write_text(f"{head}{start}\n\n{table}\n\n{end}{tail}")
+    print(f"wrote {BAD_INPUT_DOCS.relative_to(BAD_INPUT_DOCS.parents[1])}")
+
+
 def official_sizes_of_the_dummy_data(monkeypatch, corpus) -> None:
     """Make the dummy data's counts the official sizes of every config (for the test's duration)."""
     for config, sizes in corpus.expected_dummy_counts().items():

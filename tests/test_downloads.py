@@ -8,7 +8,6 @@ import shutil
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import datasets
 import pytest
@@ -16,6 +15,8 @@ import pytest
 from conftest import EXAMPLE
 from conftest import EXAMPLE_COLLECTION
 from conftest import EXAMPLE_RELEASE
+from conftest import docs_table_rows
+from conftest import write_docs_table
 from corpora import download
 from corpora import registry
 from corpora.cli import main
@@ -294,7 +295,6 @@ def test_the_partial_file_of_a_killed_download_is_removed_by_the_next_build(tmp_
 
 # --- docs/bad_input.md: the "Downloads" table ------------------------------------------------
 
-DOCS = Path(__file__).resolve().parents[1] / "docs" / "bad_input.md"
 START, END = "<!-- download faults: checked by tests/test_downloads.py -->", "<!-- end of the download faults -->"
 DESCRIBED = {
     "short": "the connection closes after half the body (every try)",
@@ -335,15 +335,8 @@ def docs_rows() -> list[str]:
 
 
 def test_the_docs_show_every_download_fault_as_the_user_sees_it():
-    text = DOCS.read_text()
-    table = text[text.index(START) + len(START):text.index(END)]
-    assert [row for row in table.strip().splitlines()[2:]] == docs_rows(), "run `python tests/test_downloads.py`"
+    assert docs_table_rows(START, END) == docs_rows(), "run `python tests/test_downloads.py`"
 
 
 if __name__ == "__main__":
-    text = DOCS.read_text()
-    head, rest = text.split(START)
-    _, tail = rest.split(END)
-    table = "\n".join(["| fault | what the user sees | requests |", "|---|---|---|", *docs_rows()])
-    DOCS.write_text(f"{head}{START}\n\n{table}\n\n{END}{tail}")
-    print(f"wrote {DOCS.relative_to(DOCS.parents[1])}")
+    write_docs_table(START, END, ["fault", "what the user sees", "requests"], docs_rows())

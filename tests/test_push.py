@@ -14,7 +14,9 @@ import pytest
 from conftest import EXAMPLE
 from conftest import EXAMPLE_COLLECTION
 from conftest import EXAMPLE_RELEASE
+from conftest import docs_table_rows
 from conftest import using_example
+from conftest import write_docs_table
 from fake_hub import FakeHub
 
 pytestmark = [pytest.mark.usefixtures("example_collection"), pytest.mark.other_dependencies]  # the subprocesses inherit its CORPORA_ROOT
@@ -452,7 +454,6 @@ def test_diff_against_a_published_version(hub, upstream_copy, tmp_path):
 
 # --- docs/bad_input.md: the "Push" table ---------------------------------------------------------
 
-DOCS = Path(__file__).resolve().parents[1] / "docs" / "bad_input.md"
 START, END = "<!-- push refusals and faults: checked by tests/test_push.py -->", "<!-- end of the push refusals and faults -->"
 
 
@@ -462,15 +463,8 @@ def docs_rows() -> list[str]:
 
 
 def test_the_docs_show_every_push_refusal_as_the_user_sees_it():
-    text = DOCS.read_text()
-    table = text[text.index(START) + len(START):text.index(END)]
-    assert table.strip().splitlines()[2:] == docs_rows(), "run `python tests/test_push.py`"
+    assert docs_table_rows(START, END) == docs_rows(), "run `python tests/test_push.py`"
 
 
 if __name__ == "__main__":
-    text = DOCS.read_text()
-    head, rest = text.split(START)
-    _, tail = rest.split(END)
-    table = "\n".join(["| case | what the user sees | exit |", "|---|---|---|", *docs_rows()])
-    DOCS.write_text(f"{head}{START}\n\n{table}\n\n{END}{tail}")
-    print(f"wrote {DOCS.relative_to(DOCS.parents[1])}")
+    write_docs_table(START, END, ["case", "what the user sees", "exit"], docs_rows())
