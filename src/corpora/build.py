@@ -16,6 +16,7 @@ import pyarrow.parquet
 
 from corpora import cards
 from corpora import croissant
+from corpora import errors
 from corpora import parquet_files
 from corpora import pipeline
 from corpora import sources
@@ -143,14 +144,11 @@ def _located(error: BaseException, target: Path) -> OSError | None:
     a write that failed can surface later as "I/O operation on closed file", or as datasets' own
     "Not enough disk space") is about the export: the same error, naming OUT/NAME. None for any
     other error."""
-    seen = set()
-    while error is not None and id(error) not in seen:
-        seen.add(id(error))
-        if isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT):
-            return error if error.filename else OSError(error.errno, os.strerror(error.errno), str(target))
-        if isinstance(error, OSError) and str(error).startswith("Not enough disk space"):  # datasets' own check
+    for cause in errors.chain(error):
+        if isinstance(cause, OSError) and cause.errno in (errno.ENOSPC, errno.EDQUOT):
+            return cause if cause.filename else OSError(cause.errno, os.strerror(cause.errno), str(target))
+        if isinstance(cause, OSError) and str(cause).startswith("Not enough disk space"):  # datasets' own check
             return OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(target))
-        error = error.__cause__ or error.__context__
     return None
 
 

@@ -210,14 +210,13 @@ def _ended(status: int) -> int:
 def _stopped_by(error: BaseException) -> int | None:
     """SIGINT or SIGTERM if the error is one, or arose while one unwound the stack (datasets'
     worker pool, closed by Ctrl-C, raises a TimeoutError of its own)."""
-    seen = set()
-    while error is not None and id(error) not in seen:
-        seen.add(id(error))
-        if isinstance(error, KeyboardInterrupt):
+    from corpora.errors import chain
+
+    for cause in chain(error):
+        if isinstance(cause, KeyboardInterrupt):
             return signal.SIGINT
-        if isinstance(error, Terminated):
+        if isinstance(cause, Terminated):
             return signal.SIGTERM
-        error = error.__context__
     return None
 
 

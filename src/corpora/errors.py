@@ -46,17 +46,23 @@ def write_text(path, text: str, encoding: str | None = "utf-8") -> None:
         raise
 
 
-def _chain(error: BaseException):
-    seen = []
-    while error is not None and error not in seen:
-        seen.append(error)
-        error = error.__cause__ or error.__context__
-    return seen
+def chain(error: BaseException | None):
+    """`error` and every exception it arose from, each once: depth first, its `__cause__` (raise
+    ... from) before its `__context__` (raised while handling), so that the first of them is the
+    single chain Python prints. The one walker of exception chains here."""
+    seen, stack = set(), [error]
+    while stack:
+        error = stack.pop()
+        if error is None or id(error) in seen:
+            continue
+        seen.add(id(error))
+        yield error
+        stack += [error.__context__, error.__cause__]  # popped cause first
 
 
 def describe_failure(error: BaseException) -> str:
     """Why a call to the Hub failed, in words: the HTTP status, offline mode, no connection."""
-    for cause in _chain(error):
+    for cause in chain(error):
         name = type(cause).__name__
         status = getattr(cause, "status", None) or getattr(getattr(cause, "response", None), "status_code", None)
         if isinstance(status, int):
