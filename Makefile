@@ -40,7 +40,7 @@ test-main: $(VENV)/.installed
 	rm -rf .cache/hf-test
 	$(OFFLINE) $(VENV)/bin/python -m pytest
 
-# The quick loop of adding or changing one corpus: its generic tests and its own, about a minute.
+# The quick loop of adding or changing one corpus: its generic tests and its own, about a minute and a half.
 test-one: $(VENV)/.installed
 	@test -n "$(NAME)" || { echo "usage: make test-one NAME=<corpus>"; exit 2; }
 	rm -rf .cache/hf-test-$(NAME)

@@ -21,9 +21,11 @@ import pytest
 from conftest import EXAMPLE
 from conftest import using_example
 from corpora import build
+from corpora import cards
 from corpora import diff
 from corpora import pipeline
 from corpora import registry
+from corpora import swap
 from corpora.cli import main
 
 NAME = EXAMPLE
@@ -401,6 +403,20 @@ def test_identical_in_every_format(exports, capsys):
         f"### corpora diff: {NAME}\n\n`{old}` → `{old}`: **identical**\n\n"
         "Every row of every split is the same: `sentences` (8 rows), `ratings` (21 rows), `raters` (3 rows).\n\n"
     )
+
+
+def test_exports_under_other_names_are_matched_by_the_corpus_they_record(exports, tmp_path, capsys):
+    # Folders named otherwise (a repo id of the user's choice, `mine_v1`): a local export says its
+    # corpus in its mark, a published one (no mark: it is not uploaded) in its card's YAML.
+    old, new = exports
+    renamed_old, renamed_new = shutil.copytree(old, tmp_path / "a" / "mine_v1"), shutil.copytree(new, tmp_path / "b" / "mine_v2")
+    assert main(["diff", str(renamed_old), str(renamed_new), "--config", "ratings"]) == 1  # by the marks
+    assert capsys.readouterr().out.splitlines()[2] == "config ratings (rows matched by sentence_id, rater):"
+    for folder in (renamed_old, renamed_new):
+        (Path(folder) / swap.MARK).unlink()
+        assert cards.read_metadata(Path(folder) / "README.md")["corpora"]["corpus"] == NAME
+    assert main(["diff", str(renamed_old), str(renamed_new), "--config", "ratings"]) == 1  # by the cards
+    assert capsys.readouterr().out.splitlines()[2] == "config ratings (rows matched by sentence_id, rater):"
 
 
 def test_key_option_overrides_the_loader_key(exports, capsys):

@@ -194,7 +194,7 @@ PUSH_LINES = {
         "`--config ratings` into a repository that holds the other configs",
         "corpora push: error: example_ratings: dataset repository my-org/ratings also holds config(s) raters, "
         "sentences, which a push of --config ratings would leave out of its card and croissant.json: push every "
-        "config with `corpora push example_ratings --repo-id my-org/ratings`",
+        "config with `corpora push example_ratings --repo-id my-org/ratings` (your other options, without --config)",
     ),
     "unauthorized": (
         "a token the Hub refuses (HTTP 401)",
@@ -245,16 +245,16 @@ def test_a_push_deletes_only_stale_shards_of_its_configs(hub, upstream_copy, tmp
     earlier = {path: content for path, content in release_export.items() if path != "ratings/train-00000-of-00001.parquet"}
     earlier.update({path: b"PAR1 an older shard PAR1" for path in stale})
     hub.put(REPO_ID, earlier, "Upload example_ratings v0.9.0 built by corpora")
-    hub.put(REPO_ID, {OWN_FILE: b"PAR1 the user's own PAR1"}, "my notes")
+    hub.put(REPO_ID, {OWN_FILE: b"PAR1 the user's own PAR1", "ratings/my_notes.txt": b"mine"}, "my notes")
     result = push_release(hub, upstream_copy, tmp_path)
     assert result.returncode == 0, result.stderr
     [commit] = hub.commits
-    assert commit["deleted"] == stale
+    assert commit["deleted"] == stale  # not the user's own file in the folder of ratings
     # huggingface_hub 0.25 sends every file; later versions only what changed: the new shard.
     assert sorted(commit["files"]) in (sorted(release_export), ["ratings/train-00000-of-00001.parquet"])
     tree = hub.tree(REPO_ID)
     assert tree.pop(".gitattributes").startswith(b"*.parquet filter=lfs")
-    assert tree == {**release_export, OWN_FILE: b"PAR1 the user's own PAR1"}
+    assert tree == {**release_export, OWN_FILE: b"PAR1 the user's own PAR1", "ratings/my_notes.txt": b"mine"}
     assert hub.repos[REPO_ID].tags == {"v1.0.0": commit["sha"]}
 
 
@@ -417,8 +417,31 @@ def test_create_pr_opens_a_pull_request_and_tags_nothing(hub, upstream_copy, tmp
     again = push_release(hub, upstream_copy, tmp_path, "--revision", "refs/pr/1", out="out2")
     assert again.returncode == 0, again.stderr
     assert sorted(repo.branches) == ["main"] and sorted(repo.prs) == [1]
-    # huggingface_hub 0.25 commits the unchanged files again; later versions make no empty commit.
-    assert repo.prs[1] == commit["sha"] or repo.commits[repo.prs[1]].parent == commit["sha"]
+    # huggingface_hub 0.25 commits the unchanged files again; later versions make no empty commit,
+    # and the push says that it pushed nothing.
+    if repo.prs[1] == commit["sha"]:
+        assert again.stdout.splitlines()[-1] == (
+            f"{REPO_ID} branch refs/pr/1 holds these files already (commit {commit['sha']}): nothing pushed")
+    else:
+        assert repo.commits[repo.prs[1]].parent == commit["sha"]
+        assert again.stdout.splitlines()[-1].startswith(f"pushed: {hub.endpoint}/datasets/{REPO_ID}/commit/")
+
+
+def test_a_push_of_some_configs_is_not_a_release(hub, upstream_copy, tmp_path):
+    partial = push_release(hub, upstream_copy, tmp_path, "--config", "sentences")
+    assert partial.returncode == 0, partial.stderr
+    [commit] = hub.commits
+    assert hub.repos[REPO_ID].tags == {}
+    assert partial.stdout.splitlines()[-1] == (
+        f"pushed: {hub.endpoint}/datasets/{REPO_ID}/commit/{commit['sha']}; not tagged v1.0.0: it leaves out "
+        f"config(s) ratings, raters; `corpora push {NAME} --repo-id {REPO_ID}` (your other options, without "
+        "--config) pushes and tags every config"
+    )
+    # The command it names: every config, then tagged.
+    full = push_release(hub, upstream_copy, tmp_path, out="out2")
+    assert full.returncode == 0, full.stderr
+    assert hub.repos[REPO_ID].tags == {"v1.0.0": hub.head(REPO_ID)}
+    assert sorted(hub.tree(REPO_ID)) == [".gitattributes", *EXPORTED]
 
 
 def test_diff_of_a_revision_that_is_not_there_is_one_line(hub, tmp_path):

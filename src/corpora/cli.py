@@ -128,7 +128,7 @@ def make_parser() -> argparse.ArgumentParser:
                       help="open a pull request with the commit instead of committing to the branch")
     push.add_argument("--take-over", action="store_true",
                       help="push into a repository whose card corpora did not write for NAME: replaces its "
-                           "README.md and croissant.json and deletes the files under CONFIG/ of each config "
+                           "README.md and croissant.json and deletes the Parquet files under CONFIG/ of each config "
                            "pushed that the export does not have; keeps every other file")
 
     diff = commands.add_parser(

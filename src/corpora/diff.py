@@ -25,7 +25,9 @@ import duckdb
 import pyarrow
 import pyarrow.parquet
 
+from corpora import cards
 from corpora import registry
+from corpora import swap
 from corpora.errors import CorporaError
 from corpora.errors import describe_failure
 
@@ -99,8 +101,9 @@ class Report:
 def compare(old, new, name: str | None = None, configs: list[str] | None = None, old_label=None, new_label=None,
             keys: dict[str, list[str]] | None = None) -> Report:
     """Compare the exports in the folders `old` and `new`. `name` is the corpus whose loader
-    declares the keys (default: the name of `new`'s folder, else of `old`'s; an unknown name
-    means every config is matched by position); `keys` (config -> columns, [] for position)
+    declares the keys (default: the corpus `new`, else `old`, says it is of (`recorded_corpus`),
+    else the name of its folder or repository; an unknown name means every config is matched by
+    position); `keys` (config -> columns, [] for position)
     overrides them; `configs` limits the comparison to those."""
     hinted = [published_name(side) for side in (new, old)]
     old_label, new_label = old_label or old, new_label or new
@@ -117,7 +120,8 @@ def compare(old, new, name: str | None = None, configs: list[str] | None = None,
         if unknown:
             raise CorporaError(f"no config {', '.join(unknown)} in either export")
         layouts = {side: {c: s for c, s in layout.items() if c in configs} for side, layout in layouts.items()}
-    name = name or next((n for n in (hinted[0] or new.name, hinted[1] or old.name) if n in registry.names()), None)
+    guesses = (recorded_corpus(new), recorded_corpus(old), hinted[0] or new.name, hinted[1] or old.name)
+    name = name or next((n for n in guesses if n in registry.names()), None)
     _check_given_keys(keys or {}, layouts)
     keys = dict(_keys(name), **(keys or {}))
     layouts = {side: _in_loader_order(name, layout) for side, layout in layouts.items()}
@@ -220,6 +224,19 @@ def _in_loader_order(name: str | None, layout: dict) -> dict:
         config: {split: layout[config][split] for split in rank(layout[config], list(order.get(config, {})))}
         for config in rank(layout, configs)
     }
+
+
+def recorded_corpus(folder: Path) -> str | None:
+    """The corpus an export says it is of: its mark (a build on this machine), else its card's
+    `corpora: corpus:` (a published export: the mark is not uploaded). None if it says none."""
+    mark = swap.read_mark(folder)
+    if mark is not None and isinstance(mark.get("corpus"), str):
+        return mark["corpus"]
+    try:
+        recorded = cards.read_metadata(folder / "README.md").get("corpora") or {}
+    except (OSError, ValueError, AttributeError):  # no card, or not the YAML of one
+        return None
+    return recorded.get("corpus") if isinstance(recorded, dict) and isinstance(recorded.get("corpus"), str) else None
 
 
 def _keys(name: str | None) -> dict[str, list[str]]:

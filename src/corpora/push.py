@@ -63,7 +63,7 @@ def push(
     export folder to the dataset repo in one commit and tag it with the loader's version. The
     repository is read first: one that holds files `corpora` did not publish for NAME is refused
     (unless `take_over`), and so is a push of some configs into a repository that holds others.
-    Only the files under <config>/ of the configs pushed that the export does not have are deleted. The
+    Only the Parquet files under <config>/ of the configs pushed that the export does not have are deleted. The
     token comes from HF_TOKEN or `hf auth login`, as huggingface_hub finds it; it is never printed,
     and without one nothing is built. Returns the uploaded paths."""
     corpus = registry.get(name)  # an unknown corpus is said before anything else
@@ -87,6 +87,9 @@ def push(
         raise CorporaError(f"{name}: not uploading {folder}: its card does not validate: {'; '.join(problems)}")
     # The export's mark is this tool's, not the dataset's.
     paths = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file() and p.name != swap.MARK)
+    tag = version_tag(corpus)
+    if remote is not None and tag in remote.tags:  # decided before anything is said of an upload
+        return already_published(api, name, repo_id, folder, paths, request.configs, tag, remote.tags[tag])
     action = "would upload" if dry_run else "uploading"
     sizes = {path: (folder / path).stat().st_size for path in paths}
     print(f"{action} {len(paths)} files, {sum(sizes.values()):,} bytes, from {folder} to "
@@ -95,9 +98,6 @@ def push(
         print(f"  {path} ({size:,} bytes)")
     if dry_run:
         return paths
-    tag = version_tag(corpus)
-    if remote is not None and tag in remote.tags:
-        return already_published(api, name, repo_id, folder, paths, request.configs, tag, remote.tags[tag])
     parent = None
     try:
         if remote is None:
@@ -121,6 +121,10 @@ def push(
             f"{repository_state(api, repo_id, revision, parent)}the export is complete in {folder}: "
             "run the push again when fixed"
         ) from error
+    if commit.oid == parent and not commit.pr_url:  # huggingface_hub skips a commit that changes nothing
+        print(f"{repo_id}{'' if revision is None else ' branch ' + revision} holds these files already (commit "
+              f"{parent}): nothing pushed{', no pull request opened' if create_pr else ''}")
+        return paths
     # A release is what main holds: a pull request or another branch is not tagged (the same push
     # to main, once merged, tags it); the check above keeps them from differing from a tagged build.
     if create_pr:
@@ -129,6 +133,12 @@ def push(
         return paths
     if revision not in (None, "main"):
         print(f"pushed: {commit.commit_url} to branch {revision}; not tagged {tag}: only a push to main is")
+        return paths
+    left_out = [config for config in corpus.configs if config not in request.configs]
+    if left_out:  # a release holds every config: the push of them all tags it
+        print(f"pushed: {commit.commit_url}; not tagged {tag}: it leaves out config(s) {', '.join(left_out)}; "
+              f"`corpora push {name} --repo-id {repo_id}` (your other options, without --config) pushes and tags "
+              "every config")
         return paths
     try:
         api.create_tag(repo_id, tag=tag, revision=commit.oid, repo_type="dataset",
@@ -208,7 +218,7 @@ def check_pushable(api: HfApi, corpus, repo_id: str, remote: Remote, pushed: lis
         raise CorporaError(
             f"{name}: dataset repository {repo_id} also holds config(s) {', '.join(others)}, which a push of "
             f"--config {' --config '.join(asked)} would leave out of its card and croissant.json: push every config "
-            f"with `corpora push {name} --repo-id {repo_id}`"
+            f"with `corpora push {name} --repo-id {repo_id}` (your other options, without --config)"
         )
 
 
@@ -218,13 +228,13 @@ def read_file(api: HfApi, repo_id: str, revision: str, path: str) -> str:
 
 
 def commit_operations(folder: Path, paths: list[str], remote: Remote, configs) -> list:
-    """Every file of the export, and the deletion of the files under <config>/ of the configs
+    """Every file of the export, and the deletion of the Parquet files under <config>/ of the configs
     pushed that the export does not have (stale shards); nothing else is deleted."""
     from huggingface_hub import CommitOperationAdd
     from huggingface_hub import CommitOperationDelete
 
     uploaded = set(paths)
-    stale = sorted(p for p in remote.files if p.split("/")[0] in configs and "/" in p and p not in uploaded)
+    stale = sorted(p for p in remote.files if _is_shard(p, configs) and p not in uploaded)
     return ([CommitOperationAdd(path_in_repo=path, path_or_fileobj=str(folder / path)) for path in paths]
             + [CommitOperationDelete(path_in_repo=path) for path in stale])
 
@@ -235,7 +245,7 @@ def already_published(api: HfApi, name: str, repo_id: str, folder: Path, paths: 
     refused."""
     published = _files(api.repo_info(repo_id, repo_type="dataset", revision=tagged, files_metadata=True))
     differ = [path for path in paths if path not in published or not same_file(folder / path, *published[path])]
-    differ += sorted(p for p in published if p.split("/")[0] in configs and "/" in p and p not in paths)
+    differ += sorted(p for p in published if _is_shard(p, configs) and p not in paths)
     if differ:
         # The same data with another card (a newer corpora, edited card text) is said as such.
         what = "has the same data but differs" if not any(p.endswith(".parquet") for p in differ) else "differs"
@@ -246,6 +256,12 @@ def already_published(api: HfApi, name: str, repo_id: str, folder: Path, paths: 
         )
     print(f"{name} {tag} is already published in {repo_id} (commit {tagged}) with these files: nothing pushed")
     return paths
+
+
+def _is_shard(path: str, configs) -> bool:
+    """Whether a repository path is a Parquet file in the folder of one of `configs` (what an export
+    writes there; a file of the user's own beside them is not one)."""
+    return "/" in path and path.split("/")[0] in configs and path.endswith(".parquet")
 
 
 def same_file(path: Path, blob_id: str, sha256: str | None) -> bool:
