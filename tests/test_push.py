@@ -2,11 +2,14 @@
 (tests/fake_hub.py: only the Hub's HTTP edge is faked), through real huggingface_hub calls, of the
 example corpus (tests/example_collection): its release files as the upstream copy."""
 
+import contextlib
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -442,6 +445,43 @@ def test_a_push_of_some_configs_is_not_a_release(hub, upstream_copy, tmp_path):
     assert full.returncode == 0, full.stderr
     assert hub.repos[REPO_ID].tags == {"v1.0.0": hub.head(REPO_ID)}
     assert sorted(hub.tree(REPO_ID)) == [".gitattributes", *EXPORTED]
+
+
+@pytest.fixture
+def silent_hub():
+    """A Hub on 127.0.0.1 that accepts connections and never answers."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    accepted = []
+
+    def accept():
+        with contextlib.suppress(OSError):  # the listener closed: the test is over
+            while True:
+                accepted.append(listener.accept()[0])
+
+    threading.Thread(target=accept, daemon=True).start()
+    yield f"http://127.0.0.1:{listener.getsockname()[1]}"
+    listener.close()
+    for connection in accepted:
+        connection.close()
+
+
+def test_a_hub_that_never_answers_is_one_line_after_the_time_limit(silent_hub, upstream_copy, tmp_path):
+    env = dict(os.environ, HF_ENDPOINT=silent_hub, HF_TOKEN=TOKEN, HF_HUB_OFFLINE="0", HF_HOME=str(tmp_path / "home"),
+               HF_HUB_DISABLE_XET="1", CORPORA_HUB_TIMEOUT="1")
+    corpora_command = str(Path(sys.executable).with_name("corpora"))
+    push = subprocess.run([corpora_command, "push", NAME, "--repo-id", REPO_ID, "--data-dir", str(upstream_copy), "--out",
+                           str(tmp_path / "out")], capture_output=True, text=True, env=env, timeout=120, check=False)
+    assert error_line(push) == (
+        f"corpora push: error: {NAME}: reading dataset repository {REPO_ID} failed: the connection timed out; "
+        "nothing was built or uploaded")
+    assert not (tmp_path / "out").exists()
+    diff = subprocess.run([corpora_command, "diff", f"hf://datasets/{REPO_ID}@v1.0.0", str(tmp_path)], capture_output=True,
+                          text=True, env=env, timeout=120, check=False)
+    assert (diff.returncode, diff.stderr) == (
+        2, f"corpora diff: error: hf://datasets/{REPO_ID}@v1.0.0: cannot download it: the connection timed out\n")
+    bad = subprocess.run([corpora_command, "push", NAME, "--repo-id", REPO_ID, "--data-dir", str(upstream_copy)],
+                         capture_output=True, text=True, env=dict(env, CORPORA_HUB_TIMEOUT="nan"), timeout=120, check=False)
+    assert error_line(bad) == "corpora push: error: CORPORA_HUB_TIMEOUT='nan': expected a positive number"
 
 
 def test_diff_of_a_revision_that_is_not_there_is_one_line(hub, tmp_path):

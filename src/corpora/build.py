@@ -83,6 +83,7 @@ def export(request: pipeline.Request, out, repo_id: str | None = None, lock_time
 
                 print(diff.summary(Path(compare_to) / name, partial, name, None, target))
             swap.write_mark(partial, name, configs, found)
+            errors.stop_if_asked()  # the last moment a stop leaves the previous export as it was
             swap.swap_in(partial, target)
         except Exception as error:
             located = _located(error, target)
@@ -116,6 +117,7 @@ def write_files(request: pipeline.Request, found: sources.Sources, partial: Path
     infos, report = {}, {}
     for config in request.configs:
         features = corpus.features(config)
+        errors.stop_if_asked()  # a Ctrl-C swallowed where Python ignores exceptions ends the build here
         swap.pause_at("generating")
         # Prepared as Arrow, written as Parquet by this package (corpora.parquet_files): the same
         # file settings under every datasets version, which its own Parquet writer does not give.
@@ -131,6 +133,7 @@ def write_files(request: pipeline.Request, found: sources.Sources, partial: Path
             statistics={split: stats.compute(features, paths) for split, paths in written.items()},
             example=first_example(next(iter(written.values()))),
         )
+    errors.stop_if_asked()
     swap.pause_at("writing")
     notice = cards.not_the_release(corpus, found)
     croissant.write(corpus, partial, cards.card_source(corpus), list(request.configs), repo_id, notice)

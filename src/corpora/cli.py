@@ -38,8 +38,10 @@ import contextlib  # noqa: E402
 import ctypes  # noqa: E402
 from pathlib import Path  # noqa: E402
 
+from corpora.errors import STOP_SIGNALS  # noqa: E402
 from corpora.errors import CorporaError  # noqa: E402
 from corpora.errors import Terminated  # noqa: E402
+from corpora.errors import stop_if_asked  # noqa: E402
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
@@ -163,13 +165,12 @@ def main(argv: list[str] | None = None) -> int:
     # they unwind like an exception, so every `finally` cleans up.
     handlers = {signum: signal.signal(signum, _stop) for signum in (signal.SIGINT, signal.SIGTERM)}
     command, debug = _command_name(argv), "--debug" in (sys.argv[1:] if argv is None else argv)
-    _RECEIVED.clear()
+    STOP_SIGNALS.clear()
     try:
         args = parse(argv)
         command, debug = args.command, args.debug
         status = COMMANDS[args.command](args)
-        if _RECEIVED:  # raised where Python ignores exceptions (a weakref or at-fork callback)
-            raise KeyboardInterrupt() if _RECEIVED[0] == signal.SIGINT else Terminated()
+        stop_if_asked()  # raised where Python ignored it, after the last phase
         return _ended(status)
     except BaseException as error:  # noqa: BLE001 - each kind of ending has its status and line
         stopped = _stopped_by(error)
@@ -191,7 +192,6 @@ def main(argv: list[str] | None = None) -> int:
                 signal.signal(signum, handler)
 
 
-_RECEIVED: list[int] = []  # the signals _stop has raised, in case one was swallowed
 _STOPPING: list[int] = []  # the signal that is ending the build with its worker processes
 
 
@@ -246,7 +246,7 @@ def _stop(signum, frame):
         swap.abandon_all()
         os.write(2, f"{_prefix(_command_name())}: {STOPPED[signum]}\n".encode())
         os._exit(128 + signum)
-    _RECEIVED.append(signum)
+    STOP_SIGNALS.append(signum)
     raise KeyboardInterrupt() if signum == signal.SIGINT else Terminated()
 
 

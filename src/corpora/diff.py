@@ -26,6 +26,7 @@ import pyarrow
 import pyarrow.parquet
 
 from corpora import cards
+from corpora import hub_client
 from corpora import registry
 from corpora import swap
 from corpora.errors import CorporaError
@@ -166,6 +167,7 @@ def fetch(side) -> Path:
         raise CorporaError(f"{text}: expected hf://datasets/ORG/NAME or hf://datasets/ORG/NAME@REVISION")
     from huggingface_hub import snapshot_download
 
+    hub_client.use_time_limit()
     try:
         return Path(snapshot_download(repo_id, repo_type="dataset", revision=revision or None))
     except Exception as error:  # noqa: BLE001 - not found, no connection, offline: one line

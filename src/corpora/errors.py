@@ -1,4 +1,5 @@
 import os
+import signal
 from pathlib import Path
 
 
@@ -16,6 +17,18 @@ def shorten(items, keep: int = 5, sep: str = ", ") -> str:
 
 class Terminated(BaseException):
     """SIGTERM, raised like KeyboardInterrupt so that cleanup in `finally` blocks runs."""
+
+
+# The signals (SIGINT, SIGTERM) the command's handler has raised. Python ignores an exception
+# raised in a weakref or at-fork callback (it prints "Exception ignored in ..."), so a signal can be
+# swallowed there: `stop_if_asked` raises it again at the next phase of the work.
+STOP_SIGNALS: list[int] = []
+
+
+def stop_if_asked() -> None:
+    """Raise the stop the command was asked for, if one was (see STOP_SIGNALS)."""
+    if STOP_SIGNALS:
+        raise KeyboardInterrupt() if STOP_SIGNALS[0] == signal.SIGINT else Terminated()
 
 
 def printable(path) -> str:

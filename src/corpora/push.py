@@ -12,6 +12,7 @@ from huggingface_hub import HfApi
 from huggingface_hub import get_token
 
 from corpora import build
+from corpora import hub_client
 from corpora import pipeline
 from corpora import registry
 from corpora import swap
@@ -74,6 +75,7 @@ def push(
             "no Hugging Face token: log in once with `hf auth login` (or `huggingface-cli login`), "
             "or set HF_TOKEN; --dry-run needs none"
         )
+    hub_client.use_time_limit()
     api = HfApi()
     remote = None
     if not dry_run:  # what the repository holds decides whether to build at all
