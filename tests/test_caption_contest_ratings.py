@@ -457,10 +457,13 @@ def test_bad_cardinal_values(tmp_path):
         f"{where}, record 1: field 'target_id': invalid value nan (expected an integer)")
     assert cardinal_error(tmp_path, cardinal_zip(tmp_path, [["1.5"] + ROW[1:]])) == (
         f"{where}, record 1: field '': invalid value 1.5 (expected an integer)")
-    # Beyond 2**53 a float no longer holds every integer: refused, not rounded (9007199254740993
-    # would read as ...992).
-    assert cardinal_error(tmp_path, cardinal_zip(tmp_path, [ROW, ["9007199254740993"] + ROW[1:]])) == (
+    # Written as a float beyond 2**53, where a float no longer holds every integer: refused, not
+    # rounded (9007199254740993.0 reads as ...992); written as an integer it is exact.
+    assert cardinal_error(tmp_path, cardinal_zip(tmp_path, [ROW, ["9007199254740993.0"] + ROW[1:]])) == (
         f"{where}, record 2: field '': invalid value 9007199254740992.0 (expected an integer)")
+    path = cardinal_zip(tmp_path, [ROW, ["9007199254740993"] + ROW[1:]])
+    tables = loader._cardinal_tables(loader._read_archive(str(path), ARCHIVE), str(path), ARCHIVE)
+    assert [row for table in tables for row in table.column("row_index").to_pylist()] == [0, 9007199254740993]
     # An empty rating is not one (upstream's reader casts every rating to int); an empty target_id is null.
     assert cardinal_error(tmp_path, cardinal_zip(tmp_path, [ROW[:6] + ["", ""] + ROW[8:]])) == (
         f"{where}, record 1: field 'target_reward': invalid value None (expected a value (the cell is empty))")

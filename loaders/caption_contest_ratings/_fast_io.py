@@ -352,10 +352,11 @@ class CsvFormat:
     what: str
     pandas_written: bool = False
 
-    def read_type(self, name):
-        """The Arrow type a column is parsed as: integers of a pandas-written file as float64."""
+    def read_type(self, name, floats=True):
+        """The Arrow type a column is parsed as: with `floats`, integers of a pandas-written file
+        as float64 (a chunk whose integers do not parse as integers is parsed so)."""
         target = self.types[name]
-        return pa.float64() if self.pandas_written and pa.types.is_integer(target) else target
+        return pa.float64() if floats and self.pandas_written and pa.types.is_integer(target) else target
 
 
 def exact_headers(expected):
@@ -436,13 +437,14 @@ def csv_batches(chunks, source, csv_format, whole=None):
     chunks = iter(chunks)
     first = next(chunks)
     header = check_header(first[:_HEADER_LIMIT].to_pybytes(), source, csv_format)
+    floats = []  # set once a chunk's integers were written as floats: the file's later ones are too
     if whole is None:
         try:
-            read = [(first, _parse_chunk(first, header, csv_format, True, False))]
+            read = [(first, _parse_chunk(first, header, csv_format, True, False, floats))]
         except pa.ArrowInvalid as error:
             raise _conversion_error(first, source, header, csv_format, error) from None
     else:
-        parse = functools.partial(_parse_chunk, header=header, csv_format=csv_format, one_batch=True)
+        parse = functools.partial(_parse_chunk, header=header, csv_format=csv_format, one_batch=True, floats=floats)
         read = _batches_across_cuts(itertools.chain([first], chunks), parse)
     offset, last = 0, first
     for chunk, batches in read:
@@ -468,7 +470,7 @@ def _exact_integers(batch, csv_format, source, offset):
     columns = []
     for name, column in zip(batch.schema.names, batch.columns, strict=True):
         target = csv_format.types[name]
-        if pa.types.is_integer(target):
+        if pa.types.is_integer(target) and pa.types.is_floating(column.type):
             # A float holds every integer up to 2**53 exactly: beyond, the text's integer may be lost.
             limit = min(2.0 ** (target.bit_width - 1), 2.0**53)
             try:
@@ -522,15 +524,29 @@ def _read_options(chunk, names, with_header, one_batch):
     return pa_csv.ReadOptions(block_size=block_size, use_threads=False, column_names=None if with_header else names)
 
 
-def _parse_chunk(chunk, header, csv_format, with_header, one_batch):
-    """The record batches of a chunk of CSV, typed by `csv_format.read_type`."""
+def _parse_chunk(chunk, header, csv_format, with_header, one_batch, floats):
+    """The record batches of a chunk of CSV, typed by `csv_format.read_type`: a pandas-written
+    file's integers as integers, and where they do not parse so, as floats (`_exact_integers`
+    takes those back), for this chunk and, once `floats` says so, the file's later ones."""
+    if not floats:
+        try:
+            return _parse_typed(chunk, header, csv_format, with_header, one_batch, False)
+        except pa.ArrowInvalid:
+            if not csv_format.pandas_written:
+                raise
+    batches = _parse_typed(chunk, header, csv_format, with_header, one_batch, True)
+    floats[:] = [True]
+    return batches
+
+
+def _parse_typed(chunk, header, csv_format, with_header, one_batch, floats):
     nulls = csv_format.pandas_written
     reader = pa_csv.open_csv(
         pa.BufferReader(chunk),
         read_options=_read_options(chunk, header, with_header, one_batch),
         parse_options=pa_csv.ParseOptions(newlines_in_values=True, ignore_empty_lines=False),
         convert_options=pa_csv.ConvertOptions(
-            column_types={name: csv_format.read_type(name) for name in header},
+            column_types={name: csv_format.read_type(name, floats) for name in header},
             null_values=[""] if nulls else [],
             strings_can_be_null=nulls,
             quoted_strings_can_be_null=nulls,

@@ -429,7 +429,7 @@ def _response_tables(config, csv_format, chunks, file, source):
         check = functools.partial(check_rows, where, offset, batch)
         index = header[0] if header[0] in _INDEX_COLUMNS else None
         for field in header:
-            if field not in _NULLABLE:
+            if field not in _NULLABLE and col(field).null_count:
                 check(field, pc.is_null(col(field)), "a value (the cell is empty)")
         for field in [field for field in header if field.endswith("target_id")]:
             check(field, pc.fill_null(pc.less(col(field), 0), False), "an integer >= 0")
