@@ -173,10 +173,10 @@ def task_cardinal_2_sequential(root, work):
 
 def _cardinal_types():
     """The Arrow type of every column an archive may have, by name: the types the loader parses
-    them as (integers as floats, which pandas may have written), so that raw pyarrow, like the
+    them as (integers as integers, as these archives write them), so that raw pyarrow, like the
     loader, reads an archive by its header's names in whatever order they come."""
     csv_format = loader()._CARDINAL_FORMAT
-    return {name: csv_format.read_type(name) for name in csv_format.types}
+    return {name: csv_format.read_type(name, floats=False) for name in csv_format.types}
 
 
 def _raw_read_archive(path, types):
