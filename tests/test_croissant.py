@@ -42,7 +42,7 @@ def test_croissant_describes_every_file_and_field(name, dummy_export):
     ]
     assert [r["@id"] for r in metadata["recordSet"]] == ["splits"] + corpus.configs
     assert metadata["datePublished"] == source_date(corpus)
-    assert metadata["version"] == str(corpus.builder_class.VERSION)
+    assert metadata["version"] == corpus.builder_class.VERSION.version_str
     for record_set in metadata["recordSet"][1:]:
         expected = ["split"] + [name for name, _ in cards.field_rows(corpus.features(record_set["@id"]))]
         assert described_fields(record_set["field"]) == expected

@@ -17,14 +17,14 @@ from corpora import sources
 
 pytestmark = pytest.mark.usefixtures("example_collection")
 
-# The version the package is installed with is pyproject.toml's.
-VERSION = re.search(r'^version = "(.+)"$', (REPO / "pyproject.toml").read_text(), re.MULTILINE).group(1)
+# The one statement of the package's version: pyproject.toml reads it from here (dynamic).
+VERSION = re.search(r'^__version__ = "(.+)"$', (REPO / "src" / "corpora" / "__init__.py").read_text(), re.MULTILINE).group(1)
 GITHUB = "0123456789abcdef0123456789abcdef01234567"
 HUB = "fedcba9876543210fedcba9876543210fedcba98"
 
 
 def test_the_corpora_version_is_the_installed_package_s():
-    assert sources.corpora_version() == importlib.metadata.version("corpora") == VERSION
+    assert sources.provenance(registry.get(EXAMPLE))["corpora_version"] == importlib.metadata.version("corpora") == VERSION
 
 
 @pytest.fixture

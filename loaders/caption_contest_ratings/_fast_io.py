@@ -473,16 +473,17 @@ def _exact_integers(batch, csv_format, source, offset):
         if pa.types.is_integer(target) and pa.types.is_floating(column.type):
             # A float holds every integer up to 2**53 exactly: beyond, the text's integer may be lost.
             limit = min(2.0 ** (target.bit_width - 1), 2.0**53)
+            exact = target.bit_width <= 53 or (pc.max(pc.abs(column)).as_py() or 0) < limit
             try:
-                if target.bit_width > 53 and (pc.max(pc.abs(column)).as_py() or 0) >= limit:
-                    raise pa.ArrowInvalid("beyond the exact integers of a float")
-                column = column.cast(target)  # safe: refuses a fraction, NaN, inf or a value out of range
+                integers = column.cast(target) if exact else None  # a safe cast: refuses a fraction, NaN, inf
             except pa.ArrowInvalid:
+                integers = None
+            if integers is None:  # raise the error of the first value that is not an integer within `limit`
                 not_integral = pc.not_equal(column, pc.trunc(column))  # NaN too
                 out_of_range = pc.or_(pc.less(column, -limit), pc.greater_equal(column, limit))
                 bad = pc.fill_null(pc.or_(not_integral, out_of_range), False)
                 check_rows(source, offset, batch, name, bad, _EXPECTED_TYPE[str(target)])
-                raise  # pragma: no cover - the check names the value the cast refused
+            column = integers
         columns.append(column)
     return pa.RecordBatch.from_arrays(columns, names=batch.schema.names)
 

@@ -41,6 +41,7 @@ from pathlib import Path  # noqa: E402
 from corpora.errors import STOP_SIGNALS  # noqa: E402
 from corpora.errors import CorporaError  # noqa: E402
 from corpora.errors import Terminated  # noqa: E402
+from corpora.errors import chain  # noqa: E402
 from corpora.errors import stop_if_asked  # noqa: E402
 
 
@@ -210,8 +211,6 @@ def _ended(status: int) -> int:
 def _stopped_by(error: BaseException) -> int | None:
     """SIGINT or SIGTERM if the error is one, or arose while one unwound the stack (datasets'
     worker pool, closed by Ctrl-C, raises a TimeoutError of its own)."""
-    from corpora.errors import chain
-
     for cause in chain(error):
         if isinstance(cause, KeyboardInterrupt):
             return signal.SIGINT

@@ -36,9 +36,8 @@ class Remote:
 
 
 def version_tag(corpus: registry.Corpus) -> str:
-    """The tag of a release: the builder's VERSION (datasets.Version or a string), as `v1.0.0`."""
-    version = corpus.builder_class.VERSION
-    return f"v{getattr(version, 'version_str', None) or version}"
+    """The tag of a release: the loader's version, as `v1.0.0`."""
+    return f"v{corpus.version}"
 
 
 def card_marker(name: str) -> str:

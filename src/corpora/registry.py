@@ -91,6 +91,11 @@ class Corpus:
         raise CorporaError(f"{self.name}: unknown config {name!r}; known: {', '.join(self.configs)}")
 
     @property
+    def version(self) -> str:
+        """The loader's version, its builder's `VERSION` ("1.0.0"): what a release is tagged with."""
+        return str(self.builder_class.VERSION)
+
+    @property
     def split_sizes(self) -> dict[str, dict[str, int | None]]:
         """Official sizes per config and split, as the loader declares them (None: not known)."""
         return {name: dict(self.config(name).split_sizes) for name in self.configs}

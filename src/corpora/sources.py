@@ -22,12 +22,12 @@ import contextlib
 import dataclasses
 import functools
 import hashlib
-import importlib.metadata
 import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from corpora import __version__
 from corpora import download
 from corpora import registry
 from corpora.errors import CorporaError
@@ -163,24 +163,13 @@ def pinned_revisions(corpus: Corpus, configs=None) -> dict[str, str]:
     return found
 
 
-def corpora_version() -> str:
-    """The installed corpora package's version (its metadata; the module's own when run from a
-    source tree without installing)."""
-    try:
-        return importlib.metadata.version("corpora")
-    except importlib.metadata.PackageNotFoundError:
-        import corpora
-
-        return corpora.__version__
-
-
 def provenance(corpus: Corpus, configs=None) -> dict:
     """What a card and croissant.json record of where the data comes from: the loader's version
     (the builder's `VERSION`), the corpora version, and the upstream commits
     the source URLs of `configs` (default: all) pin."""
     return {
-        "loader_version": str(corpus.builder_class.VERSION),
-        "corpora_version": corpora_version(),
+        "loader_version": corpus.version,
+        "corpora_version": __version__,
         "upstream": pinned_revisions(corpus, configs),
     }
 

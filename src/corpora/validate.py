@@ -154,7 +154,7 @@ def validate_export(folder: Path) -> Iterator[tuple[str, str | None]]:
     try:
         yield "card", "; ".join(export_problems(corpus, folder)) or None
     except Exception as error:  # noqa: BLE001 - a file that is not Parquet: reported, the other checks still run
-        yield "card", f"its files cannot be read: {type(error).__name__}: {' '.join(str(error).split())}"
+        yield "card", f"its files cannot be read: {_said(error)}"
     yield "files", _stray_problem(folder)
     yield "croissant.json", _croissant_problem(folder)
     yield "parquet files", "; ".join(parquet_problems(folder)) or None
@@ -196,7 +196,7 @@ def parquet_problems(folder: Path) -> list[str]:
         try:
             found += parquet_files.problems(path, name)
         except Exception as error:  # noqa: BLE001 - a file that is not Parquet: named, the others still checked
-            found.append(f"{name}: cannot be read: {type(error).__name__}: {' '.join(str(error).split())}")
+            found.append(f"{name}: cannot be read: {_said(error)}")
     return found
 
 
@@ -225,7 +225,7 @@ def _reload_problem(corpus, folder: Path, config: str, cache: str) -> str | None
         reloaded = datasets.load_dataset(str(folder), config, cache_dir=cache)
     except Exception as error:  # noqa: BLE001 - reported, not raised: the other configs are still checked
         error = datasets_adapter.loader_error(error)
-        return f"load_dataset fails: {type(error).__name__}: {' '.join(str(error).split())}"
+        return f"load_dataset fails: {_said(error)}"
     finally:
         datasets.logging.set_verbosity(verbosity)
     declared = corpus.features(config)
@@ -233,3 +233,8 @@ def _reload_problem(corpus, folder: Path, config: str, cache: str) -> str | None
         if dataset.features != declared:
             return f"{split}: the features are not the loader's"
     return None
+
+
+def _said(error: BaseException) -> str:
+    """An error a check reports, on one line: its type and message."""
+    return f"{type(error).__name__}: {' '.join(str(error).split())}"
