@@ -5,9 +5,7 @@ pipeline (`corpora.pipeline`, with every check), written as Parquet shards with 
 
 from __future__ import annotations
 
-import errno
 import math
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -86,10 +84,10 @@ def export(request: pipeline.Request, out, repo_id: str | None = None, lock_time
             errors.stop_if_asked()  # the last moment a stop leaves the previous export as it was
             swap.swap_in(partial, target)
         except Exception as error:
-            located = _located(error, target)
-            if located is None:
+            full = errors.full_disk(error, target)  # a full disk is said about the export, if no file is named
+            if full is None:
                 raise
-            raise located from error
+            raise full from error
         finally:
             swap.abandon(workspace, target)  # the cache, half an export, or the previous one
     rows = []
@@ -140,19 +138,6 @@ def write_files(request: pipeline.Request, found: sources.Sources, partial: Path
     built_from = cards.built_from(corpus, found, infos)
     cards.write_export_card(corpus, infos, partial / "README.md", repo_id, report, built_from, notice, export_path)
     return report
-
-
-def _located(error: BaseException, target: Path) -> OSError | None:
-    """A full disk reported without a file (datasets and pyarrow write through file objects, and
-    a write that failed can surface later as "I/O operation on closed file", or as datasets' own
-    "Not enough disk space") is about the export: the same error, naming OUT/NAME. None for any
-    other error."""
-    for cause in errors.chain(error):
-        if isinstance(cause, OSError) and cause.errno in (errno.ENOSPC, errno.EDQUOT):
-            return cause if cause.filename else OSError(cause.errno, os.strerror(cause.errno), str(target))
-        if isinstance(cause, OSError) and str(cause).startswith("Not enough disk space"):  # datasets' own check
-            return OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(target))
-    return None
 
 
 def write_parquet(dataset: datasets.Dataset, folder: Path, split: str) -> list[Path]:
