@@ -387,6 +387,9 @@ def test_the_loader_error_inside_a_datasets_generation_error_is_the_one_said():
     wrapped = raised(DatasetGenerationError("An error occurred while generating the dataset"),
                      cause=ValueError("data/x.jsonl, line 3: field 'score': bad"))
     assert errors.ending(wrapped) == errors.Ending("error: data/x.jsonl, line 3: field 'score': bad", 1)
+    alone = DatasetGenerationError("An error occurred while generating the dataset")  # no loader error in it
+    assert errors.ending(alone) == errors.Ending(
+        "error: DatasetGenerationError: An error occurred while generating the dataset (--debug shows the traceback)", 1)
 
 
 def test_a_library_class_is_matched_once_its_module_is_imported():

@@ -123,10 +123,10 @@ def _text(error: BaseException) -> str:
     return " ".join(str(error).split())
 
 
-def _from_the_loader(error: BaseException) -> str:
-    from corpora.datasets_adapter import loader_error
+def _loader_error(error: BaseException) -> BaseException:
+    from corpora.datasets_adapter import loader_error  # datasets is imported: its error was raised
 
-    return one_line(loader_error(error))
+    return loader_error(error)
 
 
 def _signal(stop: BaseException) -> int:
@@ -156,7 +156,8 @@ ENDINGS = (
     # The reader went away (`corpora list | head`): nothing said, as other command-line tools do.
     Kind((BrokenPipeError,), lambda error: None, 128 + signal.SIGPIPE),
     # datasets wraps the loader's error (DatasetGenerationError): the loader's is the one said.
-    Kind(("datasets.exceptions.DatasetGenerationError",), _from_the_loader),
+    Kind(("datasets.exceptions.DatasetGenerationError",), lambda error: one_line(_loader_error(error)),
+         test=lambda error: _loader_error(error) is not error),
     Kind((OSError,), lambda error: f"{error.filename}: {os.strerror(error.errno)}",
          test=lambda error: error.errno is not None and error.filename is not None),
     Kind((CorporaError, ValueError, OSError, "huggingface_hub.errors.HfHubHTTPError"), _text),
