@@ -441,9 +441,10 @@ def declared(name: str, attribute: str, default=None):
 @dataclass(frozen=True)
 class Downloads:
     """The corpus's pinned URLs, served over real HTTP on 127.0.0.1: every URL starts with
-    `pinned`; each of `configs` builds from them, prepared and streaming, to its dummy rows."""
+    `pinned` (or one of them); each of `configs` builds from them, prepared and streaming, to its
+    dummy rows."""
 
-    pinned: str
+    pinned: str | tuple[str, ...]
     configs: tuple[str, ...]
 
 
