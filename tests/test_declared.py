@@ -58,7 +58,12 @@ def field_of(value, feature, field):
 
 def row_by_key(dataset, key_columns, key):
     """The row whose natural key is `key` (a value, or a tuple for a key of several columns); by
-    position for a config without a key."""
+    position for a config without a key; for a dict {column: value}, every row that has those
+    values, in order (a list)."""
+    if isinstance(key, dict):
+        found = [row for row in dataset if all(row[column] == value for column, value in key.items())]
+        assert found, f"no row with {key!r}"
+        return found
     if not key_columns:
         return dataset[key]
     wanted = key if isinstance(key, tuple) else (key,)
@@ -69,12 +74,17 @@ def row_by_key(dataset, key_columns, key):
 
 @each_corpus
 def test_quirks_have_their_exact_values(name, dummy_build):
-    """QUIRKS: (config, split, key, field, expected) rows of the dummy build."""
+    """QUIRKS: (config, split, key, field, expected) rows of the dummy build (for a dict key,
+    `expected` is the list of the field's values over the rows it selects)."""
     corpus = registry.get(name)
     wrong = []
     for config, split, key, field, expected in declared(name, "QUIRKS", []):
         dataset = dummy_build(name, config)[split]
-        actual = field_of(row_by_key(dataset, corpus.key(config), key), dataset.features, field)
+        found = row_by_key(dataset, corpus.key(config), key)
+        if isinstance(key, dict):
+            actual = [field_of(row, dataset.features, field) for row in found]
+        else:
+            actual = field_of(found, dataset.features, field)
         if actual != expected:
             wrong.append(f"{config}/{split} {key!r} {field}: {actual!r} != {expected!r}")
     assert not wrong, "\n".join(wrong)
