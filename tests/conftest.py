@@ -469,3 +469,15 @@ class Fuzz:
     variant: object
     error: str
     examples: int = 200
+
+
+def builder_rows(corpus, config, data_dir):
+    """{split: rows} of the builder's own generators (no cache, no Arrow files)."""
+    builder = corpus.builder(config, data_dir=data_dir)
+    generate = getattr(builder, "_generate_tables", None) or builder._generate_examples
+    rows = {}
+    for generator in builder._split_generators(datasets.DownloadManager()):
+        rows[generator.name] = []
+        for _, item in generate(**generator.gen_kwargs):
+            rows[generator.name] += item.to_pylist() if hasattr(item, "to_pylist") else [item]
+    return rows

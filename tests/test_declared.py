@@ -13,6 +13,7 @@ from hypothesis import HealthCheck
 from hypothesis import given
 from hypothesis import settings
 
+from conftest import builder_rows
 from conftest import declared
 from conftest import official_sizes_of_the_dummy_data
 from conftest import table_lines
@@ -161,18 +162,6 @@ def test_full_size_files_build_with_every_record_accounted_for(name, tmp_path, c
 
 
 # --- fuzzing: any variant of a file gives rows or one clear line ------------------------------------
-
-
-def builder_rows(corpus, config, data_dir):
-    """{split: rows} of the builder's own generators (no cache, no Arrow files)."""
-    builder = corpus.builder(config, data_dir=data_dir)
-    generate = getattr(builder, "_generate_tables", None) or builder._generate_examples
-    rows = {}
-    for generator in builder._split_generators(datasets.DownloadManager()):
-        rows[generator.name] = []
-        for _, item in generate(**generator.gen_kwargs):
-            rows[generator.name] += item.to_pylist() if hasattr(item, "to_pylist") else [item]
-    return rows
 
 
 def fuzz(corpus, fuzz, tmp_path_factory):
