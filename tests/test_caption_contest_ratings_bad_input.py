@@ -6,6 +6,8 @@ import tempfile
 import zipfile
 from pathlib import Path
 
+from conftest import HTML
+from conftest import LFS
 from conftest import BadInput
 from synthetic_caption_contest_ratings import CARDINAL_HEADER
 from synthetic_caption_contest_ratings import archive_bytes
@@ -17,11 +19,6 @@ SUMMARY = SUMMARIES + "510_summary_LilUCB.csv"
 ARCHIVE = RESPONSES + "577-responses.csv.zip"
 WHERE = f"{ARCHIVE}!577-responses.csv"
 JPG = "contests/info/571/571.jpg"
-LFS_POINTER = (
-    b"version https://git-lfs.github.com/spec/v1\n"
-    b"oid sha256:b2518fdb42ce7a9748e0556a86cde214fcd89574d621ee2407292d6865bf0ed2\nsize 810721\n"
-)
-HTML_PAGE = b"<!DOCTYPE html>\n<html><head><title>404: Not Found</title></head><body>404</body></html>\n"
 GOOD_B = b"rank,funny,somewhat_funny,unfunny,count,score,precision,contest,caption\n1,18,27,24,69,1.9130434782608696,0.09402238590614731,510,\"A, b\"\n"
 ROW = [0, "KLUCB", "0.67", "abc_def", "28.3", "A caption", 4181, 3, "2017-07-28 17:05:39.090118"]
 
@@ -70,8 +67,8 @@ SUMMARY_CASES = list(zip(["truncated-line", "truncated-quote", "latin1", "bom", 
     (GOOD_B.replace(b",510,", b",511,"), f"{SUMMARY}, record 1: field 'contest': invalid value 511 (expected the file's contest 510)"),
     (GOOD_B.replace(b'"A, b"', b'""'), f"{SUMMARY}, record 1: field 'caption': invalid value '' (expected a non-empty caption)"),
     (GOOD_B.replace(b"\n1,", b"\n99999999999,"), f"{SUMMARY}, record 1: field 'rank': invalid value '99999999999' (expected an integer)"),
-    (LFS_POINTER, f"{SUMMARY}: is a Git LFS pointer, not the data; fetch the real file (git lfs pull)"),
-    (HTML_PAGE, f"{SUMMARY}: is an HTML page, not the data (an error page saved in its place?)"),
+    (LFS, f"{SUMMARY}: is a Git LFS pointer, not the data; fetch the real file (git lfs pull)"),
+    (HTML, f"{SUMMARY}: is an HTML page, not the data (an error page saved in its place?)"),
     (GOOD_B.replace(b"\n", b"\r\n"), f"{SUMMARY}: line 1 ends with CR LF; the release files use LF only"),
 ], strict=True))
 
@@ -82,8 +79,8 @@ CARDINAL_EXPECTED = ("expected the columns 'alg_label,network_delay,participant_
 
 
 ARCHIVE_CASES = list(zip(["lfs-pointer", "html", "empty", "plain-csv"], [
-    (lambda p: p.write_bytes(LFS_POINTER), f"{ARCHIVE}: is a Git LFS pointer, not the data; fetch the real file (git lfs pull)"),
-    (lambda p: p.write_bytes(HTML_PAGE), f"{ARCHIVE}: is an HTML page, not the data (an error page saved in its place?)"),
+    (lambda p: p.write_bytes(LFS), f"{ARCHIVE}: is a Git LFS pointer, not the data; fetch the real file (git lfs pull)"),
+    (lambda p: p.write_bytes(HTML), f"{ARCHIVE}: is an HTML page, not the data (an error page saved in its place?)"),
     (lambda p: p.write_bytes(b""), f"{ARCHIVE}: is empty (expected a zip archive)"),
     (lambda p: p.write_bytes(b",alg_label\n0,KLUCB\n"), f"{ARCHIVE}: not a zip archive (starts with b',alg_label\\n0,KLU'); the download is corrupt"),
 ], strict=True))
@@ -204,7 +201,7 @@ BAD_INPUT += [
              f"{WHERE}: starts with a UTF-8 byte order mark; the release files have none", "cardinal_responses"),
     BadInput(ARCHIVE, "response archive: member in cp1252", lambda raw: cp1252_member(),
              f"{WHERE}, record 1: field 'target': not UTF-8 (byte 0xe9 in b'caf\\xe9')", "cardinal_responses"),
-    BadInput(JPG, "cartoon: Git LFS pointer", lambda raw: LFS_POINTER,
+    BadInput(JPG, "cartoon: Git LFS pointer", lambda raw: LFS,
              f"{JPG}: is a Git LFS pointer, not the data; fetch the real file (git lfs pull)", "cartoons"),
     BadInput(JPG, "cartoon: a GIF", lambda raw: b"GIF89a....", f"{JPG}: not a JPEG or PNG image (starts with b'GIF89a..')", "cartoons"),
     BadInput("contests/metadata/contexts.yaml", "contexts: a mapping for a list", lambda raw: b"508: {office: 1}\n",

@@ -22,6 +22,7 @@ from corpora import load
 from corpora import pipeline
 from corpora import registry
 from corpora.cli import main
+from corpora.errors import CorporaError
 
 each_corpus = pytest.mark.parametrize("name", registry.names())
 
@@ -119,6 +120,15 @@ def test_build_from_the_urls_checks_the_release_and_exports(name, mirror, tmp_pa
     assert [(r.config, r.split, r.read, r.rows, r.official) for r in rows] == [
         (config, split, n, n, n) for config in corpus.configs for split, n in counts[config].items()
     ]
+
+
+@each_corpus
+def test_downloaded_files_that_are_not_the_release_are_refused(name, mirror, tmp_path):
+    if not declared(name, "DOWNLOADS"):
+        return
+    first = registry.get(name).source_files()[0]  # the first the message lists
+    with pytest.raises(CorporaError, match=rf"differ from the recorded release: {re.escape(mirror + first)} \(no recorded checksum\)"):
+        build.export(pipeline.Request(name), tmp_path / "out")
 
 
 @each_corpus
