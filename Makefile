@@ -45,7 +45,8 @@ test-one: $(VENV)/.installed
 	@test -n "$(NAME)" || { echo "usage: make test-one NAME=<corpus>"; exit 2; }
 	rm -rf .cache/hf-test-$(NAME)
 	HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 HF_HOME=$(CURDIR)/.cache/hf-test-$(NAME) $(VENV)/bin/python -m pytest -q \
-		-k $(NAME) tests/test_generic.py tests/test_bad_input.py tests/test_cards.py $(wildcard tests/test_$(NAME).py)
+		-k $(NAME) tests/test_generic.py tests/test_declared.py tests/test_bad_input.py tests/test_cards.py \
+		$(wildcard tests/test_$(NAME).py tests/test_$(NAME)_*.py)
 	$(OFFLINE) $(VENV)/bin/python -m pytest -q tests/test_repository.py  # a name shared code uses is refused there
 
 # Legs 2 and 3 run only what can differ between versions (tests/conftest.py deselects the rest),

@@ -350,9 +350,10 @@ def official_sizes_of_the_dummy_data(monkeypatch, corpus) -> None:
 
 @pytest.fixture
 def mirror(request, monkeypatch):
-    """Serve the dummy data of the test module's corpus (its NAME) over real HTTP on 127.0.0.1 and
-    point the loader's URLs at it; yields the base URL."""
-    name = request.module.NAME
+    """Serve the dummy data of the test's corpus (its `name` parameter, else its module's NAME)
+    over real HTTP on 127.0.0.1 and point the loader's URLs at it; yields the base URL."""
+    callspec = getattr(request.node, "callspec", None)
+    name = callspec.params["name"] if callspec and "name" in callspec.params else request.module.NAME
     for flag in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE"):  # only 127.0.0.1 is reached
         if hasattr(datasets.config, flag):
             monkeypatch.setattr(datasets.config, flag, False)
@@ -422,3 +423,61 @@ def near_valid(valid):
         ),
         st.sampled_from(valid), st.sampled_from(sorted(valid[0])), json_values, st.sampled_from(["set", "drop", "add"]),
     )
+
+
+# --- what a tests/test_<name>.py declares, run by tests/test_declared.py -----------------------
+
+
+def declared(name: str, attribute: str, default=None):
+    """What tests/test_<name>.py declares as `attribute` (QUIRKS, DOWNLOADS, FULL_SIZE, FUZZ,
+    BAD_INPUT), or `default` for a corpus without that file or that declaration."""
+    import importlib
+
+    if not (Path(__file__).parent / f"test_{name}.py").is_file():
+        return default
+    return getattr(importlib.import_module(f"test_{name}"), attribute, default)
+
+
+@dataclass(frozen=True)
+class Downloads:
+    """The corpus's pinned URLs, served over real HTTP on 127.0.0.1: every URL starts with
+    `pinned` (or one of them); each of `configs` builds from them, prepared and streaming, to its
+    dummy rows."""
+
+    pinned: str | tuple[str, ...]
+    configs: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class FullSize:
+    """`write(folder)` writes a copy of the release at the official sizes; its build, with these
+    files recorded as the release, reads, writes and counts every official row. `rows`:
+    (config, split, index, field, expected) read back from the export."""
+
+    write: Callable[[Path], object]
+    rows: tuple = ()
+
+
+@dataclass(frozen=True)
+class Fuzz:
+    """`variant` (a hypothesis strategy of functions bytes -> bytes) changes `file` of the dummy
+    data; the builder of `config` gives the dummy data's number of rows, each fitting the features,
+    or a ValueError whose message matches `error` (a regular expression)."""
+
+    file: str
+    config: str
+    variant: object
+    error: str
+    examples: int = 200
+
+
+def builder_rows(corpus, config, data_dir):
+    """{split: rows} of the builder's own generators (no cache, no Arrow files)."""
+    builder = corpus.builder(config, data_dir=data_dir)
+    generate = getattr(builder, "_generate_tables", None) or builder._generate_examples
+    rows = {}
+    for generator in builder._split_generators(datasets.DownloadManager()):
+        rows[generator.name] = []
+        for _, item in generate(**generator.gen_kwargs):
+            rows[generator.name] += item.to_pylist() if hasattr(item, "to_pylist") else [item]
+    return rows

@@ -3,17 +3,11 @@ zip member reader with both inflaters, the chunks of records and the check of ea
 record counts, the copy into Arrow's memory, the read-ahead and the gathering of small tables. The
 messages a user sees for damaged archives are tested in test_caption_contest_ratings.py."""
 
-import gc
 import importlib
 import itertools
-import os
-import subprocess
-import sys
-import threading
 import zipfile
 import zlib
 
-import datasets
 import pyarrow as pa
 import pyarrow.csv as pa_csv
 import pytest
@@ -30,21 +24,6 @@ corpus = registry.get("caption_contest_ratings")
 loader = corpus.module
 fast_io = importlib.import_module(f"{loader.__package__}._fast_io")
 ARCHIVE = "contests/responses/577-responses.csv.zip"
-THREAD = "caption-contest-read-ahead"
-
-
-def live_read_aheads():
-    return [thread.name for thread in threading.enumerate() if thread.name.startswith(THREAD)]
-
-
-def join_read_aheads(collect=True):
-    """Wait for the read-ahead workers that are ending, after the garbage collector has closed
-    any read-ahead an earlier test abandoned (unless `collect` is false)."""
-    if collect:
-        gc.collect()
-    for thread in threading.enumerate():
-        if thread.name.startswith(THREAD):
-            thread.join(timeout=60)
 
 
 def archive_of(path, data, method):
@@ -283,79 +262,6 @@ def test_chunked_reading_gives_the_records_of_the_whole_file(rows, piece, size, 
     assert fast_io.count_records(fast_io.record_chunks(pieces_of(data, piece), size), lambda: pa.py_buffer(data)) == len(rows)
 
 
-def test_read_ahead_passes_items_and_errors_and_stops_with_the_consumer():
-    produced, closed = [], []
-
-    def items(fail_at=None):
-        try:
-            for i in range(10):
-                if i == fail_at:
-                    raise ValueError(f"bad record {i}")
-                produced.append(i)
-                yield i
-        finally:
-            closed.append(i)
-
-    assert list(fast_io.read_ahead(items())) == list(range(10))
-    with pytest.raises(ValueError, match="^bad record 4$"):
-        list(fast_io.read_ahead(items(fail_at=4)))
-    assert closed == [9, 4]
-    produced.clear()
-    early = fast_io.read_ahead(items(), depth=2)
-    assert [next(early), next(early)] == [0, 1]
-    early.close()  # the consumer stops: the worker closes the generator, then ends
-    join_read_aheads()
-    assert closed == [9, 4, produced[-1]]
-    # The worker went no further than `depth` items past the consumer (a queued step is cancelled).
-    assert produced == list(range(len(produced))) and 2 <= len(produced) <= 4
-    assert live_read_aheads() == []
-
-
-def test_closing_a_read_ahead_never_waits_for_its_worker():
-    # The garbage collector may close an abandoned read-ahead in any thread, even one that holds
-    # threading's own locks; a close that joined the worker there deadlocked the suite.
-    release, closed = threading.Event(), threading.Event()
-
-    def items():
-        try:
-            yield 0
-            release.wait(timeout=60)  # the worker is busy with this step while the consumer closes
-            yield 1
-        finally:
-            closed.set()
-
-    reader = fast_io.read_ahead(items(), depth=1)
-    assert next(reader) == 0
-    reader.close()
-    assert not release.is_set() and not closed.is_set()  # returned at once, the step still running
-    release.set()
-    assert closed.wait(timeout=60)  # the worker's last step closes the generator
-    join_read_aheads()
-    assert live_read_aheads() == []
-
-
-def test_an_error_in_a_file_leaves_no_reading_thread(tmp_path):
-    # The error's traceback keeps the loader's frames alive; the reader of the next files must be
-    # closed as the error passes, not when the garbage collector frees the traceback (a worker
-    # left waiting that way made the checks of other tests see a thread that was not theirs).
-    import shutil
-
-    root = tmp_path / "data"
-    shutil.copytree(corpus.dummy_dir, root)
-    broken = sorted((root / "contests" / "summaries").glob("*.csv"))[2]
-    broken.write_bytes(b"rank,funny,somewhat_funny,unfunny,count,score,precision,contest,caption\nx,1,2\n")
-    gc.disable()
-    try:
-        builder = corpus.builder("summaries", str(root), str(tmp_path / "cache"))
-        with pytest.raises(datasets.exceptions.DatasetGenerationError) as caught:
-            builder.download_and_prepare()
-        join_read_aheads(collect=False)
-        assert live_read_aheads() == []
-        assert str(caught.value.__cause__).startswith(f"contests/summaries/{broken.name}: invalid CSV (CSV parse error: ")
-    finally:
-        gc.enable()
-
-
 def test_check_rows_names_the_first_bad_record_of_the_file():
     batch = pa.record_batch({"n": pa.array([3, 4, -1, -2])})
     fast_io.check_rows("t.csv", 10, batch, "n", pa.array([False] * 4), "an integer >= 0")  # nothing bad
@@ -377,25 +283,3 @@ def test_gather_small_tables_joins_small_tables_and_passes_big_ones():
     out = list(fast_io.gather_small_tables(iter(parts), 40))
     assert [(key, t.num_rows) for key, t in out] == [("a:0", 7), ("c:0", 30), ("d:0", 40), ("h:0", 2)]
     assert pa.concat_tables([t for _, t in out])["n"].to_pylist() == list(range(79))
-
-
-def test_a_streaming_iterator_left_open_at_exit_ends_the_process_cleanly(tmp_path):
-    # `next(iter(streaming dataset))`, then exit: the consumer is never closed. pyarrow's own I/O
-    # thread read the archive member (Python code) ahead of the parser; asking for the GIL while
-    # Python shut down, it aborted the process in 4 of 6 runs on a 48 MB archive (here, 14 MB:
-    # also most runs). pyarrow now reads only buffers in Arrow's memory (chunks of the member), which
-    # needs no Python, and the read-ahead workers, one bounded step at a time, end before shutdown.
-    write_big_cardinal(tmp_path / "contests/responses/510-responses.csv.zip", 300_000)
-    script = f"""
-import atexit, threading
-atexit.register(lambda: print("alive at exit:", [t.name for t in threading.enumerate() if {THREAD!r} in t.name]))
-from corpora import registry
-corpus = registry.get("caption_contest_ratings")
-builder = corpus.builder("cardinal_responses", {str(tmp_path)!r}, {str(tmp_path / "cache")!r}, contests=[510])
-rows = iter(builder.as_streaming_dataset()["train"])
-print("first row:", next(rows)["row_index"])
-"""
-    env = dict(os.environ, CORPORA_ROOT=str(corpus.dummy_dir.parents[1]))
-    for _ in range(3):
-        result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, env=env)
-        assert (result.returncode, result.stdout, result.stderr) == (0, "first row: 0\nalive at exit: []\n", "")

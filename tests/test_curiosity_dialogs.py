@@ -1,8 +1,9 @@
-"""curiosity_dialogs: every quirk of loaders/curiosity_dialogs/FORMAT.md, and bad input."""
+"""curiosity_dialogs: every quirk of loaders/curiosity_dialogs/FORMAT.md, as declarations that
+tests/test_declared.py and tests/test_bad_input.py run, and the checks no row can hold."""
 
 import json
+import shutil
 
-import pytest
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
@@ -10,20 +11,49 @@ from hypothesis import strategies as st
 from conftest import HTML
 from conftest import LFS
 from conftest import BadInput
-from conftest import build_error as shared_build_error
+from conftest import FullSize
+from conftest import Fuzz
+from conftest import builder_rows
 from conftest import json_values
 from conftest import near_valid
-from conftest import table_lines
 from corpora import load
 from corpora import registry
-from corpora.cli import main
 from synthetic_curiosity_dialogs import CURIOSITY_SPLITS
 from synthetic_curiosity_dialogs import write_curiosity
 
 NAME = "curiosity_dialogs"
 TRAIN = "dialog_data/curiosity_dialogs.train.json"
 corpus = registry.get(NAME)
-loader = corpus.module
+D, V = ("dialogs", "train"), ("dialogs", "validation")
+
+# (config, split, key, field, expected): the dummy build's values, class labels by name.
+QUIRKS = [
+    (*V, 16540, "focus_entity", "Gda\u0144sk"),  # the validation split is read from the val file
+    (*D, 9120, "user_id", 314), (*D, 9120, "assistant_id", 207),  # worker ids become integers
+    (*D, 4511, "aspects", ["Geography", "Culture"]), (*D, 4511, "first_aspect", None),  # null aspects: None
+    (*D, 4511, "second_aspect", None), (*D, 9120, "first_aspect", "History"),
+    (*D, 4511, "messages.2.message", ""), (*D, 4511, "messages.2.dialog_acts", []), (*D, 4511, "messages.2.sender", "user"),
+    (*D, 4511, "known_entities", []),
+    (*D, 9120, "inferred_steps", True), (*D, 9120, "shuffle_facts", True), (*D, 9120, "is_annotated", False),
+    (*D, 9120, "reported", False), (*D, 9120, "annotated", True), (*D, 9120, "messages.1.liked", True),
+    (*D, 9120, "messages.1.facts.*.used", [False] * 3 + [True] + [False] * 5),
+]
+
+
+def write_full_size(folder):
+    for split in CURIOSITY_SPLITS:
+        write_curiosity(folder, split=split, dialogs=CURIOSITY_SPLITS[split][1])
+
+
+FULL_SIZE = FullSize(write_full_size)
+DUMMY_DOCUMENT = json.loads((corpus.dummy_dir / TRAIN).read_text())
+FUZZ = [  # any first dialog, or any file: the typed rows or one line naming the file
+    Fuzz(TRAIN, "dialogs", (near_valid(DUMMY_DOCUMENT["dialogs"]) | json_values).map(
+        lambda record: lambda raw: json.dumps(dict(DUMMY_DOCUMENT, dialogs=[record, *DUMMY_DOCUMENT["dialogs"][1:]])).encode()),
+        rf"{TRAIN}, dialog 0", 300),
+    Fuzz(TRAIN, "dialogs", (st.binary(max_size=200) | json_values.map(lambda v: json.dumps({"dialogs": v}).encode())).map(
+        lambda data: lambda raw: data), TRAIN, 200),
+]
 
 
 def sender(index):
@@ -34,34 +64,13 @@ def source(index):
     return ["section", "known", "random"][index]
 
 
-# --- the quirks, on the dummy data ---------------------------------------------------------
+# --- what no row can hold ---------------------------------------------------------------------
 
 
 def test_validation_split_is_read_from_the_val_file(dummy_build):
-    dialogs = dummy_build(NAME, "dialogs")
-    assert list(dialogs) == ["train", "validation", "test", "test_zero"]
+    assert list(dummy_build(NAME, "dialogs")) == ["train", "validation", "test", "test_zero"]
     assert corpus.config("dialogs").files["validation"] == ["dialog_data/curiosity_dialogs.val.json"]
-    assert dialogs["validation"][0]["focus_entity"] == "Gda\u0144sk"
-
-
-def test_worker_ids_become_integers(dummy_build):
-    first = dummy_build(NAME, "dialogs")["train"][0]
-    assert (first["user_id"], first["assistant_id"]) == (314, 207)
     assert dummy_build(NAME, "dialogs")["train"].features["user_id"].dtype == "int32"
-
-
-def test_null_aspects_are_none(dummy_build):
-    tasmania = dummy_build(NAME, "dialogs")["train"][1]
-    assert tasmania["aspects"] == ["Geography", "Culture"]
-    assert (tasmania["first_aspect"], tasmania["second_aspect"]) == (None, None)
-    assert dummy_build(NAME, "dialogs")["train"][0]["first_aspect"] == "History"
-
-
-def test_empty_message_and_empty_dialog_acts(dummy_build):
-    tasmania = dummy_build(NAME, "dialogs")["train"][1]
-    third = tasmania["messages"][2]
-    assert third["message"] == "" and third["dialog_acts"] == [] and sender(third["sender"]) == "user"
-    assert tasmania["known_entities"] == []
 
 
 def test_user_messages_have_no_facts_assistant_messages_nine(dummy_build):
@@ -75,14 +84,9 @@ def test_user_messages_have_no_facts_assistant_messages_nine(dummy_build):
 
 
 def test_booleans_are_booleans_and_ids_keep_their_type(dummy_build):
-    kerala = dummy_build(NAME, "dialogs")["train"][0]
-    assert [kerala[k] for k in ("inferred_steps", "shuffle_facts", "is_annotated", "reported", "annotated")] == [
-        True, True, False, False, True]
-    assistant = kerala["messages"][1]
-    assert assistant["liked"] is True
+    assistant = dummy_build(NAME, "dialogs")["train"][0]["messages"][1]  # its booleans: QUIRKS
     assert isinstance(assistant["message_id"], str) and assistant["message_id"].isdigit()
     assert [source(f["source"]) for f in assistant["facts"]].count("known") >= 1
-    assert [f["used"] for f in assistant["facts"]].count(True) == 1
 
 
 def test_escapes_are_decoded(dummy_build):
@@ -103,131 +107,18 @@ def test_every_value_survives_the_build(dummy_build):
         assert dummy_build(NAME, "dialogs")[split].to_list() == expected, split
 
 
-# --- bad input ---------------------------------------------------------------------------------
-
-
-def build_error(data_dir):
-    return shared_build_error(NAME, None, data_dir)
-
-
-def rewrite(data_dir, change, path=TRAIN):
-    file = data_dir / path
-    document = json.loads(file.read_text())
-    change(document)
-    file.write_text(json.dumps(document) + "\n")
-
-
-def test_not_a_json_object_with_dialogs(dummy_copy):
-    data_dir = dummy_copy(NAME)
-    (data_dir / TRAIN).write_text(json.dumps([{"dialog_id": 1}]))
-    assert build_error(data_dir) == f"{TRAIN}: expected a JSON object with a 'dialogs' list, got list"
-    (data_dir / TRAIN).write_text(json.dumps({"fold": "train"}))
-    assert build_error(data_dir) == f"{TRAIN}: top-level field 'dialogs' is missing"
-
-
-def test_unknown_header_key(dummy_copy):
-    data_dir = dummy_copy(NAME)
-    rewrite(data_dir, lambda d: d.update(unannotated_dataset_checksum="0" * 32))
-    assert build_error(data_dir).startswith(f"{TRAIN}: unknown top-level field(s) ['unannotated_dataset_checksum']")
-
-
-def test_truncated_file(dummy_copy):
-    data_dir = dummy_copy(NAME)
-    (data_dir / TRAIN).write_bytes((data_dir / TRAIN).read_bytes()[:5000])
-    assert build_error(data_dir).startswith(f"{TRAIN}: invalid JSON (")
-
-
-def test_dialog_missing_a_field(dummy_copy):
-    data_dir = dummy_copy(NAME)
-    rewrite(data_dir, lambda d: d["dialogs"][2].pop("tag"))
-    assert build_error(data_dir) == f"{TRAIN}, dialog 2: field(s) missing ['tag'], unknown []"
-
-
-@pytest.mark.parametrize("value", ["b908a1f3c2", "0314", "-3", 314, ""])
-def test_user_id_must_be_a_digit_string(dummy_copy, value):
-    data_dir = dummy_copy(NAME)
-    rewrite(data_dir, lambda d: d["dialogs"][1].update(user_id=value))
-    assert build_error(data_dir) == (
-        f"{TRAIN}, dialog 1: field 'user_id': invalid value {value!r} "
-        "(expected a string of decimal digits without leading zeros, below 2**31)"
-    )
-
-
-def test_sender_neither_user_nor_assistant(dummy_copy):
-    data_dir = dummy_copy(NAME)
-    rewrite(data_dir, lambda d: d["dialogs"][0]["messages"][3].update(sender="system"))
-    assert build_error(data_dir) == (
-        f"{TRAIN}, dialog 0, message 3: field 'sender': invalid value 'system' (expected 'user' or 'assistant')"
-    )
-
-
-@pytest.mark.parametrize(
-    "change,message",
-    [
-        (lambda d: d["dialogs"][0].update(reported="False"), "dialog 0: field 'reported': invalid value 'False' (expected true or false)"),
-        (lambda d: d["dialogs"][0].update(inferred_steps=1), "dialog 0: field 'inferred_steps': invalid value 1 (expected true or false)"),
-        (lambda d: d["dialogs"][2].update(assistant_dialog_rating=6), "dialog 2: field 'assistant_dialog_rating': invalid value 6 (expected an integer from 1 to 5)"),
-        (lambda d: d["dialogs"][0]["messages"][1]["facts"][4].update(source="wiki"), "dialog 0, message 1, fact 4: field 'source': invalid value 'wiki' (expected 'section' or 'known' or 'random')"),
-        (lambda d: d["dialogs"][0]["messages"][1]["facts"][4].update(used=0), "dialog 0, message 1, fact 4: field 'used': invalid value 0 (expected true or false)"),
-        (lambda d: d["dialogs"][0]["messages"][2].update(message_id=2420897156), "dialog 0, message 2: field 'message_id': invalid value 2420897156 (expected a string of decimal digits)"),
-        (lambda d: d["dialogs"][0].update(known_entities=["India", 3]), "dialog 0: field 'known_entities'[1]: invalid value 3 (expected a string)"),
-        (lambda d: d["dialogs"][0].update(first_aspect=0), "dialog 0: field 'first_aspect': invalid value 0 (expected a string or null)"),
-    ],
-)
-def test_value_outside_the_documented_domain(dummy_copy, change, message):
-    data_dir = dummy_copy(NAME)
-    rewrite(data_dir, change)
-    assert build_error(data_dir) == f"{TRAIN}, {message}"
-
-
-def test_git_lfs_pointer_in_place_of_the_file(dummy_copy):
-    data_dir = dummy_copy(NAME)
-    (data_dir / TRAIN).write_text(
-        "version https://git-lfs.github.com/spec/v1\n"
-        "oid sha256:afe5bb0db8406663a316cd02cd25f33214725aaf1e25137cac3a13c6b1b4e70b\nsize 66851161\n"
-    )
-    assert build_error(data_dir) == f"{TRAIN}: is a Git LFS pointer, not the data; fetch the real file (git lfs pull)"
-
-
 def test_null_dialog_acts_are_no_acts(dummy_copy, tmp_path):
     # Never seen in the data; upstream's own reader treats null like []. Documented in the card.
     data_dir = dummy_copy(NAME)
-    rewrite(data_dir, lambda d: d["dialogs"][0]["messages"][0].update(dialog_acts=None))
+    (data_dir / TRAIN).write_bytes(document(lambda d: d["dialogs"][0]["messages"][0].update(dialog_acts=None))(
+        (data_dir / TRAIN).read_bytes()))
     assert load(NAME, data_dir=data_dir, cache_dir=tmp_path, allow_modified_sources=True)["train"][0]["messages"][0]["dialog_acts"] == []
 
 
-# --- files in the real format and at the official sizes ----------------------------------------
-
-
-def test_full_size_files_build_with_every_dialog_accounted_for(tmp_path, capsys):
-    upstream = tmp_path / "upstream"
-    for split in CURIOSITY_SPLITS:
-        write_curiosity(upstream, split=split, dialogs=CURIOSITY_SPLITS[split][1])
-    header = json.loads((upstream / TRAIN).read_text())
+def test_full_size_files_have_the_release_header(tmp_path):
+    header = json.loads(write_curiosity(tmp_path, dialogs=2).read_text())  # FULL_SIZE builds them at the real sizes
     assert list(header)[1:] == ["fold", "source_checksum", "db_checksum", "unfolded_checksum",
                                 "unfolded_generated_time", "generated_time"]
-    argv = ["build", NAME, "--data-dir", str(upstream), "--out", str(tmp_path / "out"), "--allow-modified-sources"]
-    assert main(argv) == 0
-    assert table_lines(capsys.readouterr().out) == [
-        [NAME, "dialogs", "train", "10,287", "10,287", "10,287"],
-        [NAME, "dialogs", "validation", "1,287", "1,287", "1,287"],
-        [NAME, "dialogs", "test", "1,287", "1,287", "1,287"],
-        [NAME, "dialogs", "test_zero", "1,187", "1,187", "1,187"],
-    ]
-
-
-def test_a_repeated_key_is_an_error_not_a_silent_overwrite(dummy_copy):
-    data_dir = dummy_copy(NAME)
-    text = (data_dir / TRAIN).read_text()
-    (data_dir / TRAIN).write_text(text.replace('"tag": "pilot"', '"tag": "pilot", "tag": "round_1"', 1))
-    assert build_error(data_dir) == (
-        f"{TRAIN}, dialog 2: field 'tag': repeated key in one JSON object (values 'pilot' and 'round_1')")
-
-
-def test_an_empty_dialog_list_is_an_error(dummy_copy):
-    data_dir = dummy_copy(NAME)
-    rewrite(data_dir, lambda d: d.update(dialogs=[]), path="dialog_data/curiosity_dialogs.test_zero.json")
-    assert build_error(data_dir) == "dialog_data/curiosity_dialogs.test_zero.json: has no dialogs (its 'dialogs' list is empty)"
 
 
 # --- the typing, fuzzed ------------------------------------------------------------------------
@@ -256,8 +147,11 @@ dialog = st.fixed_dictionaries({
 
 @settings(max_examples=150, deadline=None)
 @given(dialog)
-def test_typed_dialog_keeps_every_value(record):
-    typed = loader._typed_dialog(json.loads(json.dumps(record)), "fuzz")
+def test_typed_dialog_keeps_every_value(tmp_path_factory, record):
+    data_dir = tmp_path_factory.mktemp("typed") / "data"
+    shutil.copytree(corpus.dummy_dir, data_dir)
+    (data_dir / TRAIN).write_text(json.dumps(dict(DUMMY_DOCUMENT, dialogs=[record])))
+    typed = builder_rows(corpus, "dialogs", str(data_dir))["train"][0]  # what the builder yields
     assert typed == dict(record, user_id=int(record["user_id"]), assistant_id=int(record["assistant_id"]))
     registry.get(NAME).features("dialogs").encode_example(typed)  # fits the declared features
 
@@ -281,6 +175,10 @@ def first_dialog(old, new):
 
 
 MESSAGE_ID = b'"message_id": "2761459254"'
+ZERO = "dialog_data/curiosity_dialogs.test_zero.json"
+UNKNOWN_HEADER = (f"{TRAIN}: unknown top-level field(s) ['unannotated_dataset_checksum']; expected ['dialogs', 'fold', "
+                  "'source_checksum', 'db_checksum', 'unfolded_checksum', 'unfolded_generated_time', 'generated_time']")
+CUT_AT_5000 = f"{TRAIN}: invalid JSON (Expecting ',' delimiter: line 1 column 5001 (char 5000))"
 BAD_INPUT = [
     BadInput(TRAIN, "truncated file", lambda raw: raw[: len(raw) // 2],
              f"{TRAIN}: invalid JSON (Unterminated string starting at: line 1 column 8921 (char 8920))"),
@@ -314,31 +212,40 @@ BAD_INPUT = [
              "(expected an integer of at most 4300 digits; this one has 5000)"),
     BadInput(TRAIN, "nesting 100,000 deep", first_dialog(b'"facts": []', b'"facts": ' + b"[" * 100_000 + b"]" * 100_000),
              f"{TRAIN}: invalid JSON (nested too deeply for Python's JSON reader)"),
+    BadInput(TRAIN, "a JSON list, not an object", lambda raw: json.dumps([{"dialog_id": 1}]).encode(),
+             f"{TRAIN}: expected a JSON object with a 'dialogs' list, got list"),
+    BadInput(TRAIN, "no dialogs", lambda raw: json.dumps({"fold": "train"}).encode(), f"{TRAIN}: top-level field 'dialogs' is missing"),
+    BadInput(TRAIN, "unknown top-level field", document(lambda d: d.update(unannotated_dataset_checksum="0" * 32)),
+             UNKNOWN_HEADER),
+    BadInput(TRAIN, "cut at 5000 bytes", lambda raw: raw[:5000], CUT_AT_5000),
+    BadInput(TRAIN, "a later dialog without a field", document(lambda d: d["dialogs"][2].pop("tag")),
+             f"{TRAIN}, dialog 2: field(s) missing ['tag'], unknown []"),
+    *[BadInput(TRAIN, f"user_id {value!r}", document(lambda d, v=value: d["dialogs"][1].update(user_id=v)),
+               f"{TRAIN}, dialog 1: field 'user_id': invalid value {value!r} "
+               "(expected a string of decimal digits without leading zeros, below 2**31)")
+      for value in ["b908a1f3c2", "0314", "-3", 314, ""]],
+    BadInput(TRAIN, "sender system", document(lambda d: d["dialogs"][0]["messages"][3].update(sender="system")),
+             f"{TRAIN}, dialog 0, message 3: field 'sender': invalid value 'system' (expected 'user' or 'assistant')"),
+    *[BadInput(TRAIN, case, document(change), f"{TRAIN}, {message}") for case, change, message in [
+        ("reported a string", lambda d: d["dialogs"][0].update(reported="False"),
+         "dialog 0: field 'reported': invalid value 'False' (expected true or false)"),
+        ("inferred_steps 1", lambda d: d["dialogs"][0].update(inferred_steps=1),
+         "dialog 0: field 'inferred_steps': invalid value 1 (expected true or false)"),
+        ("a rating of 6", lambda d: d["dialogs"][2].update(assistant_dialog_rating=6),
+         "dialog 2: field 'assistant_dialog_rating': invalid value 6 (expected an integer from 1 to 5)"),
+        ("an unknown fact source", lambda d: d["dialogs"][0]["messages"][1]["facts"][4].update(source="wiki"),
+         "dialog 0, message 1, fact 4: field 'source': invalid value 'wiki' (expected 'section' or 'known' or 'random')"),
+        ("used 0", lambda d: d["dialogs"][0]["messages"][1]["facts"][4].update(used=0),
+         "dialog 0, message 1, fact 4: field 'used': invalid value 0 (expected true or false)"),
+        ("message_id a number", lambda d: d["dialogs"][0]["messages"][2].update(message_id=2420897156),
+         "dialog 0, message 2: field 'message_id': invalid value 2420897156 (expected a string of decimal digits)"),
+        ("a known entity not a string", lambda d: d["dialogs"][0].update(known_entities=["India", 3]),
+         "dialog 0: field 'known_entities'[1]: invalid value 3 (expected a string)"),
+        ("an aspect not a string", lambda d: d["dialogs"][0].update(first_aspect=0),
+         "dialog 0: field 'first_aspect': invalid value 0 (expected a string or null)"),
+    ]],
+    BadInput(TRAIN, "a repeated tag", lambda raw: raw.replace(b'"tag": "pilot"', b'"tag": "pilot", "tag": "round_1"', 1),
+             f"{TRAIN}, dialog 2: field 'tag': repeated key in one JSON object (values 'pilot' and 'round_1')"),
+    BadInput(ZERO, "no dialogs in test_zero", document(lambda d: d.update(dialogs=[])),
+             f"{ZERO}: has no dialogs (its 'dialogs' list is empty)"),
 ]
-
-
-# --- fuzzing the parsers: the typed value or a ValueError, never another exception ------------------
-
-
-DUMMY_DIALOGS = json.loads((registry.get(NAME).dummy_dir / TRAIN).read_text())["dialogs"]
-
-
-@settings(max_examples=300, deadline=None)
-@given(st.data())
-def test_fuzzed_records(data):
-    record = data.draw(near_valid(DUMMY_DIALOGS) | json_values)
-    try:
-        loader._typed_dialog(record, f"{TRAIN}, dialog 0")
-    except ValueError as error:
-        assert str(error).startswith(f"{TRAIN}, dialog 0")
-
-
-@settings(max_examples=200, deadline=None)
-@given(st.binary(max_size=200) | json_values.map(lambda v: json.dumps({"dialogs": v}).encode()))
-def test_fuzzed_files(tmp_path_factory, raw):
-    path = tmp_path_factory.mktemp("fuzz") / "train.json"
-    path.write_bytes(raw)
-    try:
-        list(loader._read_dialogs(str(path), TRAIN))
-    except ValueError as error:
-        assert str(error).startswith(TRAIN)

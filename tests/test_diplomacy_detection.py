@@ -1,7 +1,8 @@
-"""diplomacy_detection: every quirk of loaders/diplomacy_detection/FORMAT.md, and bad input (BAD_INPUT, run by
-test_bad_input.py)."""
+"""diplomacy_detection: every quirk of loaders/diplomacy_detection/FORMAT.md, as declarations that
+tests/test_declared.py and tests/test_bad_input.py run, and the checks no row can hold."""
 
 import json
+import shutil
 
 import pytest
 from hypothesis import given
@@ -11,52 +12,69 @@ from hypothesis import strategies as st
 from conftest import HTML
 from conftest import LFS
 from conftest import BadInput
-from conftest import build_error as shared_build_error
+from conftest import Downloads
+from conftest import FullSize
+from conftest import Fuzz
+from conftest import builder_rows
 from conftest import json_values
 from conftest import near_valid
-from conftest import official_sizes_of_the_dummy_data
 from conftest import readme_snippet
-from conftest import table_lines
 from corpora import load
 from corpora import registry
-from corpora.cli import main
 from corpora.errors import CorporaError
 from corpora.sources import MissingSourceFiles
 from synthetic_diplomacy_detection import write_diplomacy
 
 NAME = "diplomacy_detection"
 COUNTRIES = ["austria", "england", "france", "germany", "italy", "russia", "turkey"]
-loader = registry.get(NAME).module  # for its pure functions and constants
+TRAIN, VALIDATION, TEST = "data/train.jsonl", "data/validation.jsonl", "data/test.jsonl"
+# A conversation's lists, each a field of the messages config (its singular).
+MESSAGE_FIELDS = {
+    "messages": "message", "sender_labels": "sender_label", "receiver_labels": "receiver_label", "speakers": "speaker",
+    "receivers": "receiver", "absolute_message_index": "absolute_message_index",
+    "relative_message_index": "relative_message_index", "seasons": "season", "years": "year",
+    "game_score": "game_score", "game_score_delta": "game_score_delta",
+}
+
+# (config, split, key, field, expected): a dict key selects the conversations of a game.
+QUIRKS = [
+    ("conversations", "train", {"game_id": 2}, "receiver_labels", [[None, None, False]]),  # NOANNOTATION: None
+    ("conversations", "train", {"game_id": 2}, "sender_labels", [[True, True, False]]),
+    ("conversations", "train", {"game_id": 5}, "game_score", [[4, 6, 0, 0]]),  # an integer 0 among strings
+    ("conversations", "train", {"game_id": 5}, "game_score_delta", [[-2, 2, 0, -9]]),
+    ("conversations", "train", {"game_id": 5}, "years", [[1905, 1905, 1908, 1908]]),
+]
+DOWNLOADS = Downloads(
+    "https://raw.githubusercontent.com/DenisPeskov/2020_acl_diplomacy/b230a4d1c04c02cab4c0a41679806812be82cae0/",
+    ("messages", "conversations"),
+)
+FULL_SIZE = FullSize(write_diplomacy)  # tests/synthetic_diplomacy_detection.py: every dialog and message
+DUMMY_RECORDS = [json.loads(line) for line in (registry.get(NAME).dummy_dir / TRAIN).read_text().splitlines()]
+FUZZ = [  # any first record, or any bytes: the typed rows or one line naming the file
+    Fuzz(TRAIN, "conversations", (near_valid(DUMMY_RECORDS) | json_values).map(
+        lambda record: lambda raw: json.dumps(record).encode() + b"\n" + raw.split(b"\n", 1)[1]), rf"{TRAIN}, line 1", 300),
+    Fuzz(TRAIN, "conversations", st.binary(max_size=200).map(lambda data: lambda raw: data), TRAIN, 200),
+]
 
 
 def country(index):
     return COUNTRIES[index]
 
 
-# --- the quirks, on the dummy data ---------------------------------------------------------
+# --- what no row can hold ---------------------------------------------------------------------
 
 
 def test_noannotation_becomes_none_next_to_booleans(dummy_build):
-    italy_russia = dummy_build(NAME, "conversations")["train"][2]
-    assert italy_russia["receiver_labels"] == [None, None, False]
-    assert italy_russia["sender_labels"] == [True, True, False]
     messages = dummy_build(NAME, "messages")
     labels = [label for split in messages for label in messages[split]["receiver_label"]]
     assert (labels.count(None), labels.count(True), labels.count(False)) == (5, 9, 4)
-
-
-def test_integer_zero_among_string_scores(dummy_build):
-    england_turkey = dummy_build(NAME, "conversations")["train"][0]
-    assert england_turkey["game_score"] == [4, 6, 0, 0]
-    assert england_turkey["game_score_delta"] == [-2, 2, 0, -9]
-    assert england_turkey["years"] == [1905, 1905, 1908, 1908]
 
 
 def test_dialog_with_every_list_empty(dummy_build):
     empty = dummy_build(NAME, "conversations")["train"][1]
     assert [country(i) for i in empty["players"]] == ["germany", "turkey"]
     assert empty["game_id"] == 1
-    assert all(empty[key] == [] for key in loader._MESSAGE_FIELDS)
+    assert all(empty[key] == [] for key in MESSAGE_FIELDS)
     # ...and it contributes no example to the messages config
     assert dummy_build(NAME, "messages")["train"]["game_id"] == [5, 5, 5, 5, 2, 2, 2, 1, 1, 1]
 
@@ -88,7 +106,7 @@ def test_messages_are_the_conversations_flattened(dummy_build):
     messages = dummy_build(NAME, "messages")
     for split in conversations:
         expected = [
-            dict({one: dialog[plural][i] for plural, one in loader._MESSAGE_FIELDS.items()},
+            dict({one: dialog[plural][i] for plural, one in MESSAGE_FIELDS.items()},
                  players=dialog["players"], game_id=dialog["game_id"])
             for dialog in conversations[split]
             for i in range(len(dialog["messages"]))
@@ -96,145 +114,12 @@ def test_messages_are_the_conversations_flattened(dummy_build):
         assert messages[split].to_list() == expected
 
 
-# --- bad input: one clear error naming file, line and field -----------------------------------
-
-
-def rewrite_line(data_dir, split, line_number, change):
-    path = data_dir / "data" / f"{split}.jsonl"
-    lines = path.read_text().splitlines(keepends=True)
-    lines[line_number - 1] = change(lines[line_number - 1])
-    path.write_text("".join(lines))
-
-
-def build_error(data_dir, config="conversations"):
-    return shared_build_error(NAME, config, data_dir)
-
-
-def edit(field, function):
-    def change(line):
-        record = json.loads(line)
-        function(record[field])
-        return json.dumps(record) + "\n"
-    return change
-
-
-def test_truncated_json_line(dummy_copy):
-    data_dir = dummy_copy(NAME)
-    rewrite_line(data_dir, "train", 4, lambda line: line[:80])  # an interrupted download
-    assert build_error(data_dir) == (
-        "data/train.jsonl, line 4: invalid JSON (Expecting value: line 1 column 81 (char 80))"
-    )
-
-
-def test_bytes_that_are_not_utf8(dummy_copy):
-    data_dir = dummy_copy(NAME)
-    path = data_dir / "data" / "validation.jsonl"
-    path.write_bytes(path.read_bytes().replace(b"Bur is yours", b"Bur is \xe9 yours"))
-    assert build_error(data_dir) == (
-        "data/validation.jsonl, line 2: not UTF-8 (byte 0xe9 at offset 34 of the line: invalid continuation byte)"
-    )
-
-
-def test_list_length_differs_from_the_others(dummy_copy):
-    data_dir = dummy_copy(NAME)
-    rewrite_line(data_dir, "validation", 2, edit("receiver_labels", lambda values: values.pop()))
-    assert build_error(data_dir, "messages") == (
-        "data/validation.jsonl, line 2: field 'receiver_labels' has 2 items but 'messages' has 3"
-    )
-
-
-@pytest.mark.parametrize(
-    "field,position,value",
-    [("speakers", 1, "prussia"), ("receivers", 0, "Italy"), ("seasons", 2, "Autumn"), ("years", 0, "1900"),
-     ("game_score", 1, "19"), ("game_score", 0, "03"), ("game_score_delta", 0, 1.5), ("sender_labels", 0, "true"),
-     ("receiver_labels", 1, "noannotation"), ("absolute_message_index", 0, "3")],
-)
-def test_value_outside_the_documented_domain(dummy_copy, field, position, value):
-    data_dir = dummy_copy(NAME)
-    rewrite_line(data_dir, "test", 2, edit(field, lambda values: values.__setitem__(position, value)))
-    expected = EXPECTED[field]
-    assert build_error(data_dir) == (
-        f"data/test.jsonl, line 2: field {field!r}[{position}]: invalid value {value!r} (expected {expected})"
-    )
-
-
-COUNTRY = "one of 'austria', 'england', 'france', 'germany', 'italy', 'russia', 'turkey'"
-EXPECTED = {
-    "speakers": COUNTRY,
-    "receivers": COUNTRY,
-    "seasons": "'Spring' or 'Fall' or 'Winter'",
-    "years": "an integer from 1901 to 1918",
-    "game_score": "an integer from 0 to 18",
-    "game_score_delta": "an integer from -18 to 18",
-    "sender_labels": "true or false",
-    "receiver_labels": "true, false or 'NOANNOTATION'",
-    "absolute_message_index": "a JSON integer from 0 to 2**31 - 1",
-}
-
-
-@pytest.mark.parametrize("players", [["england", "prussia"], ["england", "england"], ["england"]])
-def test_players_must_be_two_countries(dummy_copy, players):
-    data_dir = dummy_copy(NAME)
-    rewrite_line(data_dir, "train", 1, edit("players", lambda values: values.__setitem__(slice(None), players)))
-    assert build_error(data_dir) == (
-        f"data/train.jsonl, line 1: field 'players': invalid value {players!r} (expected two different countries of {COUNTRIES})"
-    )
-
-
-def test_unknown_game(dummy_copy):
-    data_dir = dummy_copy(NAME)
-    rewrite_line(data_dir, "train", 2, lambda line: line.replace('"game_id": 1}', '"game_id": "1"}'))
-    assert build_error(data_dir) == "data/train.jsonl, line 2: field 'game_id': invalid value '1' (expected an integer from 1 to 12)"
-
-
-def test_renamed_field(dummy_copy):
-    data_dir = dummy_copy(NAME)
-    rewrite_line(data_dir, "train", 4, lambda line: line.replace('"game_score_delta"', '"score_delta"'))
-    assert build_error(data_dir) == (
-        "data/train.jsonl, line 4: field(s) missing ['game_score_delta'], unknown ['score_delta']"
-    )
-
-
-def test_git_lfs_pointer_instead_of_the_data(dummy_copy):
-    data_dir = dummy_copy(NAME)
-    (data_dir / "data" / "test.jsonl").write_text(
-        "version https://git-lfs.github.com/spec/v1\n"
-        "oid sha256:2061ee7f040d6d8016760cb146d7821fef57cfbb4ced868f233e63854257c050\nsize 490273\n"
-    )
-    assert build_error(data_dir) == "data/test.jsonl: is a Git LFS pointer, not the data; fetch the real file (git lfs pull)"
-
-
-def test_an_empty_split_file(dummy_copy):
-    data_dir = dummy_copy(NAME)
-    (data_dir / "data" / "validation.jsonl").write_bytes(b"")
-    assert build_error(data_dir) == "data/validation.jsonl: is empty (expected JSON Lines, one dialog per line)"
-
-
 def test_every_missing_split_file_is_listed(dummy_copy):
     data_dir = dummy_copy(NAME)
-    (data_dir / "data" / "train.jsonl").unlink()
-    (data_dir / "data" / "test.jsonl").unlink()
+    (data_dir / TRAIN).unlink(), (data_dir / TEST).unlink()
     with pytest.raises(MissingSourceFiles) as caught:
         load(NAME, data_dir=data_dir, allow_modified_sources=True)
-    assert str(caught.value) == (
-        f"diplomacy_detection: 2 source file(s) missing: {data_dir}/data/train.jsonl, {data_dir}/data/test.jsonl"
-    )
-
-
-def test_full_size_files_build_to_the_official_sizes(tmp_path, capsys):
-    # A synthetic release at the real sizes (tests/synthetic_diplomacy_detection.py): every
-    # dialog and every message accounted for, in the official counts of both configs.
-    release = write_diplomacy(tmp_path / "release")
-    argv = ["build", NAME, "--data-dir", str(release), "--out", str(tmp_path / "out"), "--allow-modified-sources"]
-    assert main(argv) == 0
-    assert table_lines(capsys.readouterr().out) == [
-        [NAME, "conversations", "train", "189", "189", "189"],
-        [NAME, "conversations", "validation", "21", "21", "21"],
-        [NAME, "conversations", "test", "42", "42", "42"],
-        [NAME, "messages", "train", "13,132", "13,132", "13,132"],
-        [NAME, "messages", "validation", "1,416", "1,416", "1,416"],
-        [NAME, "messages", "test", "2,741", "2,741", "2,741"],
-    ]
+    assert str(caught.value) == f"diplomacy_detection: 2 source file(s) missing: {data_dir}/{TRAIN}, {data_dir}/{TEST}"
 
 
 def test_unknown_config():
@@ -242,18 +127,11 @@ def test_unknown_config():
         load(NAME, "dialogs", dummy=True)
 
 
-# --- the typing, fuzzed ------------------------------------------------------------------------
-
 message = st.fixed_dictionaries({
-    "messages": st.text(),
-    "sender_labels": st.booleans(),
-    "receiver_labels": st.sampled_from([True, False, "NOANNOTATION"]),
-    "speakers": st.sampled_from(COUNTRIES),
-    "receivers": st.sampled_from(COUNTRIES),
-    "absolute_message_index": st.integers(0, 5000),
-    "relative_message_index": st.integers(0, 700),
-    "seasons": st.sampled_from(["Spring", "Fall", "Winter"]),
-    "years": st.integers(1901, 1918).map(str),
+    "messages": st.text(), "sender_labels": st.booleans(), "receiver_labels": st.sampled_from([True, False, "NOANNOTATION"]),
+    "speakers": st.sampled_from(COUNTRIES), "receivers": st.sampled_from(COUNTRIES),
+    "absolute_message_index": st.integers(0, 5000), "relative_message_index": st.integers(0, 700),
+    "seasons": st.sampled_from(["Spring", "Fall", "Winter"]), "years": st.integers(1901, 1918).map(str),
     "game_score": st.one_of(st.integers(0, 18).map(str), st.just(0)),
     "game_score_delta": st.one_of(st.integers(-18, 18).map(str), st.just(0)),
 })
@@ -261,10 +139,13 @@ message = st.fixed_dictionaries({
 
 @settings(max_examples=200, deadline=None)
 @given(st.lists(message, max_size=8), st.lists(st.sampled_from(COUNTRIES), min_size=2, max_size=2, unique=True), st.integers(1, 12))
-def test_typed_dialog_keeps_every_value(messages, players, game_id):
-    record = {key: [m[key] for m in messages] for key in loader._MESSAGE_FIELDS}
+def test_typed_dialog_keeps_every_value(tmp_path_factory, messages, players, game_id):
+    record = {key: [m[key] for m in messages] for key in MESSAGE_FIELDS}
     record.update(players=players, game_id=game_id)
-    typed = loader._typed_dialog(json.loads(json.dumps(record)), "fuzz")
+    data_dir = tmp_path_factory.mktemp("typed") / "data"
+    shutil.copytree(registry.get(NAME).dummy_dir, data_dir)
+    (data_dir / TRAIN).write_text(json.dumps(record) + "\n")
+    typed = builder_rows(registry.get(NAME), "conversations", str(data_dir))["train"][0]  # what the builder yields
     assert typed["messages"] == record["messages"]
     assert typed["receiver_labels"] == [None if v == "NOANNOTATION" else v for v in record["receiver_labels"]]
     assert typed["game_score"] == [int(v) for v in record["game_score"]]
@@ -276,58 +157,7 @@ def test_typed_dialog_keeps_every_value(messages, players, game_id):
     assert encoded["seasons"] == [["Spring", "Fall", "Winter"].index(m["seasons"]) for m in messages]
 
 
-# --- downloads over real HTTP (127.0.0.1), as from the pinned URLs -----------------------------
-
-
-def test_download_from_urls_prepared_and_streaming(mirror, tmp_path, dummy_build):
-    prepared = load(NAME, "messages", cache_dir=tmp_path, allow_modified_sources=True)
-    assert {split: prepared[split].num_rows for split in prepared} == {"train": 10, "validation": 3, "test": 5}
-    assert prepared["test"].to_list() == dummy_build(NAME, "messages")["test"].to_list()
-    streamed = load(NAME, "messages", streaming=True)
-    assert list(streamed["validation"]) == dummy_build(NAME, "messages")["validation"].to_list()
-
-
-PINNED = "https://raw.githubusercontent.com/DenisPeskov/2020_acl_diplomacy/b230a4d1c04c02cab4c0a41679806812be82cae0/"
-
-
-def test_without_a_data_dir_the_pinned_urls_are_downloaded(tmp_path):
-    splits = ("train", "validation", "test")
-    assert loader._URLS == {f"data/{split}.jsonl": PINNED + f"data/{split}.jsonl" for split in splits}
-    # ...which tests may not reach: offline mode (and the socket guard) stop the download.
-    with pytest.raises(Exception) as caught:
-        load(NAME, "messages", cache_dir=tmp_path)
-    assert PINNED + "data/" in str(caught.value)
-
-
-def test_build_from_the_urls_checks_the_release_and_exports(mirror, tmp_path, monkeypatch, record_release):
-    # The whole path of a real build: download, size and sha256 against the recorded release,
-    # build, rows in = rows out, official sizes, export, reload. The dummy files stand in for
-    # the release here.
-    from corpora import build
-    from corpora import pipeline
-
-    corpus = registry.get(NAME)
-    record_release(NAME, corpus.dummy_dir, urls=corpus.module._URLS)
-    official_sizes_of_the_dummy_data(monkeypatch, registry.get(NAME))
-    rows = build.export(pipeline.Request(NAME), tmp_path / "out")
-    assert [(r.config, r.split, r.read, r.rows, r.official) for r in rows] == [
-        ("conversations", "train", 4, 4, 4), ("conversations", "validation", 2, 2, 2),
-        ("conversations", "test", 2, 2, 2), ("messages", "train", 10, 10, 10), ("messages", "validation", 3, 3, 3),
-        ("messages", "test", 5, 5, 5),
-    ]
-
-
-def test_downloaded_files_that_are_not_the_release_are_refused(mirror, tmp_path):
-    from corpora import build
-    from corpora import pipeline
-
-    with pytest.raises(CorporaError, match=rf"differ from the recorded release: {mirror}data/train.jsonl \(no recorded checksum\)"):
-        build.export(pipeline.Request(NAME), tmp_path / "out")
-
-
 # --- bad input: what `corpora build diplomacy_detection` prints (tests/test_bad_input.py runs them) ---
-
-TRAIN = "data/train.jsonl"
 
 
 def jsonl_record(mutate):
@@ -348,6 +178,33 @@ def first_line(change):
         return change(first) + b"\n" + rest
 
     return variant
+
+
+def on_line(number, change):
+    """Line `number` of a JSON Lines file (text) changed by `change`."""
+    def variant(raw):
+        lines = raw.decode("utf-8").splitlines(keepends=True)
+        lines[number - 1] = change(lines[number - 1])
+        return "".join(lines).encode("utf-8")
+
+    return variant
+
+
+def edit(field, function):
+    def change(line):
+        record = json.loads(line)
+        function(record[field])
+        return json.dumps(record) + "\n"
+    return change
+
+
+COUNTRY = "one of 'austria', 'england', 'france', 'germany', 'italy', 'russia', 'turkey'"
+EXPECTED = {
+    "speakers": COUNTRY, "receivers": COUNTRY, "seasons": "'Spring' or 'Fall' or 'Winter'",
+    "years": "an integer from 1901 to 1918", "game_score": "an integer from 0 to 18",
+    "game_score_delta": "an integer from -18 to 18", "sender_labels": "true or false",
+    "receiver_labels": "true, false or 'NOANNOTATION'", "absolute_message_index": "a JSON integer from 0 to 2**31 - 1",
+}
 
 
 BAD_INPUT = [
@@ -390,34 +247,28 @@ BAD_INPUT = [
     BadInput(TRAIN, "a value too long to show", jsonl_record(lambda r: r["seasons"].__setitem__(0, "Summer" * 1000)),
              f"{TRAIN}, line 1: field 'seasons'[0]: invalid value '{'Summer' * 12}Summ... (6000 characters) "
              "(expected 'Spring' or 'Fall' or 'Winter')"),
+    BadInput(TRAIN, "a line cut short (line 4)", on_line(4, lambda line: line[:80]),
+             f"{TRAIN}, line 4: invalid JSON (Expecting value: line 1 column 81 (char 80))"),
+    BadInput(VALIDATION, "a byte not UTF-8 in validation.jsonl", lambda raw: raw.replace(b"Bur is yours", b"Bur is \xe9 yours"),
+             f"{VALIDATION}, line 2: not UTF-8 (byte 0xe9 at offset 34 of the line: invalid continuation byte)"),
+    BadInput(VALIDATION, "a list shorter than the others", on_line(2, edit("receiver_labels", lambda values: values.pop())),
+             f"{VALIDATION}, line 2: field 'receiver_labels' has 2 items but 'messages' has 3", "messages"),
+    *[BadInput(TEST, f"{field}[{position}] = {value!r}", on_line(2, edit(field, lambda v, p=position, x=value: v.__setitem__(p, x))),
+               f"{TEST}, line 2: field {field!r}[{position}]: invalid value {value!r} (expected {EXPECTED[field]})")
+      for field, position, value in [
+          ("speakers", 1, "prussia"), ("receivers", 0, "Italy"), ("seasons", 2, "Autumn"), ("years", 0, "1900"),
+          ("game_score", 1, "19"), ("game_score", 0, "03"), ("game_score_delta", 0, 1.5), ("sender_labels", 0, "true"),
+          ("receiver_labels", 1, "noannotation"), ("absolute_message_index", 0, "3")]],
+    *[BadInput(TRAIN, f"players {players}", on_line(1, edit("players", lambda v, p=players: v.__setitem__(slice(None), p))),
+               f"{TRAIN}, line 1: field 'players': invalid value {players!r} (expected two different countries of {COUNTRIES})")
+      for players in [["england", "prussia"], ["england", "england"], ["england"]]],
+    BadInput(TRAIN, "game_id a string", on_line(2, lambda line: line.replace('"game_id": 1}', '"game_id": "1"}')),
+             f"{TRAIN}, line 2: field 'game_id': invalid value '1' (expected an integer from 1 to 12)"),
+    BadInput(TRAIN, "a renamed field", on_line(4, lambda line: line.replace('"game_score_delta"', '"score_delta"')),
+             f"{TRAIN}, line 4: field(s) missing ['game_score_delta'], unknown ['score_delta']"),
+    BadInput(VALIDATION, "empty validation.jsonl", lambda raw: b"",
+             f"{VALIDATION}: is empty (expected JSON Lines, one dialog per line)"),
 ]
-
-
-# --- fuzzing the record parser: the typed value or a ValueError, never another exception ----------
-
-
-DUMMY_RECORDS = [json.loads(line) for line in (registry.get(NAME).dummy_dir / TRAIN).read_text().splitlines()]
-
-
-@settings(max_examples=300, deadline=None)
-@given(st.data())
-def test_fuzzed_records(data):
-    record = data.draw(near_valid(DUMMY_RECORDS) | json_values)
-    try:
-        loader._typed_dialog(record, f"{TRAIN}, line 1")
-    except ValueError as error:
-        assert str(error).startswith(f"{TRAIN}, line 1")
-
-
-@settings(max_examples=200, deadline=None)
-@given(st.binary(max_size=200))
-def test_fuzzed_lines(tmp_path_factory, raw):
-    path = tmp_path_factory.mktemp("fuzz") / "train.jsonl"
-    path.write_bytes(raw)
-    try:
-        list(loader._read_dialogs(str(path), TRAIN))
-    except ValueError as error:
-        assert str(error).startswith(TRAIN)
 
 
 def test_diplomacy_migration_notes_give_the_old_ids():

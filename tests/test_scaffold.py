@@ -65,7 +65,7 @@ def test_the_skeleton_passes_the_generic_tests_and_its_own(checkout, tmp_path):
         assert references.returncode == 0, references.stdout[-3000:]  # no shared code names it, every path resolves
         bad_inputs = [test for test in outcomes if test.startswith("tests/test_bad_input.py::") and NAME in test]
         assert len(bad_inputs) == 12 and all(outcomes[test] == "PASSED" for test in bad_inputs)
-        assert outcomes[f"tests/test_{NAME}.py::test_the_first_example_is_the_first_line"] == "PASSED"
+        assert outcomes[f"tests/test_declared.py::test_quirks_have_their_exact_values[{NAME}]"] == "PASSED"
         assert list(outcomes.values()).count("PASSED") >= 40
     if DATASETS_MAJOR < 4:  # the skeleton also loads as a script
         script = f"tests/test_script_loading.py::test_load_dataset_runs_the_loader_script[{NAME}-default]"

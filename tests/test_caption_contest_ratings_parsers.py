@@ -1,0 +1,230 @@
+"""caption_contest_ratings's readers on their own (the loader's summary, archive and word-list
+readers and _fast_io): what no build of the dummy data can reach (another file name, small read
+blocks, both inflaters), and their properties, fuzzed."""
+
+import csv
+import importlib
+import io
+import re
+import zipfile
+
+import pyarrow as pa
+import pytest
+from hypothesis import HealthCheck
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
+
+from conftest import CSV_UNSAFE
+from corpora import registry
+from synthetic_caption_contest_ratings import CARDINAL_HEADER
+from synthetic_caption_contest_ratings import SUMMARY_A
+from synthetic_caption_contest_ratings import SUMMARY_B
+from synthetic_caption_contest_ratings import cardinal_csv
+from synthetic_caption_contest_ratings import write_archive
+from test_caption_contest_ratings_bad_input import GOOD_B
+from test_caption_contest_ratings_bad_input import ROW
+
+NAME = "caption_contest_ratings"
+corpus = registry.get(NAME)
+loader = corpus.module
+fast_io = importlib.import_module(f"{loader.__package__}._fast_io")
+SUMMARIES = "contests/summaries/"
+RESPONSES = "contests/responses/"
+SUMMARY = SUMMARIES + "510_summary_LilUCB.csv"
+ARCHIVE = RESPONSES + "577-responses.csv.zip"
+
+
+def summary_error(tmp_path, data, source=SUMMARY):
+    path = tmp_path / "file.csv"
+    path.write_bytes(data)
+    with pytest.raises(ValueError) as caught:
+        list(loader._summary_tables(loader._read_summary_file(str(path), source), str(path), source))
+    return str(caught.value)
+
+
+def cardinal_error(tmp_path, path, source=ARCHIVE):
+    with pytest.raises(ValueError) as caught:
+        list(loader._cardinal_tables(loader._read_archive(str(path), source), str(path), source))
+    return str(caught.value)
+
+
+def cardinal_zip(tmp_path, rows, header=CARDINAL_HEADER, **kwargs):
+    return write_archive(tmp_path / "577-responses.csv.zip", header, rows, **kwargs)
+
+
+def test_unknown_summary_file_name(tmp_path):
+    assert summary_error(tmp_path, GOOD_B, SUMMARIES + "510_summary_Thompson.csv") == (
+        f"{SUMMARIES}510_summary_Thompson.csv: not a summary file name (<contest>[-round<r>]_summary_<alg>[_<variant>].csv)")
+
+
+def test_bad_value_in_a_later_batch_names_the_record(tmp_path, monkeypatch):
+    monkeypatch.setattr(fast_io, "BLOCK_SIZE", 1 << 10)  # many batches
+    body = b"".join(b"%d,1,0,0,1,3.0,inf,510,caption %d\n" % (i, i) for i in range(1, 400))
+    data = GOOD_B.split(b"\n")[0] + b"\n" + body.replace(b"\n300,1,0,0,1,", b"\n300,1,0,0,x,")
+    assert summary_error(tmp_path, data) == f"{SUMMARY}, record 300: field 'count': invalid value 'x' (expected an integer)"
+
+
+def test_an_integer_beyond_2_53_written_as_an_integer_is_exact(tmp_path):
+    # Written as a float it is refused (BAD_INPUT, "index 2**53 + 1 as a float"); as an integer it is kept exactly.
+    path = cardinal_zip(tmp_path, [ROW, ["9007199254740993"] + ROW[1:]])
+    tables = loader._cardinal_tables(loader._read_archive(str(path), ARCHIVE), str(path), ARCHIVE)
+    assert [row for table in tables for row in table.column("row_index").to_pylist()] == [0, 9007199254740993]
+
+
+CARDINAL_EXPECTED = ("expected the columns 'alg_label,network_delay,participant_uid,response_time,target,target_id,"
+                     "target_reward,timestamp_query_generated' in any order, after an optional pandas index column "
+                     "named '' or 'Unnamed: 0'")
+
+
+def test_a_dueling_archive_is_not_a_cardinal_one(tmp_path):  # quirk 15
+    path = corpus.dummy_dir / RESPONSES / "497-responses.csv.zip"
+    assert cardinal_error(tmp_path, path, RESPONSES + "497-responses.csv.zip") == (
+        f"{RESPONSES}497-responses.csv.zip!497-responses.csv: unexpected header: unknown column(s) 'left_target', "
+        "'left_target_id', 'participant_id', 'right_target', 'right_target_id', 'winner_target', 'winner_target_id'; "
+        f"missing column(s) 'target', 'target_id', 'target_reward'; {CARDINAL_EXPECTED}")
+
+
+# Both inflaters: ISA-L (a dependency) and zlib (the loader's fallback where isal is missing).
+INFLATERS = pytest.mark.parametrize("inflater", ["isal", "zlib"], indirect=True)
+
+
+@pytest.fixture
+def inflater(request, monkeypatch):
+    import zlib
+
+    from isal import isal_zlib
+
+    monkeypatch.setattr(fast_io, "deflate", {"isal": isal_zlib, "zlib": zlib}[request.param])
+    return request.param
+
+
+@INFLATERS
+def test_corrupt_zip(tmp_path, inflater):
+    good = cardinal_zip(tmp_path, [ROW] * 50).read_bytes()
+    truncated = tmp_path / "truncated.zip"
+    truncated.write_bytes(good[: len(good) // 2])
+    assert cardinal_error(tmp_path, truncated) == (
+        f"{ARCHIVE}: corrupt zip archive (File is not a zip file)")
+    # A changed byte of a stored member: only the CRC-32 of the central directory tells.
+    stored = tmp_path / "stored.zip"
+    with zipfile.ZipFile(stored, "w") as archive:
+        archive.writestr("577-responses.csv", cardinal_csv(3000))
+    data = bytearray(stored.read_bytes())
+    at = data.index(b"caption 17,")
+    data[at + 8] = ord("8")
+    stored.write_bytes(bytes(data))
+    assert cardinal_error(tmp_path, stored) == (
+        f"{ARCHIVE}: corrupt zip archive (Bad CRC-32 for file '577-responses.csv')")
+    # Damage inside the deflate stream: the inflater or the CRC-32 stops it.
+    damaged = bytearray(good)
+    damaged[60:70] = b"\x00" * 10
+    path = tmp_path / "damaged.zip"
+    path.write_bytes(bytes(damaged))
+    assert cardinal_error(tmp_path, path) == f"{ARCHIVE}: corrupt zip archive (" + {
+        "isal": "Error -1 Invalid deflate block found)",
+        "zlib": "Error -3 while decompressing data: invalid code -- missing end-of-block)",
+    }[inflater]
+    # The compressed data ends early while the central directory is intact.
+    short = tmp_path / "short.zip"
+    with zipfile.ZipFile(short, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("577-responses.csv", cardinal_csv(3000))
+    with zipfile.ZipFile(short) as archive:
+        info = archive.getinfo("577-responses.csv")
+    data = bytearray(short.read_bytes())
+    start = info.header_offset + 30 + len(info.filename)
+    cut = start + info.compress_size // 2
+    short.write_bytes(bytes(data[:cut] + data[start + info.compress_size:]))
+    assert cardinal_error(tmp_path, short) == (
+        f"{ARCHIVE}: corrupt zip archive (Bad magic number for file header of '577-responses.csv')")
+
+
+# --- properties of the parsers ---------------------------------------------------------------------
+
+INT_TEXT = re.compile(r"[+-]?[0-9]+")
+
+
+def one_row(rank_text):
+    out = io.StringIO(newline="")
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(SUMMARY_B)
+    writer.writerow([rank_text, 1, 0, 0, 1, "3.0", "inf", 510, "c"])
+    return out.getvalue().encode("utf-8")
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.one_of(st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters=CSV_UNSAFE), max_size=12), st.integers(-(2**40), 2**40).map(str)))
+def test_any_rank_cell_gives_its_value_or_a_clear_error(tmp_path, text):
+    path = tmp_path / "one.csv"
+    path.write_bytes(one_row(text))
+    try:
+        table = pa.concat_tables(loader._summary_tables(loader._read_summary_file(str(path), SUMMARY), str(path), SUMMARY))
+    except ValueError as error:
+        assert str(error).startswith((f"{SUMMARY}: ", f"{SUMMARY}, record "))
+        return
+    assert INT_TEXT.fullmatch(text.strip()) and 1 <= int(text) < 2**31
+    assert table.column("rank").to_pylist() == [int(text)]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.one_of(st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters=CSV_UNSAFE), max_size=12), st.floats(allow_nan=True).map(repr)))
+def test_any_score_cell_gives_its_value_or_a_clear_error(tmp_path, text):
+    path = tmp_path / "one.csv"
+    data = one_row("1").replace(b",3.0,", b"," + _quoted(text) + b",")
+    path.write_bytes(data)
+    try:
+        table = pa.concat_tables(loader._summary_tables(loader._read_summary_file(str(path), SUMMARY), str(path), SUMMARY))
+    except ValueError as error:
+        assert str(error).startswith((f"{SUMMARY}: ", f"{SUMMARY}, record "))
+        return
+    value = table.column("score")[0].as_py()
+    assert 1.0 <= value <= 3.0 and value == float(text)
+
+
+def _quoted(text):
+    out = io.StringIO(newline="")
+    csv.writer(out, lineterminator="").writerow([text])
+    return out.getvalue().encode("utf-8")
+
+
+@given(st.text(max_size=60))
+def test_summary_file_names_parse_or_fail_clearly(name):
+    try:
+        meta = loader._parse_summary_name(SUMMARIES + name)
+    except ValueError as error:
+        assert str(error) == f"{SUMMARIES}{name}: not a summary file name (<contest>[-round<r>]_summary_<alg>[_<variant>].csv)"
+        return
+    assert meta["source_file"] == name and name.endswith(".csv") and meta["contest"] == int(name[:3])
+
+
+@given(st.sampled_from(range(508, 692)), st.sampled_from([None, 1, 2]),
+       st.sampled_from(["LilUCB", "RoundRobin", "KLUCB", "Random", "RandomSamping"]), st.sampled_from([None, "funny", "original"]))
+def test_summary_file_names_round_trip(contest, round_, alg, variant):
+    name = f"{contest}{'' if round_ is None else f'-round{round_}'}_summary_{alg}{'' if variant is None else '_' + variant}.csv"
+    assert loader._parse_summary_name(name) == {
+        "source_file": name, "contest": contest, "round": round_,
+        "algorithm": "RandomSampling" if alg == "RandomSamping" else alg, "variant": variant}
+
+
+@settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.text(max_size=80))
+def test_word_lists_parse_or_fail_clearly(tmp_path, text):
+    path = tmp_path / "list.yaml"
+    path.write_bytes(text.encode("utf-8"))
+    try:
+        lists = loader._read_word_lists(str(path), loader._CONTEXTS)
+    except ValueError as error:
+        assert str(error).startswith((f"{loader._CONTEXTS}: ", f"{loader._CONTEXTS}, line "))
+        return
+    assert all(isinstance(k, int) and all(loader._WORD.fullmatch(w) for w in v) for k, v in lists.items())
+
+
+@settings(deadline=None)
+@given(st.binary(max_size=200))
+def test_any_header_bytes_give_a_header_or_a_clear_error(head):
+    try:
+        found = fast_io.check_header(head, SUMMARY, loader._SUMMARY_FORMAT)
+    except ValueError as error:
+        assert str(error).startswith((f"{SUMMARY}: ", f"{SUMMARY}, line 1: "))
+        return
+    assert found in (SUMMARY_A, SUMMARY_B)

@@ -1,0 +1,203 @@
+"""What each tests/test_<name>.py declares, run the same way for every corpus (TFDS's
+DatasetBuilderTestCase): QUIRKS (exact values of the dummy build), DOWNLOADS (the pinned URLs
+over real HTTP), FULL_SIZE (a copy of the release at the official sizes) and FUZZ (variants of a
+dummy file). BAD_INPUT is run by tests/test_bad_input.py. Each test runs once per corpus, and
+checks nothing for a corpus that declares nothing (a new corpus, README "Add a corpus")."""
+
+import re
+import shutil
+
+import datasets
+import pytest
+from hypothesis import HealthCheck
+from hypothesis import given
+from hypothesis import settings
+
+from conftest import builder_rows
+from conftest import declared
+from conftest import official_sizes_of_the_dummy_data
+from conftest import table_lines
+from corpora import build
+from corpora import load
+from corpora import pipeline
+from corpora import registry
+from corpora.cli import main
+from corpora.errors import CorporaError
+
+each_corpus = pytest.mark.parametrize("name", registry.names())
+
+
+def decoded(value, feature):
+    """`value` with each class label as its name (a row reads as its source file does)."""
+    if isinstance(feature, datasets.ClassLabel):
+        return None if value is None else feature.int2str(value)
+    if isinstance(feature, dict) and isinstance(value, dict):
+        return {k: decoded(v, feature[k]) if k in feature else v for k, v in value.items()}
+    if isinstance(feature, list) and isinstance(value, list):  # datasets 3.6's [feature]
+        return [decoded(v, feature[0]) for v in value]
+    inner = getattr(feature, "feature", None)  # Sequence / List
+    if inner is not None and isinstance(value, list):
+        return [decoded(v, inner) for v in value]
+    if inner is not None and isinstance(value, dict):  # Sequence of a dict: a dict of lists
+        return {k: [decoded(x, inner[k]) for x in v] if k in inner else v for k, v in value.items()}
+    return value
+
+
+def field_of(value, feature, field):
+    """The value at `field` of a row ("a.b.0.c"; "a.*.c" for c of every item of a; "" for the
+    whole row), its class labels decoded."""
+    if not field:
+        return decoded(value, feature)
+    part, _, rest = field.partition(".")
+    if isinstance(value, list):
+        inner = feature[0] if isinstance(feature, list) else feature.feature
+        if part == "*":
+            return [field_of(item, inner, rest) for item in value]
+        return field_of(value[int(part)], inner, rest)
+    inner = getattr(feature, "feature", None)
+    return field_of(value[part], feature[part] if isinstance(feature, dict) else inner[part] if inner else None, rest)
+
+
+def row_by_key(dataset, key_columns, key):
+    """The row whose natural key is `key` (a value, or a tuple for a key of several columns); by
+    position for a config without a key; for a dict {column: value}, every row that has those
+    values, in order (a list)."""
+    if isinstance(key, dict):
+        found = [row for row in dataset if all(row[column] == value for column, value in key.items())]
+        assert found, f"no row with {key!r}"
+        return found
+    if not key_columns:
+        return dataset[key]
+    wanted = key if isinstance(key, tuple) else (key,)
+    found = [row for row in dataset if tuple(row[c] for c in key_columns) == wanted]
+    assert len(found) == 1, f"{len(found)} rows with key {key!r}"
+    return found[0]
+
+
+@each_corpus
+def test_quirks_have_their_exact_values(name, dummy_build):
+    """QUIRKS: (config, split, key, field, expected) rows of the dummy build (for a dict key,
+    `expected` is the list of the field's values over the rows it selects)."""
+    corpus = registry.get(name)
+    wrong = []
+    for config, split, key, field, expected in declared(name, "QUIRKS", []):
+        dataset = dummy_build(name, config)[split]
+        found = row_by_key(dataset, corpus.key(config), key)
+        if isinstance(key, dict):
+            actual = [field_of(row, dataset.features, field) for row in found]
+        else:
+            actual = field_of(found, dataset.features, field)
+        if actual != expected:
+            wrong.append(f"{config}/{split} {key!r} {field}: {actual!r} != {expected!r}")
+    assert not wrong, "\n".join(wrong)
+
+
+# --- downloads over real HTTP (127.0.0.1), as from the pinned URLs -----------------------------
+
+
+@each_corpus
+def test_download_from_urls_prepared_and_streaming(name, mirror, tmp_path, dummy_build):
+    downloads = declared(name, "DOWNLOADS")
+    for config in downloads.configs if downloads else ():
+        prepared = load(name, config, cache_dir=tmp_path / config, allow_modified_sources=True)
+        streamed = load(name, config, streaming=True)
+        for split, expected in dummy_build(name, config).items():
+            assert prepared[split].to_list() == expected.to_list(), (config, split)
+            assert list(streamed[split]) == expected.to_list(), (config, split)
+
+
+@each_corpus
+def test_build_from_the_urls_checks_the_release_and_exports(name, mirror, tmp_path, monkeypatch, record_release):
+    # The whole path of a real build: download, size and sha256 against the recorded release,
+    # build, rows in = rows out, official sizes, export. The dummy files stand in for the release.
+    if not declared(name, "DOWNLOADS"):
+        return
+    corpus = registry.get(name)
+    record_release(name, corpus.dummy_dir, urls=corpus.module._URLS)
+    official_sizes_of_the_dummy_data(monkeypatch, corpus)
+    rows = build.export(pipeline.Request(name), tmp_path / "out")
+    counts = corpus.expected_dummy_counts()
+    assert [(r.config, r.split, r.read, r.rows, r.official) for r in rows] == [
+        (config, split, n, n, n) for config in corpus.configs for split, n in counts[config].items()
+    ]
+
+
+@each_corpus
+def test_downloaded_files_that_are_not_the_release_are_refused(name, mirror, tmp_path):
+    if not declared(name, "DOWNLOADS"):
+        return
+    first = registry.get(name).source_files()[0]  # the first the message lists
+    with pytest.raises(CorporaError, match=rf"differ from the recorded release: {re.escape(mirror + first)} \(no recorded checksum\)"):
+        build.export(pipeline.Request(name), tmp_path / "out")
+
+
+@each_corpus
+def test_without_a_data_dir_the_pinned_urls_are_downloaded(name, tmp_path):
+    downloads = declared(name, "DOWNLOADS")
+    if not downloads:
+        return
+    corpus = registry.get(name)
+    pinned = (downloads.pinned,) if isinstance(downloads.pinned, str) else downloads.pinned
+    urls = corpus.module._URLS
+    assert sorted(urls) == sorted(corpus.source_files())
+    assert all(any(url == base + path for base in pinned) for path, url in urls.items()), urls
+    # ...which tests may not reach: offline mode (and the socket guard) stop the download.
+    config = downloads.configs[0]
+    with pytest.raises(Exception) as caught:
+        load(name, config, cache_dir=tmp_path)
+    assert any(base + path in str(caught.value) for base in pinned for path in corpus.config(config).paths), caught.value
+
+
+# --- a copy of the release at the official sizes --------------------------------------------------
+
+
+@each_corpus
+def test_full_size_files_build_with_every_record_accounted_for(name, tmp_path, capsys, record_release):
+    full_size = declared(name, "FULL_SIZE")
+    if not full_size:
+        return
+    upstream = tmp_path / "upstream"
+    upstream.mkdir()
+    full_size.write(upstream)
+    record_release(name, upstream)  # as if these were the recorded release files
+    assert main(["build", name, "--data-dir", str(upstream), "--out", str(tmp_path / "out")]) == 0
+    corpus = registry.get(name)
+    assert table_lines(capsys.readouterr().out) == [
+        [name, config, split, f"{n:,}", f"{n:,}", f"{n:,}"]
+        for config in corpus.configs for split, n in corpus.split_sizes[config].items()
+    ]
+    for config, split, index, field, expected in full_size.rows:
+        reloaded = datasets.load_dataset(str(tmp_path / "out" / name), config, cache_dir=str(tmp_path / "c"))
+        assert field_of(reloaded[split][index], reloaded[split].features, field) == expected
+
+
+# --- fuzzing: any variant of a file gives rows or one clear line ------------------------------------
+
+
+def fuzz(corpus, fuzz, tmp_path_factory):
+    features = corpus.features(fuzz.config)
+    expected = corpus.expected_dummy_counts()[fuzz.config]
+
+    @settings(max_examples=fuzz.examples, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(fuzz.variant)
+    def run(variant):
+        data_dir = tmp_path_factory.mktemp("fuzz") / "data"
+        shutil.copytree(corpus.dummy_dir, data_dir)
+        (data_dir / fuzz.file).write_bytes(variant((data_dir / fuzz.file).read_bytes()))
+        try:
+            rows = builder_rows(corpus, fuzz.config, str(data_dir))
+        except ValueError as error:
+            assert re.match(fuzz.error, str(error)), str(error)
+            return
+        assert {split: len(r) for split, r in rows.items()} == expected
+        for split_rows in rows.values():
+            for row in split_rows:
+                features.encode_example(row)  # fits the declared features
+
+    run()
+
+
+@each_corpus
+def test_fuzzed_files_give_their_rows_or_one_clear_line(name, tmp_path_factory):
+    for declaration in declared(name, "FUZZ", []):
+        fuzz(registry.get(name), declaration, tmp_path_factory)
