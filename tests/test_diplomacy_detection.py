@@ -304,12 +304,12 @@ def test_build_from_the_urls_checks_the_release_and_exports(mirror, tmp_path, mo
     # build, rows in = rows out, official sizes, export, reload. The dummy files stand in for
     # the release here.
     from corpora import build
-    from corpora import pipeline
+    from corpora import prepare
 
     corpus = registry.get(NAME)
     record_release(NAME, corpus.dummy_dir, urls=corpus.module._URLS)
     official_sizes_of_the_dummy_data(monkeypatch, registry.get(NAME))
-    rows = build.export(pipeline.Request(NAME), tmp_path / "out")
+    rows = build.export(prepare.Request(NAME), tmp_path / "out")
     assert [(r.config, r.split, r.read, r.rows, r.official) for r in rows] == [
         ("conversations", "train", 4, 4, 4), ("conversations", "validation", 2, 2, 2),
         ("conversations", "test", 2, 2, 2), ("messages", "train", 10, 10, 10), ("messages", "validation", 3, 3, 3),
@@ -319,10 +319,10 @@ def test_build_from_the_urls_checks_the_release_and_exports(mirror, tmp_path, mo
 
 def test_downloaded_files_that_are_not_the_release_are_refused(mirror, tmp_path):
     from corpora import build
-    from corpora import pipeline
+    from corpora import prepare
 
     with pytest.raises(CorporaError, match=rf"differ from the recorded release: {mirror}data/train.jsonl \(no recorded checksum\)"):
-        build.export(pipeline.Request(NAME), tmp_path / "out")
+        build.export(prepare.Request(NAME), tmp_path / "out")
 
 
 # --- bad input: what `corpora build diplomacy_detection` prints (tests/test_bad_input.py runs them) ---

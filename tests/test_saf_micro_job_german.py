@@ -756,12 +756,12 @@ def test_download_from_urls_prepared_and_streaming(mirror, tmp_path, dummy_build
 
 def test_build_from_the_urls_checks_the_release_and_exports(mirror, tmp_path, monkeypatch, record_release):
     from corpora import build
-    from corpora import pipeline
+    from corpora import prepare
 
     module = registry.get(NAME).module
     record_release(NAME, DUMMY, urls=module._URLS)
     official_sizes_of_the_dummy_data(monkeypatch, registry.get(NAME))
-    rows = build.export(pipeline.Request(NAME), tmp_path / "out")
+    rows = build.export(prepare.Request(NAME), tmp_path / "out")
     assert [(r.config, r.split, r.read, r.rows, r.official) for r in rows] == [
         ("default", "train", 12, 12, 12), ("default", "validation", 4, 4, 4),
         ("default", "test_unseen_answers", 8, 8, 8), ("default", "test_unseen_questions", 6, 6, 6),

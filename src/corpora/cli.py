@@ -240,9 +240,9 @@ def _stop(signum, frame):
             children = [child for child in _worker_processes() if child not in killed]
             if not children:
                 break
-        from corpora import swap
+        from corpora import exports
 
-        swap.abandon_all()
+        exports.abandon_all()
         os.write(2, f"{_prefix(_command_name())}: {STOPPED[signum]}\n".encode())
         os._exit(128 + signum)
     STOP_SIGNALS.append(signum)
@@ -356,7 +356,7 @@ def cmd_list(args) -> int:
 
 def cmd_build(args) -> int:
     from corpora import build
-    from corpora import pipeline
+    from corpora import prepare
     from corpora import registry
 
     quiet_progress()
@@ -364,7 +364,7 @@ def cmd_build(args) -> int:
     last = "dummy data expects" if args.dummy else "official"
     header = ["corpus", "config", "split", "source records", "rows written", last]
     for name in _names(args):
-        request = pipeline.Request(name, args.configs, args.data_dir, args.dummy, args.allow_modified_sources,
+        request = prepare.Request(name, args.configs, args.data_dir, args.dummy, args.allow_modified_sources,
                                    args.num_proc)
         try:
             rows_built = build.export(request, args.out, lock_timeout=args.lock_timeout, compare_to=args.compare_to,
@@ -399,9 +399,9 @@ def cmd_checksums(args) -> int:
         if args.update:
             registry.require_checkout(f"loaders/{name}/checksums.tsv")
         # Every file, whatever it holds: measuring it is the point.
-        found = sources.resolve(corpus, args.configs, args.data_dir, allow_modified_sources=True)
-        files = found.files
-        sources.check_not_lfs_pointers(corpus, files, found.folder if found.local else None)  # never the release
+        given = sources.find(corpus, args.configs, args.data_dir, allow_modified_sources=True)
+        files = given.files
+        sources.check_not_lfs_pointers(corpus, files, given.folder if given.local else None)  # never the release
         records = sources.read_records(corpus)
         rows = []
         for path, file in files.items():
@@ -421,7 +421,7 @@ def cmd_checksums(args) -> int:
 def cmd_card(args) -> int:
     from corpora import cards
     from corpora import loader_shared
-    from corpora import pipeline
+    from corpora import prepare
     from corpora import registry
 
     quiet_progress(always=True)
@@ -445,7 +445,7 @@ def cmd_card(args) -> int:
             for written in loader_shared.write_copies(folder, folder / f"{name}.py"):
                 print(f"{'wrote' if (folder / written).exists() else 'removed'} loaders/{name}/{written}")
         corpus = registry.get(name)
-        examples = pipeline.dummy_examples(name)  # the card shows the first example of each config
+        examples = prepare.dummy_examples(name)  # the card shows the first example of each config
         if args.check:
             diff = cards.check(corpus, examples)
             if diff:
