@@ -30,7 +30,7 @@ def test_every_loader_folder_holds_the_shared_modules_it_imports_as_generated():
         assert (folder / "_strict_json.py").is_file() == ("from ._strict_json import " in script.read_text()), name
 
 
-def test_card_check_names_a_stale_copy_and_card_writes_it_back(tmp_path):
+def test_card_check_names_a_stale_copy_and_the_generator_writes_it_back(tmp_path):
     collection = tmp_path / "collection"
     shutil.copytree(EXAMPLE_COLLECTION, collection)
     copy = collection / "loaders" / EXAMPLE / "_loader_common.py"
@@ -42,13 +42,17 @@ def test_card_check_names_a_stale_copy_and_card_writes_it_back(tmp_path):
     assert checked.returncode == 1
     assert checked.stderr.splitlines()[0] == (
         f"loaders/{EXAMPLE}/_loader_common.py, loaders/{EXAMPLE}/_strict_json.py: not as generated from "
-        f"src/corpora/loader_shared/: run `corpora card {EXAMPLE}`"
+        f"src/corpora/loader_shared/: run `python -m corpora.loader_shared {EXAMPLE}`"
     )
-    written = subprocess.run(command + [EXAMPLE], env=env, capture_output=True, text=True)
+    refused = subprocess.run(command + [EXAMPLE], env=env, capture_output=True, text=True)  # writing a card, too
+    assert (refused.returncode, refused.stderr.splitlines()[0]) == (1, checked.stderr.splitlines()[0])
+    generate = [sys.executable, "-m", "corpora.loader_shared"]
+    written = subprocess.run(generate + [EXAMPLE], env=env, capture_output=True, text=True)
     assert written.returncode == 0, written.stderr
     assert written.stdout.splitlines()[:2] == [
         f"wrote loaders/{EXAMPLE}/_loader_common.py", f"wrote loaders/{EXAMPLE}/_strict_json.py"
     ]
+    assert subprocess.run(command + [EXAMPLE, "--check"], env=env, capture_output=True).returncode == 0
     unneeded = collection / "loaders" / EXAMPLE / "_strict_json.py"
     script = collection / "loaders" / EXAMPLE / f"{EXAMPLE}.py"
     script.write_text(script.read_text().replace("from ._strict_json import check_fields\n", "")

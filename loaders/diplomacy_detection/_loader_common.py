@@ -1,4 +1,4 @@
-# Generated from src/corpora/loader_shared/_loader_common.py by `corpora card`; edit that file, not this copy.
+# Generated from src/corpora/loader_shared/_loader_common.py by `make shared-modules`; edit that file, not this copy.
 """What every loader of this collection uses: the source files of a build, the checks that a file
 is data at all, UTF-8 decoding, and the one shape of an error about a value.
 

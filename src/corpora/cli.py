@@ -93,8 +93,8 @@ def make_parser() -> argparse.ArgumentParser:
     checksums.add_argument("--data-dir", metavar="DIR", help="measure a local copy instead of downloading")
     checksums.add_argument("--update", action="store_true", help="write the measured size and sha256")
 
-    card = commands.add_parser("card", help="(re)write loaders/NAME/README.md from dataset_cards/NAME.yaml, and the "
-                               "shared modules of loaders/NAME/ from src/corpora/loader_shared/",
+    card = commands.add_parser("card", help="(re)write loaders/NAME/README.md from dataset_cards/NAME.yaml, once the "
+                               "shared modules of loaders/NAME/ are as generated from src/corpora/loader_shared/",
                                example="corpora card --all --check")
     card.add_argument("names", nargs="*", metavar="NAME", help="the corpora whose card to write or check")
     card.add_argument("--all", action="store_true", help="every corpus")
@@ -433,17 +433,14 @@ def cmd_card(args) -> int:
         folder = registry.repo_root() / "loaders" / name
         if not (folder / f"{name}.py").is_file():
             registry.get(name)  # says that there is no such corpus
-        if args.check:
-            outdated = loader_shared.stale_copies(folder, folder / f"{name}.py")
-            if outdated:
-                stale += 1
-                listed = ", ".join(f"loaders/{name}/{module}" for module in outdated)
-                print(f"{listed}: not as generated from src/corpora/loader_shared/: run `corpora card {name}`",
-                      file=sys.stderr)
-                continue  # the loader may not even import
-        else:
-            for written in loader_shared.write_copies(folder, folder / f"{name}.py"):
-                print(f"{'wrote' if (folder / written).exists() else 'removed'} loaders/{name}/{written}")
+        # The copies are code, written by `python -m corpora.loader_shared` (make shared-modules), not here.
+        outdated = loader_shared.stale_copies(folder, folder / f"{name}.py")
+        if outdated:
+            stale += 1
+            listed = ", ".join(f"loaders/{name}/{module}" for module in outdated)
+            print(f"{listed}: not as generated from src/corpora/loader_shared/: run "
+                  f"`python -m corpora.loader_shared {name}`", file=sys.stderr)
+            continue  # the loader may not even import
         corpus = registry.get(name)
         examples = prepare.dummy_examples(name)  # the card shows the first example of each config
         if args.check:
