@@ -429,11 +429,11 @@ def cmd_card(args) -> int:
     for name in _names(args):
         if not args.check:  # refused before the dummy build, not after it
             registry.require_checkout(f"loaders/{name}/README.md")
-        # Before the loader is imported: it imports these copies.
+        # Before the loader is imported: it imports these copies (code, which `python -m
+        # corpora.loader_shared` writes, not this command).
         folder = registry.repo_root() / "loaders" / name
         if not (folder / f"{name}.py").is_file():
             registry.get(name)  # says that there is no such corpus
-        # The copies are code, written by `python -m corpora.loader_shared` (make shared-modules), not here.
         outdated = loader_shared.stale_copies(folder, folder / f"{name}.py")
         if outdated:
             stale += 1

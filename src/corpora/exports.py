@@ -91,7 +91,7 @@ def transaction(out, name: str, configs, find_sources: Callable[[], object], *, 
                 hooks: Hooks | None = None):
     """Export corpus `name` (its `configs`) to OUT/NAME safely; yields the `Partial` to write.
 
-    Before any work: OUT/NAME must be replaceable (`check_replaceable`: `known`, `drop_others`)
+    Before any work: OUT/NAME must be replaceable (`_check_replaceable`: `known`, `drop_others`)
     and not overlap `local_copy` (the source folder given, if any). Then, under the lock of
     OUT/NAME (waiting at most `lock_timeout` seconds if given): an interrupted swap is put back,
     what killed builds left is removed, the checks run again, `find_sources()` finds the build's
@@ -103,14 +103,14 @@ def transaction(out, name: str, configs, find_sources: Callable[[], object], *, 
     target = out / name
     configs = list(configs)
     if local_copy is not None:
-        check_no_overlap(target, [local_copy])  # before any work: the swap would delete them
-    check_replaceable(target, configs, known, drop_others)  # before any work; again under the lock
+        _check_no_overlap(target, [local_copy])  # before any work: the swap would delete them
+    _check_replaceable(target, configs, known, drop_others)  # before any work; again under the lock
     _prepare_out(out)
     with _exclusive(target, lock_timeout):
         _repair_and_clean(target)
-        check_replaceable(target, configs, known, drop_others)
+        _check_replaceable(target, configs, known, drop_others)
         sources = find_sources()
-        check_no_overlap(target, list(sources.files.values()))
+        _check_no_overlap(target, list(sources.files.values()))
         partial = Partial(target, _new_workspace(target), sources, hooks)
         try:
             yield partial
@@ -147,7 +147,7 @@ def published_files(folder: Path) -> list[str]:
     return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file() and p.name != MARK)
 
 
-def check_replaceable(target: Path, configs: list[str], known: list[str] | None = None,
+def _check_replaceable(target: Path, configs: list[str], known: list[str] | None = None,
                       drop_others: bool = False) -> None:
     """Refuse, before any work, to replace OUT/NAME unless it is an export of this corpus made by
     this tool whose configs are all among those built (a build of some configs never drops others),
@@ -188,7 +188,7 @@ def check_replaceable(target: Path, configs: list[str], known: list[str] | None 
         )
 
 
-def check_no_overlap(target: Path, sources: list[Path]) -> None:
+def _check_no_overlap(target: Path, sources: list[Path]) -> None:
     """Refuse an export folder that is, contains or is inside a source folder or file: the swap
     would delete it. Compared as real paths (symlinks resolved)."""
     export = Path(os.path.realpath(target.parent)) / target.name
