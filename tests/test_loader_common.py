@@ -136,17 +136,17 @@ def test_utf8_names_line_and_offset(common):
     assert str(caught.value) == "f, line 2: not UTF-8 (byte 0xe9 at offset 2 of the line: invalid continuation byte)"
 
 
-def test_resolve_files_lists_every_missing_path_cut_to_five(common, tmp_path):
+def test_local_files_lists_every_missing_path_cut_to_five(common, tmp_path):
     paths = [f"d/{i}.json" for i in range(8)]
     (tmp_path / "d").mkdir()
     (tmp_path / "d" / "3.json").write_text("{}")
     with pytest.raises(FileNotFoundError) as caught:
-        common.resolve_files(str(tmp_path), None, paths, {})
+        common.local_files(str(tmp_path), None, paths, {})
     assert str(caught.value) == (
         f"7 source file(s) missing in {tmp_path}: d/0.json, d/1.json, d/2.json, d/4.json, d/5.json and 2 more")
     (tmp_path / "one").mkdir()
     with pytest.raises(FileNotFoundError) as caught:
-        common.resolve_files(str(tmp_path / "one"), None, ["a.csv"], {})
+        common.local_files(str(tmp_path / "one"), None, ["a.csv"], {})
     assert str(caught.value) == f"1 source file(s) missing in {tmp_path / 'one'}: a.csv"
 
 
