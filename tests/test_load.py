@@ -131,7 +131,7 @@ def test_the_script_route_refuses_a_cut_copy(cut_copy, tmp_path, monkeypatch):
     assert str(caught.value).count("'expected'") == 1  # only the test split differs
 
 
-# --- one pipeline: corpora.load and corpora build prepare a config the same way ------------------
+# --- one preparation (corpora.prepare): corpora.load and corpora build prepare a config the same way
 
 
 @pytest.mark.parametrize("route", ["load", "build"])
