@@ -75,8 +75,7 @@ test-python3.10:
 
 # The generated code: the shared modules of each loader folder (from src/corpora/loader_shared).
 shared-modules: $(VENV)/.installed
-	$(VENV)/bin/python -m corpora.loader_shared --all
-	CORPORA_ROOT=tests/example_collection $(VENV)/bin/python -m corpora.loader_shared --all
+	$(VENV)/bin/python -m corpora.loader_shared loaders/*/ tests/example_collection/loaders/*/
 
 # Every generated file: the shared modules, the cards and the bad-input and push tables of
 # docs/bad_input.md.

@@ -26,7 +26,7 @@ def data_packages():
 
 packages = data_packages()
 setup(
-    packages=["corpora", "corpora.templates", "corpora.loader_shared", *packages],
+    packages=["corpora", "corpora.commands", "corpora.templates", "corpora.loader_shared", *packages],
     package_dir={"": "src", **packages},
     # The package's own data; every file of the data folders (not dotfiles, not __pycache__).
     package_data={

@@ -393,7 +393,7 @@ class BadInput:
 
 def build_error(name, config, data_dir, cache_dir=None):
     """The one line `corpora build` prints for a build of `data_dir` that fails with a ValueError."""
-    from corpora.cli import _one_line
+    from corpora.errors import one_line
 
     with pytest.raises(Exception) as caught:
         corpora.load(name, config, data_dir=data_dir, cache_dir=cache_dir, allow_modified_sources=True)
@@ -402,7 +402,7 @@ def build_error(name, config, data_dir, cache_dir=None):
     while not isinstance(cause, ValueError) and cause.__cause__ is not None:
         cause = cause.__cause__
     assert isinstance(cause, ValueError), repr(error)
-    return _one_line(error)
+    return one_line(error)
 
 
 # Hypothesis strategies for fuzzing a JSON record parser: any JSON value, and records like valid

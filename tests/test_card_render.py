@@ -21,7 +21,7 @@ from conftest import readme_snippet
 from corpora import cards
 from corpora import registry
 from corpora import stats
-from corpora.cli import print_table
+from corpora.commands import print_table
 
 NAMES = registry.names()
 TEMPLATE = (REPO / "src" / "corpora" / "templates" / "dataset_card.md.j2").read_text()
@@ -233,6 +233,8 @@ LAYERS = [
     {"build"},
     {"validate", "scaffold"},
     {"push"},
+    {"commands"},  # one module per command (corpora/commands/NAME.py)
+    {"process"},  # the command's signals and worker processes: it reads the commands' names
     {"cli"},
 ]
 
@@ -240,14 +242,14 @@ LAYERS = [
 def test_modules_import_in_layers_without_circles():
     layer_of = {module: index for index, layer in enumerate(LAYERS) for module in layer}
     source = REPO / "src" / "corpora"
-    files = {path.stem: path for path in source.glob("*.py") if path.stem not in ("__init__", "__main__")}
-    files.update({path.parent.name: path for path in source.glob("*/__init__.py")})  # subpackages
+    files = {path.stem: [path] for path in source.glob("*.py") if path.stem not in ("__init__", "__main__")}
+    files.update({path.parent.name: sorted(path.parent.glob("*.py")) for path in source.glob("*/__init__.py")})  # subpackages
     modules = set(files)
     assert modules == set(layer_of), "every module has a layer"
     wrong = []
     for module in sorted(modules):
-        tree = ast.parse(files[module].read_text())
-        for node in ast.walk(tree):
+        trees = [ast.parse(path.read_text()) for path in files[module]]
+        for node in (node for tree in trees for node in ast.walk(tree)):
             imported = []
             if isinstance(node, ast.ImportFrom) and node.module == "corpora":
                 imported = [alias.name for alias in node.names if alias.name != "__version__"]

@@ -318,9 +318,9 @@ def test_a_forked_worker_dies_of_the_sigterm_its_pool_sends_and_leaves_ctrl_c_to
     import multiprocessing
     import signal
 
-    from corpora import cli
+    from corpora import process
 
-    previous = {signum: signal.signal(signum, cli._stop) for signum in (signal.SIGTERM, signal.SIGINT)}
+    previous = {signum: signal.signal(signum, process.stop) for signum in (signal.SIGTERM, signal.SIGINT)}
     try:
         with multiprocessing.get_context("fork").Pool(1) as pool:
             in_worker = pool.apply(_handlers)
@@ -329,7 +329,7 @@ def test_a_forked_worker_dies_of_the_sigterm_its_pool_sends_and_leaves_ctrl_c_to
         for signum, handler in previous.items():
             signal.signal(signum, handler)
     assert in_worker == (signal.SIG_DFL, signal.SIG_IGN)
-    assert in_parent == (cli._stop, cli._stop)
+    assert in_parent == (process.stop, process.stop)
 
 
 def _handlers():

@@ -14,6 +14,7 @@ import datasets
 import pytest
 
 from conftest import EXAMPLE
+from corpora import errors
 from corpora import push
 from corpora import registry
 from corpora.cli import main
@@ -335,3 +336,93 @@ def test_describe_failure_reads_the_status_of_either_http_client():
 
     error = aiohttp.ClientResponseError(None, (), status=500, message="Internal Server Error")
     assert push.describe_failure(error) == "the server answered HTTP 500 Internal Server Error"
+
+
+# --- the one map from an exception to the command's line and status (errors.ENDINGS) ------------
+
+
+def raised(error, during=None, cause=None):
+    """`error` as raised: while handling `during` (its __context__), from `cause` (its __cause__)."""
+    try:
+        try:
+            raise during or cause or ValueError("unused")
+        except BaseException as first:
+            raise error from (first if cause is not None else None)
+    except BaseException as caught:
+        if during is None:
+            caught.__context__ = None
+        return caught
+
+
+@pytest.mark.parametrize("error, line, status", [
+    (KeyboardInterrupt(), "interrupted", 130),
+    (errors.Terminated(), "terminated", 143),
+    # a stop some code turned into an error of its own while the stack unwound is still the stop
+    (raised(TimeoutError("pool closed"), during=KeyboardInterrupt()), "interrupted", 130),
+    (raised(errors.Terminated(), during=KeyboardInterrupt()), "terminated", 143),  # the latest stop
+    (BrokenPipeError(32, "Broken pipe"), None, 141),
+    (FileNotFoundError(2, "No such file or directory", "data/x.jsonl"), "error: data/x.jsonl: No such file or directory", 1),
+    (OSError("Not enough disk space"), "error: Not enough disk space", 1),
+    (errors.CorporaError("give at least one corpus name,\n  or --all"), "error: give at least one corpus name, or --all", 1),
+    (ValueError("data/x.jsonl, line 1: bad"), "error: data/x.jsonl, line 1: bad", 1),
+    # the message of the error raised, not of its cause
+    (raised(errors.CorporaError("the line"), cause=FileNotFoundError(2, "gone", "f")), "error: the line", 1),
+    (KeyError("x"), "error: KeyError: 'x' (--debug shows the traceback)", 1),
+])
+def test_each_kind_of_ending_has_its_line_and_status(error, line, status):
+    assert errors.ending(error) == errors.Ending(line, status)
+    if status == 1:
+        assert errors.ending(error, error_status=2) == errors.Ending(line, 2)  # corpora diff's
+        assert errors.one_line(error) == line.removeprefix("error: ")
+
+
+def test_what_is_not_the_commands_to_say_goes_on():
+    assert errors.ending(SystemExit(2)) is None
+    assert errors.ending(GeneratorExit()) is None
+
+
+def test_the_loader_error_inside_a_datasets_generation_error_is_the_one_said():
+    from datasets.exceptions import DatasetGenerationError
+
+    wrapped = raised(DatasetGenerationError("An error occurred while generating the dataset"),
+                     cause=ValueError("data/x.jsonl, line 3: field 'score': bad"))
+    assert errors.ending(wrapped) == errors.Ending("error: data/x.jsonl, line 3: field 'score': bad", 1)
+    alone = DatasetGenerationError("An error occurred while generating the dataset")  # no loader error in it
+    assert errors.ending(alone) == errors.Ending(
+        "error: DatasetGenerationError: An error occurred while generating the dataset (--debug shows the traceback)", 1)
+
+
+def test_a_library_class_is_matched_once_its_module_is_imported():
+    kind = errors.Kind(("corpora_no_such_module.Error",), lambda error: "never")
+    assert errors.find(ValueError(), [kind]) is None
+
+
+@pytest.mark.parametrize("error, said", [
+    (raised(RuntimeError("wrapped"), cause=TimeoutError("timed out")), "the connection timed out"),
+    (ConnectionRefusedError(111, "Connection refused"), "no connection ([Errno 111] Connection refused): no network, "
+                                                        "or the host cannot be reached"),
+    (socket.gaierror(-2, "Name or service not known"), "no connection ([Errno -2] Name or service not known): no "
+                                                       "network, or the host cannot be reached"),
+    (RuntimeError("something\n else"), "something else"),
+])
+def test_describe_failure_says_why_a_call_to_the_hub_failed(error, said):
+    assert errors.describe_failure(error) == said
+
+
+def test_describe_failure_knows_offline_mode_before_its_class_s_connection_error():
+    from huggingface_hub.errors import OfflineModeIsEnabled
+
+    assert errors.describe_failure(OfflineModeIsEnabled("offline")) == (
+        "offline mode is on (HF_HUB_OFFLINE=1 or HF_DATASETS_OFFLINE=1)")
+
+
+@pytest.mark.parametrize("error, named", [
+    (raised(ValueError("I/O operation on closed file"), during=OSError(28, "No space left on device")),
+     OSError(28, "No space left on device", "OUT/NAME")),
+    (OSError(122, "Disk quota exceeded", "OUT/NAME/x.parquet"), OSError(122, "Disk quota exceeded", "OUT/NAME/x.parquet")),
+    (OSError("Not enough disk space. Needed: 1 GB"), OSError(28, "No space left on device", "OUT/NAME")),
+])
+def test_a_full_disk_anywhere_in_the_chain_is_named(error, named):
+    full = errors.full_disk(error, "OUT/NAME")
+    assert (full.errno, full.strerror, full.filename) == (named.errno, named.strerror, named.filename)
+    assert errors.full_disk(ValueError("bad"), "OUT/NAME") is None

@@ -42,12 +42,12 @@ def test_card_check_names_a_stale_copy_and_the_generator_writes_it_back(tmp_path
     assert checked.returncode == 1
     assert checked.stderr.splitlines()[0] == (
         f"loaders/{EXAMPLE}/_loader_common.py, loaders/{EXAMPLE}/_strict_json.py: not as generated from "
-        f"src/corpora/loader_shared/: run `python -m corpora.loader_shared {EXAMPLE}`"
+        f"src/corpora/loader_shared/: run `python -m corpora.loader_shared loaders/{EXAMPLE}`"
     )
     refused = subprocess.run(command + [EXAMPLE], env=env, capture_output=True, text=True)  # writing a card, too
     assert (refused.returncode, refused.stderr.splitlines()[0]) == (1, checked.stderr.splitlines()[0])
     generate = [sys.executable, "-m", "corpora.loader_shared"]
-    written = subprocess.run(generate + [EXAMPLE], env=env, capture_output=True, text=True)
+    written = subprocess.run(generate + [f"loaders/{EXAMPLE}"], cwd=collection, capture_output=True, text=True)
     assert written.returncode == 0, written.stderr
     assert written.stdout.splitlines()[:2] == [
         f"wrote loaders/{EXAMPLE}/_loader_common.py", f"wrote loaders/{EXAMPLE}/_strict_json.py"

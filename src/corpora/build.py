@@ -5,9 +5,7 @@ prepares it (`corpora.prepare`, with every check), written as Parquet shards wit
 
 from __future__ import annotations
 
-import errno
 import math
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -74,10 +72,10 @@ def export(request: prepare.Request, out, repo_id: str | None = None, lock_timeo
 
                 print(diff.summary(Path(compare_to) / name, partial.folder, name, None, target))
         except Exception as error:
-            located = _located(error, target)
-            if located is None:
+            full = errors.full_disk(error, target)  # a full disk is said about the export, if no file is named
+            if full is None:
                 raise
-            raise located from error
+            raise full from error
     rows = []
     for config, splits in counts.items():
         for split, count in splits.items():
@@ -125,19 +123,6 @@ def write_files(request: prepare.Request, partial: exports.Partial, repo_id, exp
     built_from = cards.built_from(corpus, sources, infos)
     cards.write_export_card(corpus, infos, folder / "README.md", repo_id, report, built_from, notice, export_path)
     return report
-
-
-def _located(error: BaseException, target: Path) -> OSError | None:
-    """A full disk reported without a file (datasets and pyarrow write through file objects, and
-    a write that failed can surface later as "I/O operation on closed file", or as datasets' own
-    "Not enough disk space") is about the export: the same error, naming OUT/NAME. None for any
-    other error."""
-    for cause in errors.chain(error):
-        if isinstance(cause, OSError) and cause.errno in (errno.ENOSPC, errno.EDQUOT):
-            return cause if cause.filename else OSError(cause.errno, os.strerror(cause.errno), str(target))
-        if isinstance(cause, OSError) and str(cause).startswith("Not enough disk space"):  # datasets' own check
-            return OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(target))
-    return None
 
 
 def write_parquet(dataset: datasets.Dataset, folder: Path, split: str) -> list[Path]:

@@ -1,5 +1,12 @@
+"""The toolkit's errors, and the one map from an exception to what the command says of it."""
+
+from __future__ import annotations
+
+import errno
 import os
 import signal
+import sys
+from collections import namedtuple
 from pathlib import Path
 
 
@@ -73,22 +80,153 @@ def chain(error: BaseException | None):
         stack += [error.__context__, error.__cause__]  # popped cause first
 
 
-def describe_failure(error: BaseException) -> str:
-    """Why a call to the Hub failed, in words: the HTTP status, offline mode, no connection."""
-    for cause in chain(error):
-        name = type(cause).__name__
-        status = getattr(cause, "status", None) or getattr(getattr(cause, "response", None), "status_code", None)
-        if isinstance(status, int):
-            response = getattr(cause, "response", None)
-            phrase = getattr(cause, "message", None) or getattr(response, "reason", None)
-            phrase = phrase or getattr(response, "reason_phrase", None) or ""
-            said = " ".join(str(getattr(cause, "server_message", None) or "").split())  # the Hub says why
-            return f"the server answered HTTP {status} {phrase}".rstrip() + (f" ({said})" if said else "")
-        if name == "OfflineModeIsEnabled":
-            return "offline mode is on (HF_HUB_OFFLINE=1 or HF_DATASETS_OFFLINE=1)"
-        if name in ("ClientConnectorError", "ConnectionError", "ConnectError", "gaierror", "ConnectionRefusedError"):
-            detail = " ".join(str(cause).split())
-            return f"no connection ({detail}): no network, or the host cannot be reached"
-        if isinstance(cause, TimeoutError) or "Timeout" in name:
-            return "the connection timed out"
+# --- what an exception means: one table, walked along the chain ----------------------------------
+
+STOPPED = {signal.SIGINT: "interrupted", signal.SIGTERM: "terminated"}  # the command's line for each stop
+
+
+# Named tuples rather than dataclasses: the command imports this module before it answers Ctrl-C
+# with one line, and the dataclasses module alone takes longer than the rest of that start.
+class Kind(namedtuple("Kind", "classes says status test anywhere", defaults=(None, lambda error: True, False))):
+    """A kind of exception: its `classes` (a library's as "module.Class", matched once that module
+    is imported: before, no exception of it can exist), a `test` for what the class alone does not
+    say, what it is in words (`says`, a function of the exception) and the command's exit status
+    (a number or a function of the exception; None: an error, said after "error: ", with the
+    command's error status). `anywhere`: looked for along the whole chain, not in the exception
+    alone."""
+
+    __slots__ = ()
+
+    def matches(self, error: BaseException) -> bool:
+        classes = tuple(c for c in map(_loaded, self.classes) if c is not None)
+        return isinstance(error, classes) and self.test(error)
+
+
+def _loaded(spec: type | str) -> type | None:
+    if not isinstance(spec, str):
+        return spec
+    module, _, name = spec.rpartition(".")
+    return getattr(sys.modules.get(module), name, None)
+
+
+def find(error: BaseException, kinds) -> tuple[BaseException, Kind] | None:
+    """The first of `kinds` (in their order) that matches `error`, or for a kind looked for
+    `anywhere`, an exception of its chain (`chain`); with the exception it matched."""
+    for kind in kinds:
+        for cause in chain(error) if kind.anywhere else [error]:
+            if kind.matches(cause):
+                return cause, kind
+    return None
+
+
+def _text(error: BaseException) -> str:
     return " ".join(str(error).split())
+
+
+def _loader_error(error: BaseException) -> BaseException:
+    from corpora.datasets_adapter import loader_error  # datasets is imported: its error was raised
+
+    return loader_error(error)
+
+
+def _signal(stop: BaseException) -> int:
+    return signal.SIGINT if isinstance(stop, KeyboardInterrupt) else signal.SIGTERM
+
+
+def _http_status(error: BaseException) -> int | None:
+    status = getattr(error, "status", None) or getattr(getattr(error, "response", None), "status_code", None)
+    return status if isinstance(status, int) else None
+
+
+def _server_answered(error: BaseException) -> str:
+    response = getattr(error, "response", None)
+    phrase = getattr(error, "message", None) or getattr(response, "reason", None)
+    phrase = phrase or getattr(response, "reason_phrase", None) or ""
+    said = _text(getattr(error, "server_message", None) or "")  # the Hub says why
+    return f"the server answered HTTP {_http_status(error)} {phrase}".rstrip() + (f" ({said})" if said else "")
+
+
+# How the command ends, by the exception that ended it: the first row that matches. A stop is one
+# even if some code turned it into an error of its own while the stack unwound (datasets' worker
+# pool, closed by Ctrl-C, raises a TimeoutError). An exception no row matches (SystemExit, a
+# BaseException of a library) is not the command's to say: it goes on, with its traceback.
+ENDINGS = (
+    Kind((KeyboardInterrupt, Terminated), lambda error: STOPPED[_signal(error)], lambda error: 128 + _signal(error),
+         anywhere=True),
+    # The reader went away (`corpora list | head`): nothing said, as other command-line tools do.
+    Kind((BrokenPipeError,), lambda error: None, 128 + signal.SIGPIPE),
+    # datasets wraps the loader's error (DatasetGenerationError): the loader's is the one said.
+    Kind(("datasets.exceptions.DatasetGenerationError",), lambda error: one_line(_loader_error(error)),
+         test=lambda error: _loader_error(error) is not error),
+    Kind((OSError,), lambda error: f"{error.filename}: {os.strerror(error.errno)}",
+         test=lambda error: error.errno is not None and error.filename is not None),
+    Kind((CorporaError, ValueError, OSError, "huggingface_hub.errors.HfHubHTTPError"), _text),
+    # Anything unexpected is still one line, with its type, the way to its traceback.
+    Kind((Exception,), lambda error: f"{type(error).__name__}: {_text(error)} (--debug shows the traceback)"),
+)
+
+# Why a call to the Hub failed, in words (push and diff say it in their own error line): the first
+# row that matches an exception of the chain. A timeout before a failed connection: some
+# clients' timeouts are both (requests' ConnectTimeout), and so is offline mode.
+HUB_FAILURES = (
+    Kind((BaseException,), _server_answered, test=lambda error: _http_status(error) is not None, anywhere=True),
+    Kind(("huggingface_hub.errors.OfflineModeIsEnabled", "huggingface_hub.utils.OfflineModeIsEnabled",
+          "datasets.utils.file_utils.OfflineModeIsEnabled"),
+         lambda error: "offline mode is on (HF_HUB_OFFLINE=1 or HF_DATASETS_OFFLINE=1)", anywhere=True),
+    Kind((TimeoutError, "asyncio.TimeoutError", "concurrent.futures.TimeoutError", "requests.exceptions.Timeout",
+          "urllib3.exceptions.TimeoutError", "httpx.TimeoutException", "httpx2.TimeoutException",
+          "aiohttp.ServerTimeoutError"),
+         lambda error: "the connection timed out", anywhere=True),
+    Kind((ConnectionError, "socket.gaierror", "requests.exceptions.ConnectionError", "httpx.ConnectError",
+          "httpx2.ConnectError", "aiohttp.ClientConnectorError"),
+         lambda error: f"no connection ({_text(error)}): no network, or the host cannot be reached", anywhere=True),
+)
+
+# A full disk, which datasets and pyarrow report without a file (they write through file objects,
+# and a write that failed can surface later as "I/O operation on closed file"), or in datasets'
+# own words ("Not enough disk space").
+DISK_FULL = (
+    Kind((OSError,), lambda error: "the disk is full", anywhere=True,
+         test=lambda error: error.errno in (errno.ENOSPC, errno.EDQUOT)
+         or str(error).startswith("Not enough disk space")),
+)
+
+
+# How the command ends: its line after "corpora COMMAND: " (None: nothing is said), its exit status.
+Ending = namedtuple("Ending", "line status")
+
+
+def ending(error: BaseException, error_status: int = 1) -> Ending | None:
+    """How the command ends on `error` (ENDINGS); None if it is not the command's to say."""
+    found = find(error, ENDINGS)
+    if found is None:
+        return None
+    cause, kind = found
+    if kind.status is None:
+        return Ending(f"error: {kind.says(cause)}", error_status)
+    return Ending(kind.says(cause), kind.status(cause) if callable(kind.status) else kind.status)
+
+
+def one_line(error: BaseException) -> str:
+    """The error as the command says it, after "error: " (the first row of ENDINGS for errors)."""
+    found = find(error, [kind for kind in ENDINGS if kind.status is None])
+    return found[1].says(found[0]) if found else _text(error)
+
+
+def describe_failure(error: BaseException) -> str:
+    """Why a call to the Hub failed, in words: the HTTP status, offline mode, no connection (HUB_FAILURES)."""
+    found = find(error, HUB_FAILURES)
+    return found[1].says(found[0]) if found else _text(error)
+
+
+def full_disk(error: BaseException, where) -> OSError | None:
+    """A full disk anywhere in `error`'s chain, as an OSError that names its file, else `where`
+    (the folder being written); None for any other error."""
+    found = find(error, DISK_FULL)
+    if found is None:
+        return None
+    cause = found[0]
+    if cause.filename:
+        return cause
+    code = cause.errno if cause.errno in (errno.ENOSPC, errno.EDQUOT) else errno.ENOSPC
+    return OSError(code, os.strerror(code), str(where))

@@ -4,8 +4,8 @@ A loader must work alone (datasets 3.6 loads it as a script, copying the modules
 `from ._name import x` beside it), so each loader folder holds copies of these files:
 `_loader_common.py` and `_builder_base.py` in every folder, `_strict_json.py` in those whose
 loader imports it.
-`python -m corpora.loader_shared NAME` (`make shared-modules`, part of `make cards`) writes the
-copies; `corpora card` (and `--check`) fails on a copy that differs. Edit the files here, never a
+`python -m corpora.loader_shared loaders/NAME` (`make shared-modules`, part of `make cards`)
+writes the copies; `corpora card` (and `--check`) fails on a copy that differs. Edit the files here, never a
 copy.
 """
 

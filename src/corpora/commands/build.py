@@ -1,0 +1,62 @@
+"""`corpora build`."""
+
+from corpora.commands import names
+from corpora.commands import print_table
+from corpora.commands import quiet_progress
+
+HELP = "build corpora and export them as Parquet folders"
+EXAMPLE = "corpora build NAME --config CONFIG --out build"
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("names", nargs="*", metavar="NAME", help="the corpora to build (`corpora list` names them)")
+    parser.add_argument("--all", action="store_true", help="every corpus")
+    parser.add_argument("--config", action="append", dest="configs", metavar="C", help="only this config (repeatable)")
+    source = parser.add_mutually_exclusive_group()
+    source.add_argument("--data-dir", metavar="DIR", help="a local copy laid out like the upstream repository")
+    source.add_argument("--dummy", action="store_true", help="the dummy data in dummy_data/NAME/")
+    parser.add_argument("--out", default="build", metavar="DIR", help="export folder (default: build)")
+    parser.add_argument("--num-proc", type=int, metavar="N", help="processes for preparing the splits")
+    parser.add_argument("--allow-modified-sources", action="store_true",
+                        help="build source files that differ from the recorded release (sizes are still checked)")
+    parser.add_argument("--lock-timeout", type=float, metavar="SECONDS",
+                        help="while another build writes the same OUT/NAME, wait at most this long (default: until "
+                             "it ends)")
+    parser.add_argument("--drop-other-configs", action="store_true",
+                        help="replace an OUT/NAME export that holds configs this build does not make (one the "
+                             "loader has renamed or removed, or one left out with --config): they are removed")
+    parser.add_argument("--compare-to", metavar="OLD",
+                        help="before the swap, print what the build changes in the rows of OLD/NAME (OLD: an export "
+                             "folder, e.g. the --out folder itself for the export being replaced)")
+
+
+def run(args) -> int:
+    from corpora import build
+    from corpora import prepare
+    from corpora import registry
+
+    quiet_progress()
+    rows = []
+    last = "dummy data expects" if args.dummy else "official"
+    header = ["corpus", "config", "split", "source records", "rows written", last]
+    for name in names(args):
+        request = prepare.Request(name, args.configs, args.data_dir, args.dummy, args.allow_modified_sources,
+                                   args.num_proc)
+        try:
+            rows_built = build.export(request, args.out, lock_timeout=args.lock_timeout, compare_to=args.compare_to,
+                                      drop_other_configs=args.drop_other_configs)
+        except BaseException:
+            if rows:  # the corpora exported before this one are whole: say so before the error
+                print(f"exported to {args.out}/ before {name} stopped:")
+                print_table(header, rows)
+            raise
+        expected = registry.get(name).expected_dummy_counts() if args.dummy else None
+        for r in rows_built:
+            official = expected[r.config][r.split] if args.dummy else r.official
+            if r.differs:  # a build with --allow-modified-sources: shown, not refused
+                official = f"{r.official:,} (differs)"
+            rows.append([r.corpus, r.config, r.split, r.read, r.rows, official])
+    # The rows written are those load_dataset reads back through each exported card.
+    print(f"exported to {args.out}/:")
+    print_table(header, rows)
+    return 0

@@ -1,0 +1,69 @@
+"""`corpora card`."""
+
+import sys
+from pathlib import Path
+
+from corpora.commands import names
+from corpora.commands import quiet_progress
+from corpora.errors import CorporaError
+
+HELP = ("(re)write loaders/NAME/README.md from dataset_cards/NAME.yaml, once the shared modules of loaders/NAME/ "
+        "are as generated from src/corpora/loader_shared/")
+EXAMPLE = "corpora card --all --check"
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("names", nargs="*", metavar="NAME", help="the corpora whose card to write or check")
+    parser.add_argument("--all", action="store_true", help="every corpus")
+    parser.add_argument("--check", action="store_true", help="only report differences; exit 1 if any")
+    parser.add_argument("--sizes-from", metavar="OUT",
+                        help="keep the byte sizes measured by `corpora build NAME --out OUT` from the release files")
+
+
+def run(args) -> int:
+    from corpora import cards
+    from corpora import loader_shared
+    from corpora import prepare
+    from corpora import registry
+
+    quiet_progress(always=True)
+    stale = 0
+    for name in names(args):
+        if not args.check:  # refused before the dummy build, not after it
+            registry.require_checkout(f"loaders/{name}/README.md")
+        # Before the loader is imported: it imports these copies (code, which `python -m
+        # corpora.loader_shared` writes, not this command).
+        folder = registry.repo_root() / "loaders" / name
+        if not (folder / f"{name}.py").is_file():
+            registry.get(name)  # says that there is no such corpus
+        outdated = loader_shared.stale_copies(folder, folder / f"{name}.py")
+        if outdated:
+            stale += 1
+            listed = ", ".join(f"loaders/{name}/{module}" for module in outdated)
+            print(f"{listed}: not as generated from src/corpora/loader_shared/: run "
+                  f"`python -m corpora.loader_shared loaders/{name}`", file=sys.stderr)
+            continue  # the loader may not even import
+        corpus = registry.get(name)
+        examples = prepare.dummy_examples(name)  # the card shows the first example of each config
+        if args.check:
+            diff = cards.check(corpus, examples)
+            if diff:
+                stale += 1
+                print(diff)
+                print(f"{corpus.card_path.name} of {name} is out of date: run `corpora card {name}`", file=sys.stderr)
+            else:
+                print(f"{name}: card up to date")
+        elif args.sizes_from:
+            export = Path(args.sizes_from) / name
+            if not (export / "README.md").is_file():
+                raise CorporaError(
+                    f"no export of {name} in {args.sizes_from}: run `corpora build {name} --out {args.sizes_from}`"
+                )
+            recorded = cards.write_sizes_from_export(corpus, export, examples)
+            if not recorded:
+                raise CorporaError(f"{export} has no config with the official split sizes (not a build of the release)")
+            print(f"wrote loaders/{name}/README.md: the byte sizes of {export} for {', '.join(recorded)}")
+        else:
+            card = corpus.card_path.relative_to(corpus.root)
+            print(f"wrote {card}" if cards.write(corpus, examples) else f"{card}: unchanged")
+    return 1 if stale else 0

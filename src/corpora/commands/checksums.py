@@ -1,0 +1,49 @@
+"""`corpora checksums`."""
+
+from corpora.commands import names
+from corpora.commands import print_table
+from corpora.errors import CorporaError
+
+HELP = "measure the source files against loaders/NAME/checksums.tsv; --update records them"
+EXAMPLE = "corpora checksums NAME --data-dir DIR"
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("names", nargs="*", metavar="NAME", help="the corpora whose source files to measure")
+    parser.add_argument("--all", action="store_true", help="every corpus")
+    parser.add_argument("--config", action="append", dest="configs", metavar="C",
+                        help="only the files of this config (repeatable)")
+    parser.add_argument("--data-dir", metavar="DIR", help="measure a local copy instead of downloading")
+    parser.add_argument("--update", action="store_true", help="write the measured size and sha256")
+
+
+def run(args) -> int:
+    from corpora import registry
+    from corpora import sources
+
+    differing = 0
+    for name in names(args):
+        corpus = registry.get(name)
+        for config in args.configs or []:
+            if config not in corpus.configs:
+                raise CorporaError(f"{name} has no config {config!r}; configs: {', '.join(corpus.configs)}")
+        if args.update:
+            registry.require_checkout(f"loaders/{name}/checksums.tsv")
+        # Every file, whatever it holds: measuring it is the point.
+        given = sources.find(corpus, args.configs, args.data_dir, allow_modified_sources=True)
+        files = given.files
+        sources.check_not_lfs_pointers(corpus, files, given.folder if given.local else None)  # never the release
+        records = sources.read_records(corpus)
+        rows = []
+        for path, file in files.items():
+            url = corpus.module._URLS[path]
+            measured = sources.measure(file)
+            status = "ok" if records.get(url) == measured else ("new" if url not in records else "differs")
+            differing += status != "ok"
+            rows.append([path, measured.size, measured.sha256, status])
+            records[url] = measured
+        print_table(["path", "bytes", "sha256", "record"], rows)
+        if args.update:
+            sources.write_records(corpus, records)
+            print(f"wrote loaders/{name}/checksums.tsv")
+    return 1 if differing and not args.update else 0

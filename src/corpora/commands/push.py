@@ -1,0 +1,42 @@
+"""`corpora push`."""
+
+from corpora.commands import quiet_hub_progress
+from corpora.commands import quiet_progress
+
+HELP = "build and upload a corpus to the Hugging Face Hub"
+EXAMPLE = "corpora push NAME --repo-id your-org/NAME --dry-run"
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("name", metavar="NAME", help="the corpus to build and upload")
+    parser.add_argument("--repo-id", required=True, metavar="ID", help="the Hub dataset repository, e.g. your-org/NAME")
+    parser.add_argument("--private", action="store_true", help="create the Hub repository as private")
+    parser.add_argument("--dry-run", action="store_true", help="build and show what would be uploaded")
+    parser.add_argument("--config", action="append", dest="configs", metavar="C",
+                        help="build and upload only this config (repeatable; default: every config)")
+    parser.add_argument("--data-dir", metavar="DIR", help="build from a local copy instead of the pinned URLs")
+    parser.add_argument("--out", default="build", metavar="DIR",
+                        help="where the export is built first (default: build)")
+    parser.add_argument("--allow-modified-sources", action="store_true",
+                        help="publish a build of files that differ from the recorded release")
+    parser.add_argument("--revision", metavar="BRANCH",
+                        help="commit to this branch, created from main if needed (default: main)")
+    parser.add_argument("--create-pr", action="store_true",
+                        help="open a pull request with the commit instead of committing to the branch")
+    parser.add_argument("--take-over", action="store_true",
+                        help="push into a repository whose card corpora did not write for NAME: replaces its "
+                             "README.md and croissant.json and deletes the Parquet files under CONFIG/ of each config "
+                             "pushed that the export does not have; keeps every other file")
+
+
+def run(args) -> int:
+    from corpora import push
+
+    quiet_progress()
+    quiet_hub_progress()  # the upload's bars too: none in logs
+    push.push(
+        args.name, args.repo_id, private=args.private, dry_run=args.dry_run, data_dir=args.data_dir, out=args.out,
+        allow_modified_sources=args.allow_modified_sources, configs=args.configs, revision=args.revision,
+        create_pr=args.create_pr, take_over=args.take_over,
+    )
+    return 0

@@ -1,0 +1,31 @@
+"""`corpora validate`."""
+
+from pathlib import Path
+
+from corpora.commands import quiet_progress
+
+HELP = "cards, dummy builds and export round trips; or an export folder"
+EXAMPLE = "corpora validate NAME, or corpora validate build/NAME"
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("names", nargs="*", metavar="NAME|PATH",
+                        help="corpora (default: every corpus), or export folders on disk (OUT/NAME) to check "
+                             "before an upload: the card against the files, files that are not the export's, "
+                             "croissant.json's sha256s, the reload")
+
+
+def run(args) -> int:
+    from corpora import registry
+    from corpora import validate
+
+    quiet_progress(always=True)
+    failures = 0
+    for name in args.names or registry.names():
+        # A path (it has a slash, or is a folder here and no corpus) is an export folder on disk.
+        folder = "/" in name or (Path(name).is_dir() and name not in registry.names())
+        checks = validate.validate_export(Path(name)) if folder else validate.validate(name)
+        for check, problem in checks:
+            print(f"{name}: {check}: {'ok' if problem is None else 'FAILED: ' + problem}")
+            failures += problem is not None
+    return 1 if failures else 0
