@@ -115,23 +115,23 @@ def task_prepare_summaries_sequential(root, work):
 
 def task_build_summaries(root, work):
     from corpora import build
-    from corpora import pipeline
+    from corpora import prepare
 
-    request = pipeline.Request(NAME, configs=["summaries"], data_dir=root, allow_modified_sources=True)
+    request = prepare.Request(NAME, configs=["summaries"], data_dir=root, allow_modified_sources=True)
     result = build.export(request, f"{work}/out")
     return sum(r.rows for r in result)
 
 
 def task_build_summaries_without_count(root, work):
     from corpora import build
-    from corpora import pipeline
+    from corpora import prepare
 
     # No count: every split "read" as many records as it wrote.
-    pipeline.count_source_records = lambda corpus, config, files: {}
-    pipeline.account_for_rows = lambda corpus, config, info, read: read.update(
+    prepare.count_source_records = lambda corpus, config, files: {}
+    prepare.account_for_rows = lambda corpus, config, info, read: read.update(
         {split: info.splits[split].num_examples for split in info.splits}
     )
-    request = pipeline.Request(NAME, configs=["summaries"], data_dir=root, allow_modified_sources=True)
+    request = prepare.Request(NAME, configs=["summaries"], data_dir=root, allow_modified_sources=True)
     result = build.export(request, f"{work}/out")
     return sum(r.rows for r in result)
 
@@ -399,7 +399,7 @@ def main():
         import pyarrow.csv  # noqa: F401
         import pyarrow.parquet  # noqa: F401
 
-        from corpora import pipeline  # noqa: F401
+        from corpora import prepare  # noqa: F401
 
         if importlib.util.find_spec("scipy") is not None:
             import scipy.io  # noqa: F401

@@ -47,12 +47,12 @@ import pyarrow
 import pyarrow.compute
 import pyarrow.parquet
 import synthetic_caption_contest_ratings as synthetic
-from corpora import pipeline
+import corpora
 
 rows, work = int(sys.argv[2]), Path(sys.argv[3])
 data = work / "data"
 synthetic.write_summary_release(data, rows)  # exactly `rows` rows over the 199 files
-dataset = pipeline.load(
+dataset = corpora.load(
     "caption_contest_ratings", "summaries", data_dir=data, cache_dir=work / "cache", allow_modified_sources=True
 )["train"]  # synthetic files: not the release's bytes
 old = work / "old" / "caption_contest_ratings" / "summaries" / "train-00000-of-00001.parquet"

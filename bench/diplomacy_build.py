@@ -15,8 +15,9 @@ import pyarrow
 import pyarrow.parquet
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+import corpora  # noqa: E402
 from corpora import build  # noqa: E402
-from corpora import pipeline  # noqa: E402
+from corpora import prepare  # noqa: E402
 from synthetic_diplomacy_detection import write_diplomacy  # noqa: E402
 
 MIXED = ("receiver_labels", "game_score", "game_score_delta")
@@ -55,14 +56,14 @@ def main(argv=None):
         def corpora_prepare():
             for config in ("conversations", "messages"):
                 cache = tempfile.mkdtemp(dir=tmp)
-                dataset = pipeline.load("diplomacy_detection", config, data_dir=upstream, cache_dir=cache,
-                                     allow_modified_sources=True)
+                dataset = corpora.load("diplomacy_detection", config, data_dir=upstream, cache_dir=cache,
+                                       allow_modified_sources=True)
                 for split, part in dataset.items():
                     part.to_parquet(str(tmp / f"{config}-{split}.parquet"))
 
         def corpora_build():
             # Synthetic files are not the recorded release: their checksums differ by design.
-            request = pipeline.Request("diplomacy_detection", data_dir=upstream, allow_modified_sources=True)
+            request = prepare.Request("diplomacy_detection", data_dir=upstream, allow_modified_sources=True)
             build.export(request, tmp / "out")
 
         raw_seconds = best_of(runs, raw)

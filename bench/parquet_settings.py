@@ -29,12 +29,12 @@ CODECS = [("none", None), ("snappy", None), ("lz4", None), ("zstd", 1), ("zstd",
 
 def dummy_tables(work: Path):
     """(name, Arrow table, schema) of every config of every corpus, from its dummy data."""
-    from corpora import pipeline
+    import corpora
     from corpora import registry
 
     for corpus in registry.all_corpora():
         for config in corpus.configs:
-            dataset_dict = pipeline.load(corpus.name, config, dummy=True, cache_dir=work / "cache")
+            dataset_dict = corpora.load(corpus.name, config, dummy=True, cache_dir=work / "cache")
             for split, dataset in dataset_dict.items():
                 yield f"{corpus.name}/{config}/{split}", dataset.with_format("arrow")[:], dataset.features.arrow_schema
 

@@ -29,8 +29,9 @@ import datasets  # noqa: E402
 import pytest  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
+import corpora  # noqa: E402
 from corpora import build  # noqa: E402
-from corpora import pipeline  # noqa: E402
+from corpora import prepare  # noqa: E402
 from corpora import registry  # noqa: E402
 from corpora import sources  # noqa: E402
 
@@ -269,7 +270,7 @@ def dummy_build(tmp_path_factory):
     def get(name, config):
         if (name, config) not in built:
             cache = tmp_path_factory.mktemp(f"cache-{name}-{config}")
-            built[name, config] = pipeline.load(name, config, dummy=True, cache_dir=cache)
+            built[name, config] = corpora.load(name, config, dummy=True, cache_dir=cache)
         return built[name, config]
 
     return get
@@ -283,7 +284,7 @@ def dummy_export(tmp_path_factory):
     def get(name):
         if name not in exported:
             out = tmp_path_factory.mktemp(f"export-{name}")
-            build.export(pipeline.Request(name, dummy=True), out)
+            build.export(prepare.Request(name, dummy=True), out)
             exported[name] = out / name
         return exported[name]
 
@@ -396,7 +397,7 @@ def build_error(name, config, data_dir, cache_dir=None):
     from corpora.errors import one_line
 
     with pytest.raises(Exception) as caught:
-        pipeline.load(name, config, data_dir=data_dir, cache_dir=cache_dir, allow_modified_sources=True)
+        corpora.load(name, config, data_dir=data_dir, cache_dir=cache_dir, allow_modified_sources=True)
     error = caught.value
     cause = error
     while not isinstance(cause, ValueError) and cause.__cause__ is not None:

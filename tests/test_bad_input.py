@@ -16,7 +16,7 @@ import pytest
 
 from conftest import BadInput
 from conftest import build_error
-from corpora import pipeline
+import corpora
 from corpora import registry
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -53,7 +53,7 @@ def test_bad_input_stops_with_one_clear_line(name, bad, dummy_copy, dummy_build,
     (data_dir / bad.file).write_bytes(bad.variant((data_dir / bad.file).read_bytes()))
     config = bad.config or registry.get(name).default_config
     if bad.message is None:
-        built = pipeline.load(name, config, data_dir=data_dir, cache_dir=tmp_path / "cache", allow_modified_sources=True)
+        built = corpora.load(name, config, data_dir=data_dir, cache_dir=tmp_path / "cache", allow_modified_sources=True)
         for split, rows in dummy_build(name, config).items():
             assert built[split].to_list() == rows.to_list(), split
         return

@@ -11,7 +11,7 @@ import pytest
 
 from corpora import build
 from corpora import load
-from corpora import pipeline
+from corpora import prepare
 from corpora import registry
 from synthetic_caption_contest_ratings import SUMMARY_A
 from synthetic_caption_contest_ratings import SUMMARY_B
@@ -176,7 +176,7 @@ def test_missing_files_are_listed(dummy_copy, tmp_path):
     (data_dir / SUMMARIES / "512_summary_LilUCB.csv").unlink()
     (data_dir / ARCHIVE).unlink()
     with pytest.raises(FileNotFoundError) as caught:
-        build.export(pipeline.Request(NAME, data_dir=data_dir), tmp_path / "out")
+        build.export(prepare.Request(NAME, data_dir=data_dir), tmp_path / "out")
     assert "caption_contest_ratings: 2 source file(s) missing: " in str(caught.value)
     assert f"{SUMMARIES}512_summary_LilUCB.csv" in str(caught.value) and ARCHIVE in str(caught.value)
     # the loader alone (a config parameter skips the toolkit's check) lists what it needs

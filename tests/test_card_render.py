@@ -222,12 +222,12 @@ def test_list_aligns_numbers_and_unknown_to_the_right(capsys):
 
 
 # Each module may import only those of earlier layers (errors, feature_types, datasets_adapter,
-# swap, parquet_files and hub_client are leaves).
+# parquet_files and hub_client are leaves; exports imports errors only).
 LAYERS = [
-    {"errors", "feature_types", "datasets_adapter", "swap", "loader_shared", "parquet_files", "hub_client"},
+    {"errors", "feature_types", "datasets_adapter", "exports", "loader_shared", "parquet_files", "hub_client"},
     {"registry", "download"},
     {"sources"},
-    {"pipeline"},
+    {"prepare"},
     {"stats", "cards", "croissant"},
     {"diff"},  # reads the corpus an export records in its card
     {"build"},

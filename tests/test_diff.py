@@ -18,15 +18,16 @@ import pyarrow
 import pyarrow.parquet
 import pytest
 
+import corpora
 from conftest import EXAMPLE
 from conftest import using_example
 from corpora import build
 from corpora import cards
 from corpora import diff
-from corpora import pipeline
+from corpora import prepare
 from corpora import registry
-from corpora import swap
 from corpora.cli import main
+from corpora.exports import MARK
 
 NAME = EXAMPLE
 pytestmark = [pytest.mark.usefixtures("example_collection"), pytest.mark.other_dependencies]
@@ -79,14 +80,14 @@ def exports(tmp_path_factory):
     `ratings` (both read the edited files) built from the edited sources by the loader."""
     with using_example():
         root = tmp_path_factory.mktemp("diff")
-        build.export(pipeline.Request(NAME, dummy=True), root / "build-old")
+        build.export(prepare.Request(NAME, dummy=True), root / "build-old")
         data_dir = root / "data_dir"
         shutil.copytree(registry.get(NAME).dummy_dir, data_dir)
         edit_sources(data_dir)
         new = root / "build-new" / NAME
         shutil.copytree(root / "build-old" / NAME, new)
         for config in ("sentences", "ratings"):
-            dataset = pipeline.load(NAME, config, data_dir=data_dir, cache_dir=root / f"cache-{config}",
+            dataset = corpora.load(NAME, config, data_dir=data_dir, cache_dir=root / f"cache-{config}",
                                  allow_modified_sources=True)["train"]
             dataset.to_parquet(str(new / config / "train-00000-of-00001.parquet"))
         return root / "build-old" / NAME, new
@@ -261,7 +262,7 @@ def test_rows_without_a_key_are_matched_by_position_and_labels_shown_by_name(tmp
     # The example declares a key for every config; a loader may leave a config without one.
     monkeypatch.setattr(registry.get(NAME).config("sentences"), "key", ())
     old = tmp_path / "old"
-    build.export(pipeline.Request(NAME, configs=["sentences", "raters"], dummy=True), old)
+    build.export(prepare.Request(NAME, configs=["sentences", "raters"], dummy=True), old)
     new = tmp_path / "new" / NAME
     shutil.copytree(old / NAME, new)
     path = new / "sentences" / "train-00000-of-00001.parquet"
@@ -319,7 +320,7 @@ def test_errors_exit_2(tmp_path, exports):
 
 
 def test_configs_are_in_the_loader_order_with_the_key_each_is_matched_by(dummy_export, tmp_path, capsys):
-    build.export(pipeline.Request(NAME, dummy=True), tmp_path)
+    build.export(prepare.Request(NAME, dummy=True), tmp_path)
     assert main(["diff", str(dummy_export(NAME)), str(tmp_path / NAME)]) == 0
     assert capsys.readouterr().out.splitlines()[2:] == [
         "config sentences (rows matched by sentence_id):",
@@ -413,7 +414,7 @@ def test_exports_under_other_names_are_matched_by_the_corpus_they_record(exports
     assert main(["diff", str(renamed_old), str(renamed_new), "--config", "ratings"]) == 1  # by the marks
     assert capsys.readouterr().out.splitlines()[2] == "config ratings (rows matched by sentence_id, rater):"
     for folder in (renamed_old, renamed_new):
-        (Path(folder) / swap.MARK).unlink()
+        (Path(folder) / MARK).unlink()
         assert cards.read_metadata(Path(folder) / "README.md")["corpora"]["corpus"] == NAME
     assert main(["diff", str(renamed_old), str(renamed_new), "--config", "ratings"]) == 1  # by the cards
     assert capsys.readouterr().out.splitlines()[2] == "config ratings (rows matched by sentence_id, rater):"

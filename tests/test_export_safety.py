@@ -1,8 +1,9 @@
 """Safe exports, with real `corpora build` processes: one writer per OUT/NAME, every check before an
 atomic swap, leftovers of killed builds cleaned by the next build, sources never touched, and every
-failure one line. CORPORA_TEST_PAUSE_AT=<phase> makes a build stop at a phase so it can be killed
-there (corpora.swap.pause_at). The builds are of the example corpus's dummy data
-(tests/example_collection); each subprocess gets the environment of the moment, CORPORA_ROOT included."""
+failure one line. A build started with `pause=<phase>` runs with a test's hooks (tests/hooked_corpora.py,
+corpora.exports.Hooks) and stops at that phase so it can be killed there. The builds are of the example
+corpus's dummy data (tests/example_collection); each subprocess gets the environment of the moment,
+CORPORA_ROOT included."""
 
 import hashlib
 import json
@@ -28,9 +29,9 @@ from conftest import rename_config
 from corpora import build
 from corpora import datasets_adapter
 from corpora import errors
-from corpora import pipeline
+from corpora import exports
+from corpora import prepare
 from corpora import registry
-from corpora import swap
 from corpora.cli import main
 
 NAME = EXAMPLE
@@ -43,8 +44,14 @@ WAITING = re.compile(rf"corpora: (\S+): waiting for another build \(pid (\d+) on
                      r"started \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\)\n")
 
 
-def command(out, *extra, source=("--dummy",)):
-    return [sys.executable, "-m", "corpora.cli", "build", NAME, *source, "--out", str(out), *extra]
+HOOKED = Path(__file__).with_name("hooked_corpora.py")
+
+
+def command(out, *extra, source=("--dummy",), pause=None, exchange=True):
+    """`corpora build` of the example corpus; with `pause` or without `exchange`, with a test's hooks."""
+    hooks = [*(["--pause-at", pause] if pause else []), *([] if exchange else ["--no-exchange"])]
+    start = [str(HOOKED), *hooks] if hooks else ["-m", "corpora.cli"]
+    return [sys.executable, *start, "build", NAME, *source, "--out", str(out), *extra]
 
 
 def environment(**extra):
@@ -77,8 +84,7 @@ def popen(argv, **kwargs):
 
 
 def start(out, *extra, pause=None, source=("--dummy",)):
-    env = environment(CORPORA_TEST_PAUSE_AT=pause) if pause else environment()
-    return popen(command(out, *extra, source=source), env=env)
+    return popen(command(out, *extra, source=source, pause=pause), env=environment())
 
 
 def wait_for_line(process, expected: str) -> str:
@@ -132,7 +138,7 @@ def only_the_export(out: Path) -> None:
     """OUT holds the lock file and the export NAME, a plain folder with its mark: nothing else."""
     assert sorted(os.listdir(out)) == sorted([f".{NAME}.lock", NAME])
     assert (out / NAME).is_dir() and not (out / NAME).is_symlink()
-    assert swap.read_mark(out / NAME)["corpus"] == NAME
+    assert exports.read_mark(out / NAME)["corpus"] == NAME
 
 
 RATINGS_ONLY = ("--dummy", "--config", "ratings")  # a build whose export differs from the full one
@@ -181,7 +187,7 @@ def test_a_second_build_waits_for_the_first_and_gives_up_after_its_timeout(tmp_p
 @pytest.mark.parametrize("phase", ["generating", "writing"])
 def test_a_build_killed_at_any_phase_leaves_the_previous_export_and_the_next_build_cleans_up(tmp_path, phase):
     out = tmp_path / "out"
-    build.export(pipeline.Request(NAME, dummy=True), out)
+    build.export(prepare.Request(NAME, dummy=True), out)
     before = files_of(out / NAME)
     killed = start(out, pause=phase, source=RATINGS_ONLY[:1])
     wait_for_line(killed, f"corpora: paused at {phase}")
@@ -200,10 +206,9 @@ def test_a_build_killed_at_any_phase_leaves_the_previous_export_and_the_next_bui
 
 def test_a_swap_without_an_atomic_exchange_killed_between_its_renames_is_put_back(tmp_path):
     out = tmp_path / "out"
-    build.export(pipeline.Request(NAME, dummy=True), out)
+    build.export(prepare.Request(NAME, dummy=True), out)
     before = files_of(out / NAME)
-    env = environment(CORPORA_TEST_PAUSE_AT="renaming", **{swap.NO_EXCHANGE_VARIABLE: "1"})
-    killed = popen(command(out), env=env)
+    killed = popen(command(out, pause="renaming", exchange=False), env=environment())
     wait_for_line(killed, "corpora: paused at renaming")
     killed.kill()
     killed.wait()
@@ -220,9 +225,9 @@ def test_a_swap_without_an_atomic_exchange_killed_between_its_renames_is_put_bac
 
 def test_a_swap_without_an_atomic_exchange_replaces_the_export(tmp_path):
     out = tmp_path / "out"
-    build.export(pipeline.Request(NAME, configs=["ratings"], dummy=True), out)
-    result = subprocess.run(command(out), capture_output=True, text=True, timeout=300, check=False,
-                            env=environment(**{swap.NO_EXCHANGE_VARIABLE: "1"}))
+    build.export(prepare.Request(NAME, configs=["ratings"], dummy=True), out)
+    result = subprocess.run(command(out, exchange=False), capture_output=True, text=True, timeout=300, check=False,
+                            env=environment())
     assert (result.returncode, result.stderr) == (0, "")
     assert check_export(out / NAME, tmp_path / "cache") == DUMMY_COUNTS
     only_the_export(out)
@@ -231,7 +236,7 @@ def test_a_swap_without_an_atomic_exchange_replaces_the_export(tmp_path):
 @pytest.mark.parametrize("signum, code, line", [(signal.SIGTERM, 143, "terminated"), (signal.SIGINT, 130, "interrupted")])
 def test_a_signal_at_the_swap_leaves_the_previous_export_and_nothing_else(tmp_path, signum, code, line):
     out = tmp_path / "out"
-    build.export(pipeline.Request(NAME, dummy=True), out)
+    build.export(prepare.Request(NAME, dummy=True), out)
     before = files_of(out / NAME)
     process = start(out, pause="swapping")
     wait_for_line(process, "corpora: paused at swapping")
@@ -403,7 +408,7 @@ def test_the_adapter_names_the_private_part_that_changed():
 
 @pytest.mark.both_legs  # datasets resolves (and here reloads) the export
 def test_the_export_is_a_plain_folder_that_copies_whole(tmp_path):
-    build.export(pipeline.Request(NAME, dummy=True), tmp_path / "out")
+    build.export(prepare.Request(NAME, dummy=True), tmp_path / "out")
     folder = tmp_path / "out" / NAME
     assert not any(p.is_symlink() for p in [folder, *folder.rglob("*")])
     copies = {"cp": tmp_path / "cp" / NAME, "tar": tmp_path / "tar" / NAME}
@@ -436,10 +441,10 @@ def test_a_folder_at_out_name_that_is_not_an_export_is_refused_before_any_work(t
         (tmp_path / "elsewhere").mkdir()
         target.symlink_to(tmp_path / "elsewhere")
     else:  # an export of another corpus, renamed
-        build.export(pipeline.Request(NAME, dummy=True), tmp_path / "other")
-        mark = json.loads((tmp_path / "other" / NAME / swap.MARK).read_text())
+        build.export(prepare.Request(NAME, dummy=True), tmp_path / "other")
+        mark = json.loads((tmp_path / "other" / NAME / exports.MARK).read_text())
         shutil.copytree(tmp_path / "other" / NAME, target)
-        (target / swap.MARK).write_text(json.dumps(dict(mark, corpus="another_corpus")))
+        (target / exports.MARK).write_text(json.dumps(dict(mark, corpus="another_corpus")))
     before = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*"))
     result = run(command(out))
     assert (result.returncode, result.stdout) == (1, "")
@@ -451,7 +456,7 @@ def test_a_folder_at_out_name_that_is_not_an_export_is_refused_before_any_work(t
         )
     else:
         assert result.stderr == (
-            f"corpora build: error: {target} is not an export of corpora (no {swap.MARK} of {NAME} in it) and is left "
+            f"corpora build: error: {target} is not an export of corpora (no {exports.MARK} of {NAME} in it) and is left "
             "as it is: move it away, or choose another --out\n"
         )
     assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*")) == before
@@ -459,7 +464,7 @@ def test_a_folder_at_out_name_that_is_not_an_export_is_refused_before_any_work(t
 
 def test_a_build_of_some_configs_never_drops_the_others(tmp_path):
     out = tmp_path / "out"
-    build.export(pipeline.Request(NAME, dummy=True), out)
+    build.export(prepare.Request(NAME, dummy=True), out)
     before = files_of(out / NAME)
     result = run(command(out, "--config", "ratings"))
     assert (result.returncode, result.stdout) == (1, "")
@@ -470,7 +475,7 @@ def test_a_build_of_some_configs_never_drops_the_others(tmp_path):
     )
     assert files_of(out / NAME) == before
     # A build of more configs than the export holds replaces it.
-    build.export(pipeline.Request(NAME, configs=["ratings"], dummy=True), tmp_path / "small")
+    build.export(prepare.Request(NAME, configs=["ratings"], dummy=True), tmp_path / "small")
     result = run(command(tmp_path / "small"))
     assert (result.returncode, result.stderr) == (0, "")
     assert check_export(tmp_path / "small" / NAME, tmp_path / "cache") == DUMMY_COUNTS
@@ -478,7 +483,7 @@ def test_a_build_of_some_configs_never_drops_the_others(tmp_path):
 
 def test_an_export_of_a_config_the_loader_renamed_is_replaced_with_drop_other_configs(tmp_path):
     out = tmp_path / "out"
-    build.export(pipeline.Request(NAME, dummy=True), out)
+    build.export(prepare.Request(NAME, dummy=True), out)
     rename_config(out / NAME, "ratings", "ratings_v0")  # built by an older loader
     before = files_of(out / NAME)
     refused = (f"corpora build: error: {out / NAME} holds config(s) ratings_v0 that {NAME} no longer has (renamed or "
@@ -494,13 +499,13 @@ def test_an_export_of_a_config_the_loader_renamed_is_replaced_with_drop_other_co
     result = run(command(out, "--config", "sentences", "--config", "raters", "--drop-other-configs"))
     assert (result.returncode, result.stderr) == (0, "")
     assert check_export(out / NAME, tmp_path / "cache") == {config: DUMMY_COUNTS[config] for config in ("sentences", "raters")}
-    assert swap.read_mark(out / NAME)["configs"] == ["sentences", "raters"]
+    assert exports.read_mark(out / NAME)["configs"] == ["sentences", "raters"]
     only_the_export(out)
 
 
 def test_drop_other_configs_replaces_an_export_of_more_configs(tmp_path):
     out = tmp_path / "out"
-    build.export(pipeline.Request(NAME, dummy=True), out)
+    build.export(prepare.Request(NAME, dummy=True), out)
     result = run(command(out, "--config", "ratings", "--drop-other-configs"))
     assert (result.returncode, result.stderr) == (0, "")
     assert check_export(out / NAME, tmp_path / "cache") == RATINGS_COUNTS
@@ -510,11 +515,11 @@ def test_the_same_config_twice_is_built_once(tmp_path):
     result = run(command(tmp_path / "out", "--config", "ratings", "--config", "ratings"))
     assert (result.returncode, result.stderr) == (0, "")
     assert check_export(tmp_path / "out" / NAME, tmp_path / "cache") == RATINGS_COUNTS
-    assert swap.read_mark(tmp_path / "out" / NAME)["configs"] == ["ratings"]
+    assert exports.read_mark(tmp_path / "out" / NAME)["configs"] == ["ratings"]
 
 
 def test_compare_to_reports_the_configs_a_build_would_not_have(tmp_path):
-    build.export(pipeline.Request(NAME, dummy=True), tmp_path / "old")
+    build.export(prepare.Request(NAME, dummy=True), tmp_path / "old")
     result = run(command(tmp_path / "new", "--config", "ratings", "--compare-to", str(tmp_path / "old")))
     assert (result.returncode, result.stderr) == (0, "")
     lines = result.stdout.splitlines()
@@ -552,7 +557,7 @@ def start_with_workers(out):
                                              ("Ctrl-C", 130, "interrupted"), ("SIGKILL", -9, "")])
 def test_a_signal_with_worker_processes_ends_them_all_with_one_line(tmp_path, how, code, line):
     out = tmp_path / "out"
-    build.export(pipeline.Request(NAME, dummy=True), out)
+    build.export(prepare.Request(NAME, dummy=True), out)
     before = files_of(out / NAME)
     process = start_with_workers(out)
     children = children_of(process.pid)  # the two workers and datasets' queue manager
@@ -591,7 +596,7 @@ def test_a_bad_record_with_worker_processes_is_the_same_one_line(tmp_path):
 def test_ctrl_c_at_any_moment_of_the_start_is_one_line(tmp_path, delay):
     # From the first line of corpora.cli on; the imports of datasets and the loaders come after it.
     # The build pauses before its swap, so that however fast the machine it is still running.
-    process = popen(command(tmp_path / "out"), env=environment(CORPORA_TEST_PAUSE_AT="swapping"))
+    process = popen(command(tmp_path / "out", pause="swapping"), env=environment())
     time.sleep(delay)
     process.send_signal(signal.SIGINT)
     assert process.wait(timeout=60) == 130
@@ -601,23 +606,23 @@ def test_ctrl_c_at_any_moment_of_the_start_is_one_line(tmp_path, delay):
 
 
 @pytest.mark.parametrize("phase", ["generating", "writing"])
-def test_a_stop_python_swallowed_ends_the_build_at_its_next_phase(tmp_path, monkeypatch, phase):
+def test_a_stop_python_swallowed_ends_the_build_at_its_next_phase(tmp_path, phase):
     # A KeyboardInterrupt raised in a weakref callback is printed ("Exception ignored in ...") and
     # dropped; the handler has recorded it (errors.STOP_SIGNALS), and the build ends at its next
     # phase instead of running on (once, a test's build ran on into its pause at the swap).
-    build.export(pipeline.Request(NAME, dummy=True), tmp_path / "out")
+    build.export(prepare.Request(NAME, dummy=True), tmp_path / "out")
     before = {p.relative_to(tmp_path): p.read_bytes() for p in (tmp_path / "out").rglob("*") if p.is_file()}
     phases = []
 
-    def pause_at(reached):
-        phases.append(reached)
-        if reached == phase:
-            errors.STOP_SIGNALS.append(signal.SIGINT)  # as _stop leaves it when Python dropped its raise
+    class Hooks(exports.Hooks):
+        def reached(self, reached):
+            phases.append(reached)
+            if reached == phase:
+                errors.STOP_SIGNALS.append(signal.SIGINT)  # as _stop leaves it when Python dropped its raise
 
-    monkeypatch.setattr(swap, "pause_at", pause_at)
     try:
         with pytest.raises(KeyboardInterrupt):
-            build.export(pipeline.Request(NAME, dummy=True), tmp_path / "out")
+            build.export(prepare.Request(NAME, dummy=True), tmp_path / "out", hooks=Hooks())
     finally:
         errors.STOP_SIGNALS.clear()
     assert phases[-1] == phase

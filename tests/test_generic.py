@@ -11,7 +11,7 @@ from conftest import CASES
 from conftest import COLLECTION
 from conftest import LFS
 from corpora import build
-from corpora import pipeline
+from corpora import prepare
 from corpora import registry
 from corpora import validate
 from corpora.cli import main
@@ -214,7 +214,7 @@ def test_a_broken_loader_is_one_clear_line_from_the_cli(name, loader_copy, capsy
 
 @each_corpus
 def test_two_dummy_builds_are_identical(name, dummy_export, tmp_path, capsys):
-    build.export(pipeline.Request(name, dummy=True), tmp_path)
+    build.export(prepare.Request(name, dummy=True), tmp_path)
     assert main(["diff", str(dummy_export(name)), str(tmp_path / name)]) == 0
     out = capsys.readouterr().out
     assert out.splitlines()[-1] == "identical"

@@ -131,13 +131,13 @@ def test_the_script_route_refuses_a_cut_copy(cut_copy, tmp_path, monkeypatch):
     assert str(caught.value).count("'expected'") == 1  # only the test split differs
 
 
-# --- one pipeline: corpora.load and corpora build prepare a config the same way ------------------
+# --- one preparation (corpora.prepare): corpora.load and corpora build prepare a config the same way
 
 
 @pytest.mark.parametrize("route", ["load", "build"])
 def test_a_record_lost_between_the_count_and_the_examples_stops_load_and_build_alike(route, monkeypatch, tmp_path):
     from corpora import build
-    from corpora import pipeline
+    from corpora import prepare
 
     corpus = registry.get(NAME)
     counted = corpus.module._count_source_records
@@ -148,7 +148,7 @@ def test_a_record_lost_between_the_count_and_the_examples_stops_load_and_build_a
         if route == "load":
             load(NAME, "ratings", dummy=True, cache_dir=tmp_path / "cache")
         else:
-            build.export(pipeline.Request(NAME, ("ratings",), dummy=True), tmp_path / "out")
+            build.export(prepare.Request(NAME, ("ratings",), dummy=True), tmp_path / "out")
     assert str(caught.value) == (
         f"{NAME}: rows in != rows out: ratings/validation: 6 source records read, 5 examples written"
     )
@@ -156,15 +156,15 @@ def test_a_record_lost_between_the_count_and_the_examples_stops_load_and_build_a
 
 
 def test_a_request_names_its_configs_once_and_refuses_what_cannot_be_built():
-    from corpora import pipeline
+    from corpora import prepare
 
-    assert pipeline.Request(NAME, ("raters", "raters", "sentences")).configs == ("raters", "sentences")
-    assert pipeline.Request(NAME).configs == tuple(registry.get(NAME).configs)
+    assert prepare.Request(NAME, ("raters", "raters", "sentences")).configs == ("raters", "sentences")
+    assert prepare.Request(NAME).configs == tuple(registry.get(NAME).configs)
     with pytest.raises(CorporaError) as caught:
-        pipeline.Request(NAME, ("scores",))
+        prepare.Request(NAME, ("scores",))
     assert str(caught.value) == f"{NAME} has no config 'scores'; configs: sentences, ratings, raters"
     with pytest.raises(CorporaError) as caught:
-        pipeline.Request(NAME, data_dir="somewhere", dummy=True)
+        prepare.Request(NAME, data_dir="somewhere", dummy=True)
     assert str(caught.value) == "give either a data_dir or dummy=True, not both"
 
 
@@ -182,9 +182,9 @@ def test_a_split_already_in_the_cache_is_not_counted_again(monkeypatch, tmp_path
 
 def test_an_export_refuses_config_parameters(tmp_path):
     from corpora import build
-    from corpora import pipeline
+    from corpora import prepare
 
-    request = pipeline.Request(NAME, ("ratings",), dummy=True, config_kwargs={"raters": ["dara"]})
+    request = prepare.Request(NAME, ("ratings",), dummy=True, config_kwargs={"raters": ["dara"]})
     with pytest.raises(CorporaError) as caught:
         build.export(request, tmp_path / "out")
     assert str(caught.value) == f"{NAME}: an export holds whole configs; config parameters are for corpora.load"

@@ -30,7 +30,7 @@ def test_every_loader_folder_holds_the_shared_modules_it_imports_as_generated():
         assert (folder / "_strict_json.py").is_file() == ("from ._strict_json import " in script.read_text()), name
 
 
-def test_card_check_names_a_stale_copy_and_card_writes_it_back(tmp_path):
+def test_card_check_names_a_stale_copy_and_the_generator_writes_it_back(tmp_path):
     collection = tmp_path / "collection"
     shutil.copytree(EXAMPLE_COLLECTION, collection)
     copy = collection / "loaders" / EXAMPLE / "_loader_common.py"
@@ -42,13 +42,17 @@ def test_card_check_names_a_stale_copy_and_card_writes_it_back(tmp_path):
     assert checked.returncode == 1
     assert checked.stderr.splitlines()[0] == (
         f"loaders/{EXAMPLE}/_loader_common.py, loaders/{EXAMPLE}/_strict_json.py: not as generated from "
-        f"src/corpora/loader_shared/: run `corpora card {EXAMPLE}`"
+        f"src/corpora/loader_shared/: run `python -m corpora.loader_shared loaders/{EXAMPLE}`"
     )
-    written = subprocess.run(command + [EXAMPLE], env=env, capture_output=True, text=True)
+    refused = subprocess.run(command + [EXAMPLE], env=env, capture_output=True, text=True)  # writing a card, too
+    assert (refused.returncode, refused.stderr.splitlines()[0]) == (1, checked.stderr.splitlines()[0])
+    generate = [sys.executable, "-m", "corpora.loader_shared"]
+    written = subprocess.run(generate + [f"loaders/{EXAMPLE}"], cwd=collection, capture_output=True, text=True)
     assert written.returncode == 0, written.stderr
     assert written.stdout.splitlines()[:2] == [
         f"wrote loaders/{EXAMPLE}/_loader_common.py", f"wrote loaders/{EXAMPLE}/_strict_json.py"
     ]
+    assert subprocess.run(command + [EXAMPLE, "--check"], env=env, capture_output=True).returncode == 0
     unneeded = collection / "loaders" / EXAMPLE / "_strict_json.py"
     script = collection / "loaders" / EXAMPLE / f"{EXAMPLE}.py"
     script.write_text(script.read_text().replace("from ._strict_json import check_fields\n", "")
@@ -132,17 +136,17 @@ def test_utf8_names_line_and_offset(common):
     assert str(caught.value) == "f, line 2: not UTF-8 (byte 0xe9 at offset 2 of the line: invalid continuation byte)"
 
 
-def test_resolve_files_lists_every_missing_path_cut_to_five(common, tmp_path):
+def test_local_files_lists_every_missing_path_cut_to_five(common, tmp_path):
     paths = [f"d/{i}.json" for i in range(8)]
     (tmp_path / "d").mkdir()
     (tmp_path / "d" / "3.json").write_text("{}")
     with pytest.raises(FileNotFoundError) as caught:
-        common.resolve_files(str(tmp_path), None, paths, {})
+        common.local_files(str(tmp_path), None, paths, {})
     assert str(caught.value) == (
         f"7 source file(s) missing in {tmp_path}: d/0.json, d/1.json, d/2.json, d/4.json, d/5.json and 2 more")
     (tmp_path / "one").mkdir()
     with pytest.raises(FileNotFoundError) as caught:
-        common.resolve_files(str(tmp_path / "one"), None, ["a.csv"], {})
+        common.local_files(str(tmp_path / "one"), None, ["a.csv"], {})
     assert str(caught.value) == f"1 source file(s) missing in {tmp_path / 'one'}: a.csv"
 
 

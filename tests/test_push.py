@@ -159,11 +159,11 @@ def release_export(tmp_path_factory):
     """The files a push of the example's release to REPO_ID uploads (the export is byte-identical
     from build to build): to lay out an earlier push in the server."""
     from corpora import build
-    from corpora import pipeline
+    from corpora import prepare
 
     out = tmp_path_factory.mktemp("release-export")
     with using_example():
-        build.export(pipeline.Request(NAME, data_dir=EXAMPLE_RELEASE), out, repo_id=REPO_ID)
+        build.export(prepare.Request(NAME, data_dir=EXAMPLE_RELEASE), out, repo_id=REPO_ID)
     folder = out / NAME
     return {p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*") if p.is_file()
             and p.name != ".corpora-export.json"}

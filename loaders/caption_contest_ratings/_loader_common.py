@@ -1,4 +1,4 @@
-# Generated from src/corpora/loader_shared/_loader_common.py by `corpora card`; edit that file, not this copy.
+# Generated from src/corpora/loader_shared/_loader_common.py by `make shared-modules`; edit that file, not this copy.
 """What every loader of this collection uses: the source files of a build, the checks that a file
 is data at all, UTF-8 decoding, and the one shape of an error about a value.
 
@@ -12,7 +12,7 @@ _SHOW_LIMIT = 80
 _MISSING_SHOWN = 5
 
 
-def resolve_files(data_dir, dl_manager, paths, urls):
+def local_files(data_dir, dl_manager, paths, urls):
     """{path: local file} for each source path (relative to the upstream repository root): the
     file at `data_dir/path`, or the pinned URL `urls[path]` downloaded by `dl_manager`. Every
     missing file of `data_dir` is reported in one error, before any work."""

@@ -44,7 +44,7 @@ from ._fast_io import file_chunks
 from ._fast_io import tables_of_files
 from ._loader_common import check_is_data
 from ._loader_common import invalid
-from ._loader_common import resolve_files
+from ._loader_common import local_files
 from ._loader_common import show
 from ._loader_common import utf8
 
@@ -309,7 +309,7 @@ class CaptionContestRatings(SourceBuilder, datasets.ArrowBasedBuilder):
             shards = [path for path in shards if _path_contest(path) in contests]
             if not shards:
                 raise ValueError(f"{name}: no source file for contests {contests}")
-        local = resolve_files(self.config.data_dir, dl_manager, shards + metadata, _URLS)
+        local = local_files(self.config.data_dir, dl_manager, shards + metadata, _URLS)
         gen_kwargs = {"files": [local[path] for path in shards], "sources": shards}
         if name == "cartoons":
             gen_kwargs["metadata"] = {path: local[path] for path in metadata}

@@ -38,7 +38,7 @@ from ._csv_cells import number
 from ._csv_cells import records
 from ._csv_cells import rows
 from ._csv_cells import string
-from ._loader_common import resolve_files
+from ._loader_common import local_files
 from ._loader_common import show
 from ._strict_json import loads
 
@@ -348,7 +348,7 @@ class CrowdDeliberation(SourceBuilder, datasets.GeneratorBasedBuilder):
 
     def _split_generators(self, dl_manager):
         splits = self.config.files
-        local = resolve_files(self.config.data_dir, dl_manager, self.config.paths, _URLS)
+        local = local_files(self.config.data_dir, dl_manager, self.config.paths, _URLS)
         return [
             datasets.SplitGenerator(
                 name=split,

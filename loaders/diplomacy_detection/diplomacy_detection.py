@@ -16,7 +16,7 @@ from ._builder_base import SourceBuilder
 from ._builder_base import SourceConfig
 from ._loader_common import check_is_data
 from ._loader_common import invalid
-from ._loader_common import resolve_files
+from ._loader_common import local_files
 from ._loader_common import utf8
 from ._strict_json import check_fields
 from ._strict_json import loads
@@ -149,7 +149,7 @@ class DiplomacyDetection(SourceBuilder, datasets.GeneratorBasedBuilder):
 
     def _split_generators(self, dl_manager):
         paths = {split: files[0] for split, files in self.config.files.items()}
-        local = resolve_files(self.config.data_dir, dl_manager, list(paths.values()), _URLS)
+        local = local_files(self.config.data_dir, dl_manager, list(paths.values()), _URLS)
         return [
             datasets.SplitGenerator(name=split, gen_kwargs={"filepath": local[path], "source": path})
             for split, path in paths.items()

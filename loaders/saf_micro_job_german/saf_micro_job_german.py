@@ -44,8 +44,8 @@ from ._builder_base import SourceBuilder
 from ._builder_base import SourceConfig
 from ._loader_common import check_is_data
 from ._loader_common import invalid
+from ._loader_common import local_files
 from ._loader_common import no_records
-from ._loader_common import resolve_files
 from ._loader_common import utf8
 
 _CITATION = """\
@@ -183,7 +183,7 @@ class SafMicroJobGerman(SourceBuilder, datasets.GeneratorBasedBuilder):
 
     def _split_generators(self, dl_manager):
         splits = self.config.files
-        local = resolve_files(self.config.data_dir, dl_manager, self.config.paths, _URLS)
+        local = local_files(self.config.data_dir, dl_manager, self.config.paths, _URLS)
         return [
             datasets.SplitGenerator(
                 name=split,

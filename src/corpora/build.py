@@ -1,7 +1,7 @@
-"""`corpora build`: a corpus as a Hub-ready export folder. Each config is prepared by the one
-pipeline (`corpora.pipeline`, with every check), written as Parquet shards with the card
+"""`corpora build`: a corpus as a Hub-ready export folder. Each config is prepared as every build
+prepares it (`corpora.prepare`, with every check), written as Parquet shards with the card
 (README.md) and croissant.json into a partial folder of this build, read back through the card's
-`configs:`, and only then swapped in (`corpora.swap`)."""
+`configs:`, and only then swapped in (`corpora.exports`)."""
 
 from __future__ import annotations
 
@@ -15,11 +15,10 @@ import pyarrow.parquet
 from corpora import cards
 from corpora import croissant
 from corpora import errors
+from corpora import exports
 from corpora import parquet_files
-from corpora import pipeline
-from corpora import sources
+from corpora import prepare
 from corpora import stats
-from corpora import swap
 from corpora.errors import CorporaError
 from corpora.errors import check_utf8
 
@@ -35,10 +34,10 @@ class SplitRows:
     differs: bool = False  # rows differ from the official size (a build with --allow-modified-sources)
 
 
-def export(request: pipeline.Request, out, repo_id: str | None = None, lock_timeout: float | None = None,
-           compare_to=None, drop_other_configs: bool = False) -> list[SplitRows]:
+def export(request: prepare.Request, out, repo_id: str | None = None, lock_timeout: float | None = None,
+           compare_to=None, drop_other_configs: bool = False, hooks: exports.Hooks | None = None) -> list[SplitRows]:
     """Write OUT/NAME/README.md, croissant.json and OUT/NAME/<config>/<split>-0000i-of-0000n.parquet
-    for each config of the request, prepared by the one pipeline (`pipeline.prepare`: every check).
+    for each config of the request, prepared as every build is (`prepare.prepare_config`: every check).
 
     `repo_id` is the Hub repository the export is for, if any (its card says how to load it from
     there). The rows reported are those of the files `load_dataset` resolves from the exported
@@ -47,10 +46,11 @@ def export(request: pipeline.Request, out, repo_id: str | None = None, lock_time
     printed before the swap (`corpora diff`). With `drop_other_configs`, an export that holds
     configs the request does not build (one the loader renamed, too) is replaced without them.
 
-    Safety (corpora.swap): one build at a time per OUT/NAME (another one waits, at most
+    Safety (`exports.transaction`): one build at a time per OUT/NAME (another one waits, at most
     `lock_timeout` seconds if given); the export and its datasets cache are made in a partial
     folder of this build; every check runs there, and only then is OUT/NAME swapped to it in one
-    step. A failed or interrupted build leaves the previous export as it was.
+    step. A failed or interrupted build leaves the previous export as it was. `hooks`: a test's
+    (exports.Hooks).
     """
     corpus, name, configs = request.corpus, request.name, list(request.configs)
     if request.config_kwargs:
@@ -61,35 +61,21 @@ def export(request: pipeline.Request, out, repo_id: str | None = None, lock_time
         if path is not None:
             check_utf8(path, f"the {option} folder")
     given = request.data_dir if request.data_dir is not None else (corpus.dummy_dir if request.dummy else None)
-    if given is not None:
-        swap.check_no_overlap(target, [given])  # before any work: the swap would delete them
-    replaceable = {"known": list(corpus.configs), "drop_others": drop_other_configs}
-    swap.check_replaceable(target, configs, **replaceable)  # before any work; again under the lock
-    swap.prepare_out(out)
-    with swap.exclusive(target, lock_timeout):
-        swap.repair_and_clean(target)
-        swap.check_replaceable(target, configs, **replaceable)
-        found = pipeline.resolve(request).with_differences()
-        swap.check_no_overlap(target, list(found.files.values()))
-        workspace = swap.new_workspace(target)
+    with exports.transaction(out, name, configs, lambda: prepare.find_sources(request).with_differences(),
+                             local_copy=given, known=list(corpus.configs), drop_others=drop_other_configs,
+                             lock_timeout=lock_timeout, hooks=hooks) as partial:
         try:
-            partial = workspace / name
-            report = write_files(request, found, partial, workspace / "cache", repo_id, shown_path(out, name))
-            counts = reload_counts(partial, configs, workspace / "cache")
+            report = write_files(request, partial, repo_id, shown_path(out, name))
+            counts = reload_counts(partial.folder, configs, partial.cache)
             if compare_to is not None:  # every check passed: what the swap is about to change
                 from corpora import diff  # imports DuckDB: not for the builds that do not compare
 
-                print(diff.summary(Path(compare_to) / name, partial, name, None, target))
-            swap.write_mark(partial, name, configs, found)
-            errors.stop_if_asked()  # the last moment a stop leaves the previous export as it was
-            swap.swap_in(partial, target)
+                print(diff.summary(Path(compare_to) / name, partial.folder, name, None, target))
         except Exception as error:
             full = errors.full_disk(error, target)  # a full disk is said about the export, if no file is named
             if full is None:
                 raise
             raise full from error
-        finally:
-            swap.abandon(workspace, target)  # the cache, half an export, or the previous one
     rows = []
     for config, splits in counts.items():
         for split, count in splits.items():
@@ -107,22 +93,22 @@ def shown_path(out: Path, name: str) -> str:
     return f"path/to/{name}"
 
 
-def write_files(request: pipeline.Request, found: sources.Sources, partial: Path, cache_dir: Path, repo_id,
-                export_path: str):
-    """Prepare every config (`pipeline.prepare`) and write it into `partial`: its Parquet files, then
-    README.md and croissant.json. Returns the card's report per config."""
-    corpus = request.corpus
+def write_files(request: prepare.Request, partial: exports.Partial, repo_id, export_path: str):
+    """Prepare every config (`prepare.prepare_config`) and write it into the partial export
+    folder: its Parquet files, then README.md and croissant.json. Returns the card's report per
+    config."""
+    corpus, sources, folder = request.corpus, partial.sources, partial.folder
     infos, report = {}, {}
     for config in request.configs:
         features = corpus.features(config)
-        errors.stop_if_asked()  # a Ctrl-C swallowed where Python ignores exceptions ends the build here
-        swap.pause_at("generating")
+        # A Ctrl-C swallowed where Python ignores exceptions ends the build here.
+        partial.phase("generating")
         # Prepared as Arrow, written as Parquet by this package (corpora.parquet_files): the same
         # file settings under every datasets version, which its own Parquet writer does not give.
-        prepared = pipeline.prepare(request, config, found, cache_dir)
+        prepared = prepare.prepare_config(request, config, sources, partial.cache)
         builder = prepared.builder
         written = {
-            split: write_parquet(dataset, partial / config, split)
+            split: write_parquet(dataset, folder / config, split)
             for split, dataset in builder.as_dataset().items()
         }
         infos[config] = builder.info
@@ -131,12 +117,11 @@ def write_files(request: pipeline.Request, found: sources.Sources, partial: Path
             statistics={split: stats.compute(features, paths) for split, paths in written.items()},
             example=first_example(next(iter(written.values()))),
         )
-    errors.stop_if_asked()
-    swap.pause_at("writing")
-    notice = cards.not_the_release(corpus, found)
-    croissant.write(corpus, partial, cards.card_source(corpus), list(request.configs), repo_id, notice)
-    built_from = cards.built_from(corpus, found, infos)
-    cards.write_export_card(corpus, infos, partial / "README.md", repo_id, report, built_from, notice, export_path)
+    partial.phase("writing")
+    notice = cards.not_the_release(corpus, sources)
+    croissant.write(corpus, folder, cards.card_source(corpus), list(request.configs), repo_id, notice)
+    built_from = cards.built_from(corpus, sources, infos)
+    cards.write_export_card(corpus, infos, folder / "README.md", repo_id, report, built_from, notice, export_path)
     return report
 
 
@@ -145,7 +130,7 @@ def write_parquet(dataset: datasets.Dataset, folder: Path, split: str) -> list[P
     MAX_SHARD_BYTES of Arrow data (contiguous rows), each with the export's settings
     (corpora.parquet_files); returns the paths."""
     folder.mkdir(parents=True, exist_ok=True)
-    num_shards = max(1, math.ceil(dataset.data.nbytes / pipeline.MAX_SHARD_BYTES))
+    num_shards = max(1, math.ceil(dataset.data.nbytes / parquet_files.MAX_SHARD_BYTES))
     paths = []
     for index in range(num_shards):
         path = folder / f"{split}-{index:05d}-of-{num_shards:05d}.parquet"

@@ -21,10 +21,10 @@ from datasets.utils.metadata import MetadataConfigs
 from huggingface_hub import DatasetCard
 from huggingface_hub import DatasetCardData
 
-from corpora import pipeline
+from corpora import exports
+from corpora import prepare
 from corpora import registry
 from corpora import sources
-from corpora import swap
 from corpora.errors import CorporaError
 from corpora.errors import shorten
 from corpora.errors import write_text
@@ -322,7 +322,7 @@ def render(
     export_path: str | None = None,
 ) -> str:
     """The card. The loader's card (no `infos`) shows `examples`, the first example of each config
-    of the dummy data (`pipeline.dummy_examples`; this module does not build), and its
+    of the dummy data (`prepare.dummy_examples`; this module does not build), and its
     `dataset_info` holds the features, the official split sizes and the byte sizes last measured
     (`committed_infos`). An export passes its build's infos, with the
     real split sizes and byte sizes, the Hub repository it is pushed to, if any (the card then
@@ -464,30 +464,30 @@ def card_byte_sizes(corpus: registry.Corpus, card: Path | None = None) -> dict:
     return found
 
 
-def built_from(corpus: registry.Corpus, found, infos: dict[str, datasets.DatasetInfo]) -> str:
-    """What a build read (`found`: sources.Sources), in words for its card (never a local path),
+def built_from(corpus: registry.Corpus, source, infos: dict[str, datasets.DatasetInfo]) -> str:
+    """What a build read (`source`: sources.Sources), in words for its card (never a local path),
     with the split sizes that differ from the official ones."""
-    if found.kind == "dummy":
+    if source.kind == "dummy":
         return f"the dummy data of `dummy_data/{corpus.name}/` (not the real corpus)"
-    release = "the pinned release files" if found.release else "files that may differ from the release"
-    where = "a local copy" if found.local else "the pinned URLs"
-    checked = "size and sha256 checked" if found.release else "built with --allow-modified-sources"
+    release = "the pinned release files" if source.release else "files that may differ from the release"
+    where = "a local copy" if source.local else "the pinned URLs"
+    checked = "size and sha256 checked" if source.release else "built with --allow-modified-sources"
     described = f"{release}, read from {where} ({checked}; see Source files)"
-    differing = pipeline.differing_sizes(corpus, infos)
+    differing = prepare.differing_sizes(corpus, infos)
     if differing:
         described += "; split sizes that differ from the official ones: " + ", ".join(differing)
     return described
 
 
-def not_the_release(corpus: registry.Corpus, found) -> str | None:
+def not_the_release(corpus: registry.Corpus, source) -> str | None:
     """What opens the card and croissant.json of a build that is not of the release, else None."""
-    if found.kind == "dummy":
+    if source.kind == "dummy":
         return (f"This export was built from the dummy data of `dummy_data/{corpus.name}/` (a few records in the "
                 "real format, partly invented), not from the corpus.")
-    if not found.differing:
+    if not source.differing:
         return None
-    return (f"This export was built from {len(found.differing)} source file(s) that differ from the recorded "
-            f"release: {shorten(list(found.differing), 3, '; ')}. Its rows, sizes and statistics are those of these "
+    return (f"This export was built from {len(source.differing)} source file(s) that differ from the recorded "
+            f"release: {shorten(list(source.differing), 3, '; ')}. Its rows, sizes and statistics are those of these "
             "files.")
 
 
@@ -498,7 +498,7 @@ def write_sizes_from_export(corpus: registry.Corpus, export: Path, examples: dic
     from an export of the checked release files (its mark says so), not the dummy data or a
     modified copy."""
     measured = card_byte_sizes(corpus, Path(export) / "README.md")
-    mark = swap.read_mark(Path(export)) or {}
+    mark = exports.read_mark(Path(export)) or {}
     if mark.get("sources") != "release":
         measured = {config: sizes for config, sizes in measured.items() if "rows" not in sizes}
     if measured:

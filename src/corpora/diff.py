@@ -26,9 +26,9 @@ import pyarrow
 import pyarrow.parquet
 
 from corpora import cards
+from corpora import exports
 from corpora import hub_client
 from corpora import registry
-from corpora import swap
 from corpora.errors import CorporaError
 from corpora.errors import describe_failure
 
@@ -231,7 +231,7 @@ def _in_loader_order(name: str | None, layout: dict) -> dict:
 def recorded_corpus(folder: Path) -> str | None:
     """The corpus an export says it is of: its mark (a build on this machine), else its card's
     `corpora: corpus:` (a published export: the mark is not uploaded). None if it says none."""
-    mark = swap.read_mark(folder)
+    mark = exports.read_mark(folder)
     if mark is not None and isinstance(mark.get("corpus"), str):
         return mark["corpus"]
     try:

@@ -21,6 +21,8 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+# Shards stay well under the Hub's recommended file size (also the shards of datasets' Arrow cache).
+MAX_SHARD_BYTES = 500 * 1024 * 1024
 # zstd: 18% smaller files than snappy (datasets' choice) in about the same write time; gzip and
 # brotli save 1-3% more for many times the write time (docs/parquet.md).
 COMPRESSION = "zstd"

@@ -101,9 +101,9 @@ def stop(signum, frame):
             children = [child for child in _worker_processes() if child not in killed]
             if not children:
                 break
-        from corpora import swap
+        from corpora import exports
 
-        swap.abandon_all()
+        exports.abandon_all()
         os.write(2, f"{prefix(command_name())}: {STOPPED[signum]}\n".encode())
         os._exit(128 + signum)
     STOP_SIGNALS.append(signum)

@@ -12,10 +12,10 @@ from huggingface_hub import HfApi
 from huggingface_hub import get_token
 
 from corpora import build
+from corpora import exports
 from corpora import hub_client
-from corpora import pipeline
+from corpora import prepare
 from corpora import registry
-from corpora import swap
 from corpora import validate
 from corpora.errors import CorporaError
 from corpora.errors import describe_failure
@@ -67,7 +67,7 @@ def push(
     token comes from HF_TOKEN or `hf auth login`, as huggingface_hub finds it; it is never printed,
     and without one nothing is built. Returns the uploaded paths."""
     corpus = registry.get(name)  # an unknown corpus is said before anything else
-    request = pipeline.Request(name, configs, data_dir, allow_modified_sources=allow_modified_sources)
+    request = prepare.Request(name, configs, data_dir, allow_modified_sources=allow_modified_sources)
     # Known offline (the environment, the stored login): no build of hours before a certain failure.
     if not dry_run and not get_token():
         raise CorporaError(
@@ -86,8 +86,7 @@ def push(
     problems = validate.export_problems(corpus, folder)
     if problems:  # the Hub would show a wrong or broken page
         raise CorporaError(f"{name}: not uploading {folder}: its card does not validate: {'; '.join(problems)}")
-    # The export's mark is this tool's, not the dataset's.
-    paths = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file() and p.name != swap.MARK)
+    paths = exports.published_files(folder)
     tag = version_tag(corpus)
     if remote is not None and tag in remote.tags:  # decided before anything is said of an upload
         return already_published(api, name, repo_id, folder, paths, request.configs, tag, remote.tags[tag])

@@ -138,7 +138,7 @@ class Corpus:
         )
         # datasets 3.x presets the info from the committed card, official split sizes included,
         # and would stop any other build (the dummy data, a modified copy) with its own error;
-        # corpora checks the official sizes itself, in words (pipeline.check_official_sizes).
+        # corpora checks the official sizes itself, in words (prepare.check_official_sizes).
         builder.info.splits = None
         return builder
 

@@ -16,7 +16,7 @@ import jinja2
 
 from corpora import cards
 from corpora import loader_shared
-from corpora import pipeline
+from corpora import prepare
 from corpora import registry
 from corpora import sources
 from corpora.errors import CorporaError
@@ -72,7 +72,7 @@ def new(name: str) -> list[Path]:
         write_text(written[-1], json.dumps(counts, indent=2) + "\n")
         corpus = registry.get(name)
         written.append(sources.write_records(corpus, dict.fromkeys(corpus.module._URLS.values())))  # not measured
-        cards.write(corpus, pipeline.dummy_examples(name))
+        cards.write(corpus, prepare.dummy_examples(name))
         written.append(corpus.card_path)
     except BaseException:
         for path in reversed(written):

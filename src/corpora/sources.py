@@ -5,7 +5,7 @@ Every loader declares `_URLS` ({path: pinned url}) and, on each config, its `fil
 [path]}), where a path is relative to the upstream repository root. A local copy mirrors that layout: the
 file behind `_URLS[path]` is read from `<data_dir>/<path>`. Loaders do this mapping themselves
 when they get a `data_dir` (so a loader file works alone with `load_dataset(..., data_dir=...)`);
-this module resolves `--dummy` and checks the whole copy first, so a missing file is reported
+this module finds the dummy data for `--dummy` and checks the whole copy first, so a missing file is reported
 together with every other missing one, before any work starts.
 
 `loaders/<name>/checksums.tsv` records, like TensorFlow Datasets' checksums files, one line per
@@ -63,7 +63,7 @@ class Record:
 
 @dataclass(frozen=True)
 class Sources:
-    """The source files of one build, resolved and checked, and what they are: its provenance,
+    """The source files of one build, found and checked, and what they are: its provenance,
     which the export's card, croissant.json and mark state."""
 
     corpus: str
@@ -85,14 +85,14 @@ class Sources:
         return dataclasses.replace(self, differing=tuple(differences(registry.get(self.corpus), self.files)))
 
 
-def resolve(corpus: Corpus, configs, data_dir=None, dummy: bool = False, allow_modified_sources: bool = False,
-            partial: bool = False) -> Sources:
+def find(corpus: Corpus, configs, data_dir=None, dummy: bool = False, allow_modified_sources: bool = False,
+         partial: bool = False) -> Sources:
     """The one place a build's source files are found and checked: every file of `configs` in the
     local copy or the dummy data (all missing ones named at once), or downloaded from the pinned
     URLs; then, unless `allow_modified_sources`, no Git LFS pointers and every file the recorded
     release. `partial`: the loader reads only some files (a config parameter), so only those
     present are checked and the loader names a missing one itself."""
-    folder = resolve_data_dir(corpus, data_dir, dummy, [] if partial else configs)
+    folder = local_folder(corpus, data_dir, dummy, [] if partial else configs)
     if dummy:
         files = {path: folder / path for path in corpus.source_files(configs)}
         return Sources(corpus.name, folder, files, "dummy", local=True)
@@ -107,7 +107,7 @@ def resolve(corpus: Corpus, configs, data_dir=None, dummy: bool = False, allow_m
     return Sources(corpus.name, folder if local else download.cache_folder(corpus.name), files, kind, local)
 
 
-def resolve_data_dir(corpus: Corpus, data_dir=None, dummy: bool = False, configs=None) -> Path | None:
+def local_folder(corpus: Corpus, data_dir=None, dummy: bool = False, configs=None) -> Path | None:
     """The local folder to read from, or None to download the pinned URLs. Every source file of
     `configs` (default: all) must be there."""
     if dummy:

@@ -15,11 +15,11 @@ import pyarrow.parquet
 from corpora import build
 from corpora import cards
 from corpora import datasets_adapter
+from corpora import exports
 from corpora import parquet_files
-from corpora import pipeline
+from corpora import prepare
 from corpora import registry
 from corpora import sources
-from corpora import swap
 from corpora.errors import CorporaError
 from corpora.errors import shorten
 
@@ -31,7 +31,7 @@ def validate(name: str) -> Iterator[tuple[str, str | None]]:
         prepared = {}
         for config in corpus.configs:
             try:
-                prepared[config] = pipeline.load(name, config, dummy=True, cache_dir=f"{tmp}/cache-{config}")
+                prepared[config] = prepare.dummy_build(name, config, f"{tmp}/cache-{config}")
             except Exception as error:  # noqa: BLE001 - reported, not raised: the other checks still run
                 yield f"dummy build {config}", f"{type(error).__name__}: {error}"
                 continue
@@ -61,7 +61,7 @@ def _count_problem(corpus, config, dataset_dict) -> str | None:
 
 
 def _round_trip_problem(corpus, prepared: dict[str, datasets.DatasetDict], tmp: str) -> str | None:
-    build.export(pipeline.Request(corpus.name, dummy=True), f"{tmp}/export")
+    build.export(prepare.Request(corpus.name, dummy=True), f"{tmp}/export")
     for config, dataset_dict in prepared.items():
         reloaded = datasets.load_dataset(f"{tmp}/export/{corpus.name}", config, cache_dir=f"{tmp}/reload")
         problem = compare(dataset_dict, reloaded)
@@ -145,9 +145,9 @@ def validate_export(folder: Path) -> Iterator[tuple[str, str | None]]:
         what = "is not a folder" if os.path.lexists(folder) else "does not exist"
         yield "mark", f"{folder} {what}"
         return
-    mark = swap.read_mark(folder)
+    mark = exports.read_mark(folder)
     if mark is None or mark.get("corpus") not in registry.names():
-        yield "mark", f"{folder} is not an export of a corpus of this collection (no {swap.MARK} naming one)"
+        yield "mark", f"{folder} is not an export of a corpus of this collection (no {exports.MARK} naming one)"
         return
     corpus = registry.get(mark["corpus"])
     yield "mark", None
@@ -173,7 +173,7 @@ def validate_export(folder: Path) -> Iterator[tuple[str, str | None]]:
 def _stray_problem(folder: Path) -> str | None:
     """The files of the folder that are not the export's (the card, croissant.json, the mark, the
     files the card's `configs:` name): an upload of the folder would publish them too."""
-    kept = {folder / "README.md", folder / "croissant.json", folder / swap.MARK}
+    kept = {folder / "README.md", folder / "croissant.json", folder / exports.MARK}
     try:
         metadata = cards.read_metadata(folder / "README.md")
     except Exception:  # noqa: BLE001 - no card, or not YAML: the card check says so

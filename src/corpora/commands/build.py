@@ -32,7 +32,7 @@ def add_arguments(parser) -> None:
 
 def run(args) -> int:
     from corpora import build
-    from corpora import pipeline
+    from corpora import prepare
     from corpora import registry
 
     quiet_progress()
@@ -40,7 +40,7 @@ def run(args) -> int:
     last = "dummy data expects" if args.dummy else "official"
     header = ["corpus", "config", "split", "source records", "rows written", last]
     for name in names(args):
-        request = pipeline.Request(name, args.configs, args.data_dir, args.dummy, args.allow_modified_sources,
+        request = prepare.Request(name, args.configs, args.data_dir, args.dummy, args.allow_modified_sources,
                                    args.num_proc)
         try:
             rows_built = build.export(request, args.out, lock_timeout=args.lock_timeout, compare_to=args.compare_to,

@@ -30,9 +30,9 @@ def run(args) -> int:
         if args.update:
             registry.require_checkout(f"loaders/{name}/checksums.tsv")
         # Every file, whatever it holds: measuring it is the point.
-        found = sources.resolve(corpus, args.configs, args.data_dir, allow_modified_sources=True)
-        files = found.files
-        sources.check_not_lfs_pointers(corpus, files, found.folder if found.local else None)  # never the release
+        given = sources.find(corpus, args.configs, args.data_dir, allow_modified_sources=True)
+        files = given.files
+        sources.check_not_lfs_pointers(corpus, files, given.folder if given.local else None)  # never the release
         records = sources.read_records(corpus)
         rows = []
         for path, file in files.items():

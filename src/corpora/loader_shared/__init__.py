@@ -4,8 +4,9 @@ A loader must work alone (datasets 3.6 loads it as a script, copying the modules
 `from ._name import x` beside it), so each loader folder holds copies of these files:
 `_loader_common.py` and `_builder_base.py` in every folder, `_strict_json.py` in those whose
 loader imports it.
-`corpora card NAME` (and `make cards`) writes the copies; `corpora card --check` fails on a copy
-that differs. Edit the files here, never a copy.
+`python -m corpora.loader_shared loaders/NAME` (`make shared-modules`, part of `make cards`)
+writes the copies; `corpora card` (and `--check`) fails on a copy that differs. Edit the files here, never a
+copy.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ MODULES = {
     "_strict_json.py": lambda text: "from ._strict_json import " in text,
 }
 
-HEADER = "# Generated from src/corpora/loader_shared/{name} by `corpora card`; edit that file, not this copy.\n"
+HEADER = "# Generated from src/corpora/loader_shared/{name} by `make shared-modules`; edit that file, not this copy.\n"
 
 
 def copies_for(text: str) -> dict[str, str]:

@@ -11,7 +11,7 @@ _SHOW_LIMIT = 80
 _MISSING_SHOWN = 5
 
 
-def resolve_files(data_dir, dl_manager, paths, urls):
+def local_files(data_dir, dl_manager, paths, urls):
     """{path: local file} for each source path (relative to the upstream repository root): the
     file at `data_dir/path`, or the pinned URL `urls[path]` downloaded by `dl_manager`. Every
     missing file of `data_dir` is reported in one error, before any work."""

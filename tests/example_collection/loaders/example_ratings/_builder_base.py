@@ -1,4 +1,4 @@
-# Generated from src/corpora/loader_shared/_builder_base.py by `corpora card`; edit that file, not this copy.
+# Generated from src/corpora/loader_shared/_builder_base.py by `make shared-modules`; edit that file, not this copy.
 """The config class and builder base of every loader of this collection: each config carries the
 facts of its own sources (as glue's `GlueConfig` and TFDS's `BuilderConfig` subclasses do), and
 the base gives what every builder does alike.

@@ -1,4 +1,4 @@
-# Generated from src/corpora/loader_shared/_strict_json.py by `corpora card`; edit that file, not this copy.
+# Generated from src/corpora/loader_shared/_strict_json.py by `make shared-modules`; edit that file, not this copy.
 """Strict JSON for the loaders that read JSON: every failure is a ValueError located like any
 other bad value of the collection (`<file>, <record>: field <path>: ...`).
 

@@ -19,7 +19,7 @@ from ._builder_base import SourceBuilder
 from ._builder_base import SourceConfig
 from ._loader_common import check_is_data
 from ._loader_common import invalid
-from ._loader_common import resolve_files
+from ._loader_common import local_files
 from ._loader_common import show
 from ._loader_common import utf8
 from ._strict_json import check_fields
@@ -123,7 +123,7 @@ class ExampleRatings(SourceBuilder, datasets.GeneratorBasedBuilder):
         return datasets.Features(features)
 
     def _split_generators(self, dl_manager):
-        local = resolve_files(self.config.data_dir, dl_manager, self.config.paths, _URLS)
+        local = local_files(self.config.data_dir, dl_manager, self.config.paths, _URLS)
         return [
             datasets.SplitGenerator(name=split, gen_kwargs={"files": [local[p] for p in paths], "sources": paths})
             for split, paths in self.config.files.items()

@@ -1,7 +1,8 @@
-"""The one pipeline of a build: a request names a corpus, its configs and its source; `resolve`
-finds and checks the source files (`sources.resolve`); `prepare` runs a config's builder on them
-with the checks of a build (rows in = rows out, the official split sizes). `corpora.load`
-returns what it prepared; `corpora build` (corpora.build) writes it as an export folder."""
+"""How every build prepares a config: a request names a corpus, its configs and its source;
+`find_sources` finds and checks the source files (`sources.find`); `prepare_config` runs a
+config's builder on them with the checks of a build (rows in = rows out, the official split
+sizes). `corpora.load` returns what it prepared; `corpora build` (corpora.build) writes it as an
+export folder; `dummy_build` is the dummy data's (`corpora card`, `corpora validate`)."""
 
 from __future__ import annotations
 
@@ -15,14 +16,12 @@ from pathlib import Path
 
 import datasets
 
+from corpora import parquet_files
 from corpora import registry
-from corpora import sources
 from corpora.errors import CorporaError
-from corpora.errors import check_utf8
 from corpora.errors import shorten
-
-# Shards stay well under the Hub's recommended file size.
-MAX_SHARD_BYTES = 500 * 1024 * 1024
+from corpora.sources import Sources
+from corpora.sources import find
 
 
 @dataclass(frozen=True)
@@ -54,10 +53,10 @@ class Request:
         return registry.get(self.name)
 
 
-def resolve(request: Request) -> sources.Sources:
-    """The request's source files, found and checked (sources.resolve)."""
-    return sources.resolve(request.corpus, list(request.configs), request.data_dir, request.dummy,
-                           request.allow_modified_sources, partial=bool(request.config_kwargs))
+def find_sources(request: Request) -> Sources:
+    """The request's source files, found and checked (sources.find)."""
+    return find(request.corpus, list(request.configs), request.data_dir, request.dummy,
+                request.allow_modified_sources, partial=bool(request.config_kwargs))
 
 
 @dataclass(frozen=True)
@@ -66,14 +65,14 @@ class Prepared:
     read: dict[str, int]  # source records per split, as the loader counts them apart from its typing
 
 
-def prepare(request: Request, config: str, found: sources.Sources, cache_dir) -> Prepared:
+def prepare_config(request: Request, config: str, sources: Sources, cache_dir) -> Prepared:
     """Run the builder of one config on checked source files, with every check of a build: every
     split holds as many examples as the loader's own count of source records (rows in = rows out),
     and from the release the official split sizes. Not counted: a build with config parameters
     (they read a part of the files) and a split datasets already has in `cache_dir` (counted when
     it was made)."""
     corpus = request.corpus
-    builder = corpus.builder(config, found.folder, cache_dir, **request.config_kwargs)
+    builder = corpus.builder(config, sources.folder, cache_dir, **request.config_kwargs)
     cached = os.path.isfile(os.path.join(builder.cache_dir, "dataset_info.json"))
     counted = not request.config_kwargs and not cached
     # The source records are counted in a second thread while the builder runs: both spend their
@@ -81,60 +80,17 @@ def prepare(request: Request, config: str, found: sources.Sources, cache_dir) ->
     # process must not fork while another of its threads runs.
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="count-source-records") as pool:
         beside = counted and (request.num_proc or 1) <= 1
-        counting = pool.submit(count_source_records, corpus, config, found.files) if beside else None
-        builder.download_and_prepare(num_proc=request.num_proc, max_shard_size=MAX_SHARD_BYTES)
-        read = counting.result() if beside else count_source_records(corpus, config, found.files) if counted else {}
+        counting = pool.submit(count_source_records, corpus, config, sources.files) if beside else None
+        builder.download_and_prepare(num_proc=request.num_proc, max_shard_size=parquet_files.MAX_SHARD_BYTES)
+        read = counting.result() if beside else count_source_records(corpus, config, sources.files) if counted else {}
     if counted:
         account_for_rows(corpus, config, builder.info, read)
-    if found.release and not request.config_kwargs:
+    if sources.release and not request.config_kwargs:
         check_official_sizes(corpus, {config: builder.info})
     return Prepared(builder, read)
 
 
-def load(
-    name: str,
-    config: str | None = None,
-    *,
-    split: str | None = None,
-    data_dir=None,
-    dummy: bool = False,
-    streaming: bool = False,
-    num_proc: int | None = None,
-    cache_dir=None,
-    allow_modified_sources: bool = False,
-    **config_kwargs,
-):
-    """`load_dataset` for a corpus, with the checks of `corpora build`: a DatasetDict, or the
-    Dataset of `split` (a name, or datasets' split syntax: "train[:10%]", "train+validation");
-    an IterableDatasetDict (IterableDataset) when streaming.
-
-    Sources are the pinned URLs, a local copy (`data_dir`) or the dummy data (`dummy=True`).
-    From real sources the files must be the recorded release (no Git LFS pointers; size and
-    sha256 as in checksums.tsv) and the splits the official sizes; `allow_modified_sources=True`
-    lifts both (a fixed, extended or cut copy). Every split holds as many examples as the
-    loader's count of source records (not checked when streaming). Streaming from the pinned
-    URLs downloads nothing ahead, so only a local copy's checksums are checked, and sizes are not
-    known before reading.
-    `config_kwargs` set parameters of the config (e.g. `contests=[508]`): the loader then reads
-    a part of the files and checks itself that they are there; the official sizes do not apply.
-    Works on datasets 3.6 and 5.x alike: the builder class is used directly, no script loading.
-    """
-    corpus = registry.get(name)
-    if data_dir is not None:
-        check_utf8(data_dir, "data_dir")
-    check_config(corpus, config)
-    config = config or corpus.default_config
-    request = Request(name, (config,), data_dir, dummy, allow_modified_sources, num_proc, config_kwargs)
-    _check_split(corpus, config, split, streaming)
-    if streaming and data_dir is None and not dummy:  # read from the URLs as it goes: nothing to check ahead
-        return corpus.builder(config, None, cache_dir, **config_kwargs).as_streaming_dataset(split=split)
-    found = resolve(request)
-    if streaming:
-        return corpus.builder(config, found.folder, cache_dir, **config_kwargs).as_streaming_dataset(split=split)
-    return prepare(request, config, found, cache_dir).builder.as_dataset(split=split)
-
-
-def _check_split(corpus: registry.Corpus, config: str, split: str | None, streaming: bool) -> None:
+def check_split(corpus: registry.Corpus, config: str, split: str | None, streaming: bool) -> None:
     """Name an unknown split before any work; datasets' own error comes after the build."""
     if split is None:
         return
@@ -150,6 +106,12 @@ def _check_split(corpus: registry.Corpus, config: str, split: str | None, stream
             raise CorporaError(f"{corpus.name}/{config} has no split {part.strip()!r}; splits: {', '.join(names)}")
 
 
+def dummy_build(name: str, config: str, cache_dir) -> datasets.DatasetDict:
+    """A config of the dummy data, prepared with every check (`corpora.load(name, config, dummy=True)`)."""
+    request = Request(name, (config,), dummy=True)
+    return prepare_config(request, config, find_sources(request), cache_dir).builder.as_dataset()
+
+
 def dummy_examples(name: str) -> dict[str, dict]:
     """The first example of each config (default first) of its dummy build, as stored (class
     labels as their index): what the committed card shows (cards.render)."""
@@ -157,7 +119,7 @@ def dummy_examples(name: str) -> dict[str, dict]:
     examples = {}
     with tempfile.TemporaryDirectory(prefix="corpora-card-") as cache_dir:
         for config in [corpus.default_config] + [c for c in corpus.configs if c != corpus.default_config]:
-            dataset = load(name, config, dummy=True, cache_dir=cache_dir)
+            dataset = dummy_build(name, config, cache_dir)
             split = "train" if "train" in dataset else list(dataset)[0]
             examples[config] = dataset[split].data.slice(0, 1).to_pylist()[0]
     return examples

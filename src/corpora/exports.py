@@ -1,5 +1,9 @@
-"""Safe export folders: one writer per OUT/NAME, a private partial folder per build, a swap that
-no reader sees half done, and nothing removed that this tool did not make.
+"""The export transaction: one writer per OUT/NAME, a private partial folder per build, a swap
+that no reader sees half done, nothing removed that this tool did not make, and the export's mark.
+
+    with exports.transaction(out, name, configs, find_sources, ...) as partial:
+        ...  # write partial.folder (datasets' cache: partial.cache), from partial.sources
+    # here OUT/NAME is the new export, marked; on an error or a signal, the previous one as it was
 
 Layout in OUT, for a corpus NAME:
 
@@ -13,6 +17,7 @@ The swap exchanges the partial NAME/ and OUT/NAME in one step where the system c
 (renameat2 with RENAME_EXCHANGE, Linux 3.15+); elsewhere it takes two renames under a journal,
 `.NAME.swap`, that the next build reads to put the previous export back if it was interrupted
 between them. A folder OUT/NAME without the mark is never replaced: the build refuses it first.
+The mark is written and read here only (`read_mark`).
 """
 
 from __future__ import annotations
@@ -28,37 +33,102 @@ import shutil
 import signal
 import socket
 import sys
-import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import filelock
 
 from corpora.errors import CorporaError
+from corpora.errors import stop_if_asked
 
-PAUSE_VARIABLE = "CORPORA_TEST_PAUSE_AT"
-# Test hook: the two-rename swap of systems without an atomic exchange.
-NO_EXCHANGE_VARIABLE = "CORPORA_TEST_NO_EXCHANGE"
 MARK = ".corpora-export.json"
 
 
-def pause_at(phase: str) -> None:
-    """Test hook: with CORPORA_TEST_PAUSE_AT=<phase> (generating, writing, swapping, renaming: between
-    the two renames of a swap without an atomic exchange), the build
-    prints `corpora: paused at <phase>` on stderr and sleeps there, so a test can kill it at a
-    known point."""
-    if os.environ.get(PAUSE_VARIABLE) == phase:
-        print(f"corpora: paused at {phase}", file=sys.stderr, flush=True)
-        time.sleep(3600)
+class Hooks:
+    """Where a test stops a build, and how it swaps. This default does nothing: a test passes its
+    own to `transaction` (or, for a whole `corpora` process, sets HOOKS: tests/hooked_corpora.py)."""
+
+    exchange = True  # False: the two-rename swap of systems without an atomic exchange
+
+    def reached(self, phase: str) -> None:
+        """The build is at `phase`: generating, writing, swapping, or renaming (between the two
+        renames of a swap without an atomic exchange, signals held)."""
 
 
-def write_mark(export: Path, name: str, configs: list[str], found) -> None:
+HOOKS = Hooks()
+
+
+@dataclass(frozen=True)
+class Partial:
+    """A build in progress, as the body of `transaction` sees it."""
+
+    target: Path  # OUT/NAME, which the swap replaces
+    workspace: Path  # OUT/.NAME.partial-<pid>-<id>, removed however the build ends
+    sources: object  # sources.Sources: found and checked under the lock
+    hooks: Hooks
+
+    @property
+    def folder(self) -> Path:
+        """The export being made."""
+        return self.workspace / self.target.name
+
+    @property
+    def cache(self) -> Path:
+        """The build's datasets cache."""
+        return self.workspace / "cache"
+
+    def phase(self, name: str) -> None:
+        """Between two phases: a stop Python swallowed (errors.stop_if_asked) ends the build
+        here, and a test may pause it."""
+        stop_if_asked()
+        self.hooks.reached(name)
+
+
+@contextlib.contextmanager
+def transaction(out, name: str, configs, find_sources: Callable[[], object], *, local_copy=None,
+                known: list[str] | None = None, drop_others: bool = False, lock_timeout: float | None = None,
+                hooks: Hooks | None = None):
+    """Export corpus `name` (its `configs`) to OUT/NAME safely; yields the `Partial` to write.
+
+    Before any work: OUT/NAME must be replaceable (`_check_replaceable`: `known`, `drop_others`)
+    and not overlap `local_copy` (the source folder given, if any). Then, under the lock of
+    OUT/NAME (waiting at most `lock_timeout` seconds if given): an interrupted swap is put back,
+    what killed builds left is removed, the checks run again, `find_sources()` finds the build's
+    sources (sources.Sources), which must not overlap the export either, and a workspace is
+    made. When the body ends without an error, the export is marked and swapped in; however it
+    ends, the workspace goes (the cache, half an export, or the previous export)."""
+    hooks = hooks or HOOKS
+    out = Path(out)
+    target = out / name
+    configs = list(configs)
+    if local_copy is not None:
+        _check_no_overlap(target, [local_copy])  # before any work: the swap would delete them
+    _check_replaceable(target, configs, known, drop_others)  # before any work; again under the lock
+    _prepare_out(out)
+    with _exclusive(target, lock_timeout):
+        _repair_and_clean(target)
+        _check_replaceable(target, configs, known, drop_others)
+        sources = find_sources()
+        _check_no_overlap(target, list(sources.files.values()))
+        partial = Partial(target, _new_workspace(target), sources, hooks)
+        try:
+            yield partial
+            _write_mark(partial.folder, name, configs, sources)
+            partial.phase("swapping")  # the last moment a stop leaves the previous export as it was
+            _swap_in(partial.folder, target, hooks)
+        finally:
+            _abandon(partial.workspace, target)
+
+
+def _write_mark(export: Path, name: str, configs: list[str], sources) -> None:
     """Mark `export` as an export of corpus `name` made by this tool, with its configs and what it
-    was built from (`found`: sources.Sources): "release", "modified" or "dummy", and the files
-    that differ from the release."""
+    was built from (sources.Sources): "release", "modified" or "dummy", and the files that
+    differ from the release."""
     from corpora import __version__
 
     mark = {"tool": "corpora", "version": __version__, "corpus": name, "configs": configs,
-            "sources": found.kind, "differing": list(found.differing)}
+            "sources": sources.kind, "differing": list(sources.differing)}
     (export / MARK).write_text(json.dumps(mark, indent=2) + "\n")
 
 
@@ -71,7 +141,13 @@ def read_mark(folder: Path) -> dict | None:
     return mark if isinstance(mark, dict) and mark.get("tool") == "corpora" else None
 
 
-def check_replaceable(target: Path, configs: list[str], known: list[str] | None = None,
+def published_files(folder: Path) -> list[str]:
+    """The files of an export folder an upload publishes (relative, sorted): all but the mark,
+    which is this tool's, not the dataset's."""
+    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file() and p.name != MARK)
+
+
+def _check_replaceable(target: Path, configs: list[str], known: list[str] | None = None,
                       drop_others: bool = False) -> None:
     """Refuse, before any work, to replace OUT/NAME unless it is an export of this corpus made by
     this tool whose configs are all among those built (a build of some configs never drops others),
@@ -112,7 +188,7 @@ def check_replaceable(target: Path, configs: list[str], known: list[str] | None 
         )
 
 
-def check_no_overlap(target: Path, sources: list[Path]) -> None:
+def _check_no_overlap(target: Path, sources: list[Path]) -> None:
     """Refuse an export folder that is, contains or is inside a source folder or file: the swap
     would delete it. Compared as real paths (symlinks resolved)."""
     export = Path(os.path.realpath(target.parent)) / target.name
@@ -126,14 +202,14 @@ def check_no_overlap(target: Path, sources: list[Path]) -> None:
                 )
 
 
-def prepare_out(out: Path) -> None:
+def _prepare_out(out: Path) -> None:
     if out.exists() and not out.is_dir():
         raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(out))
     out.mkdir(parents=True, exist_ok=True)
 
 
 @contextlib.contextmanager
-def exclusive(target: Path, timeout: float | None = None):
+def _exclusive(target: Path, timeout: float | None = None):
     """Hold the lock of `target` (OUT/.NAME.lock). If another build holds it, say who and wait
     for it (at most `timeout` seconds if given): the later build then exports after the earlier
     one, so both ask-for-a-build requests end with a whole export."""
@@ -146,12 +222,12 @@ def exclusive(target: Path, timeout: float | None = None):
     try:
         lock.acquire(timeout=first)
     except filelock.Timeout:
-        print(f"corpora: {target}: waiting for another build ({holder(info)})", file=sys.stderr, flush=True)
+        print(f"corpora: {target}: waiting for another build ({_holder(info)})", file=sys.stderr, flush=True)
         try:
             lock.acquire(timeout=-1 if timeout is None else max(0.0, timeout - first))
         except filelock.Timeout:
             raise CorporaError(
-                f"{target}: another build is writing it ({holder(info)}); gave up after {timeout:g} s"
+                f"{target}: another build is writing it ({_holder(info)}); gave up after {timeout:g} s"
             ) from None
     try:
         started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
@@ -163,14 +239,14 @@ def exclusive(target: Path, timeout: float | None = None):
         lock.release()
 
 
-def holder(info: Path) -> str:
+def _holder(info: Path) -> str:
     try:
         return info.read_text().strip() or "unknown build"
     except OSError:
         return "unknown build"
 
 
-def repair_and_clean(target: Path) -> None:
+def _repair_and_clean(target: Path) -> None:
     """Under the lock: put back an export whose two-rename swap was interrupted, then remove what
     killed builds left (no other build can be running: they all hold the lock)."""
     out, name = target.parent, target.name
@@ -194,7 +270,7 @@ def _restore(target: Path) -> None:
 _ACTIVE: dict[Path, Path] = {}
 
 
-def new_workspace(target: Path) -> Path:
+def _new_workspace(target: Path) -> Path:
     """A partial folder unique to this build: OUT/.NAME.partial-<pid>-<random>."""
     workspace = target.with_name(f".{target.name}.partial-{os.getpid()}-{secrets.token_hex(4)}")
     workspace.mkdir()
@@ -202,25 +278,24 @@ def new_workspace(target: Path) -> Path:
     return workspace
 
 
-def swap_in(export: Path, target: Path) -> None:
+def _swap_in(export: Path, target: Path, hooks: Hooks) -> None:
     """Make `export` (a finished, checked folder of this build's workspace) the folder OUT/NAME, in
-    one step a reader sees before or after; the previous export is left at `export`'s path, for
-    the caller to remove with the workspace. Ctrl-C and SIGTERM wait for the end of the step."""
-    pause_at("swapping")
+    one step a reader sees before or after; the previous export is left at `export`'s path, and
+    goes with the workspace (`_abandon`). Ctrl-C and SIGTERM wait for the end of the step."""
     with _signals_held():
         if not os.path.lexists(target):
             export.rename(target)
-        elif not _exchange(export, target):
+        elif not (hooks.exchange and _exchange(export, target)):
             journal = target.with_name(f".{target.name}.swap")
             aside = export.with_name(export.name + ".previous")
             journal.write_text(f"{aside.parent.name}/{aside.name}\n")
             target.rename(aside)
-            pause_at("renaming")
+            hooks.reached("renaming")
             export.rename(target)
             journal.unlink()  # the previous export, at `aside`, goes with the workspace
 
 
-def abandon(workspace: Path, target: Path) -> None:
+def _abandon(workspace: Path, target: Path) -> None:
     """After a build ends, however: put back an export a signal caught between two renames,
     then remove the workspace (the cache, half an export, or the previous export)."""
     with contextlib.suppress(OSError):
@@ -233,7 +308,7 @@ def abandon_all() -> None:
     """Abandon every build of this process, and say its lock is free (the lock itself goes with
     the process)."""
     for workspace, target in list(_ACTIVE.items()):
-        abandon(workspace, target)
+        _abandon(workspace, target)
         with contextlib.suppress(OSError):
             target.with_name(f".{target.name}.lock.info").unlink()
 
@@ -253,7 +328,7 @@ def _signals_held():
 def _exchange(first: Path, second: Path) -> bool:
     """Exchange two directories atomically (renameat2 RENAME_EXCHANGE); False where the system or
     the file system cannot."""
-    if os.environ.get(NO_EXCHANGE_VARIABLE) or not sys.platform.startswith("linux"):
+    if not sys.platform.startswith("linux"):
         return False
     renameat2 = getattr(ctypes.CDLL(None, use_errno=True), "renameat2", None)
     if renameat2 is None:
