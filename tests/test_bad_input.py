@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
+import corpora
 from conftest import BadInput
 from conftest import build_error
-import corpora
 from corpora import registry
 
 ROOT = Path(__file__).resolve().parents[1]
