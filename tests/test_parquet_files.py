@@ -1,6 +1,7 @@
 """The export's Parquet files: the settings they are written with in every leg (page index,
-content-defined chunking, row groups capped in bytes, zstd), read back from their footers, and
-`corpora validate PATH` naming a file that breaks them."""
+content-defined chunking, row groups capped in bytes, zstd, dictionary encoding where values
+repeat), read back from their footers, and `corpora validate PATH` naming a file that breaks
+them."""
 
 import json
 
@@ -61,6 +62,23 @@ def test_a_row_over_the_cap_is_a_row_group_alone(monkeypatch):
     table = pa.table({"text": ["a" * 10, "b" * 5000, "c" * 10, "d" * 10]})
     monkeypatch.setattr(parquet_files, "MAX_ROW_GROUP_BYTES", 1000)
     assert list(parquet_files.row_groups(table)) == [(0, 1), (1, 1), (2, 2)]
+
+
+def test_only_columns_whose_values_repeat_are_dictionary_encoded(tmp_path):
+    table = pa.table({
+        "label": pa.array([1, 2, 1, 2, None, None], pa.int32()),  # 2 distinct of 4 values: repeats
+        "score": pa.array([0.5, 0.25, 0.125, 0.0625, 1.0, 2.0]),  # all distinct
+        "words": pa.array([["a"], ["b"], ["c"], ["d"], ["e"], ["f"]]),  # nested: pyarrow's default
+    })
+    schema = pa.schema(table.schema, metadata={"huggingface": "{}"})
+    assert parquet_files.dictionary_columns(table) == ["label", "words.list.element"]
+    parquet_files.write(table, schema, tmp_path / "mixed.parquet")
+    group = footer(tmp_path / "mixed.parquet").row_group(0)
+    encodings = {group.column(i).path_in_schema: group.column(i).encodings for i in range(group.num_columns)}
+    assert "RLE_DICTIONARY" in encodings["label"]
+    assert "RLE_DICTIONARY" not in encodings["score"]
+    assert "RLE_DICTIONARY" in encodings["words.list.element"]
+    assert pq.read_table(tmp_path / "mixed.parquet").to_pylist() == table.to_pylist()
 
 
 def run(capsys, *argv):

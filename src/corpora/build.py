@@ -6,10 +6,12 @@ prepares it (`corpora.prepare`, with every check), written as Parquet shards wit
 from __future__ import annotations
 
 import math
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 import datasets
+import pyarrow
 import pyarrow.parquet
 
 from corpora import cards
@@ -107,15 +109,20 @@ def write_files(request: prepare.Request, partial: exports.Partial, repo_id, exp
         # file settings under every datasets version, which its own Parquet writer does not give.
         prepared = prepare.prepare_config(request, config, sources, partial.cache)
         builder = prepared.builder
-        written = {
-            split: write_parquet(dataset, folder / config, split)
-            for split, dataset in builder.as_dataset().items()
-        }
+        tables, computing = {}, {}
+        # The statistics are computed from the Arrow table each split is written from, in a thread
+        # beside the Parquet writer: both spend their time in Arrow, which releases the GIL.
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="statistics") as pool:
+            for split, dataset in builder.as_dataset().items():
+                tables[split] = dataset.with_format("arrow")[:]
+                computing[split] = pool.submit(stats.compute, features, [tables[split]])
+                write_parquet(dataset, folder / config, split)
+            statistics = {split: future.result() for split, future in computing.items()}
         infos[config] = builder.info
         report[config] = stats.ConfigReport(
             read=prepared.read,
-            statistics={split: stats.compute(features, paths) for split, paths in written.items()},
-            example=first_example(next(iter(written.values()))),
+            statistics=statistics,
+            example=first_example(next(iter(tables.values()))),
         )
     partial.phase("writing")
     notice = cards.not_the_release(corpus, sources)
@@ -140,12 +147,10 @@ def write_parquet(dataset: datasets.Dataset, folder: Path, split: str) -> list[P
     return paths
 
 
-def first_example(paths: list[Path]) -> dict:
-    """The first row of a split as stored (class labels as their index, images as bytes). Read
-    through a small buffer: by default pyarrow reads the whole first row group (up to 100,000 rows)
-    to give one."""
-    parquet = pyarrow.parquet.ParquetFile(paths[0], pre_buffer=False, buffer_size=1 << 16)
-    return next(parquet.iter_batches(batch_size=1)).to_pylist()[0]
+def first_example(table: pyarrow.Table) -> dict:
+    """The first row of a split as stored (class labels as their index, images as bytes), from
+    the Arrow table its Parquet files are written from."""
+    return table.slice(0, 1).to_pylist()[0]
 
 
 def reload_counts(folder: Path, configs: list[str], cache_dir) -> dict[str, dict[str, int]]:

@@ -32,12 +32,15 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import datasets
 import filelock
-import requests
 
 from corpora.errors import CorporaError
+
+if TYPE_CHECKING:
+    import requests
 
 LFS_POINTER = b"version https://git-lfs.github.com/spec/"
 STALL_BYTES = 1024  # less than this in a whole timeout span is a stalled transfer
@@ -153,6 +156,8 @@ def fetch(url: str, target: Path, settings: Settings | None = None, progress=Non
 
 
 def _get(url: str, partial: Path, settings: Settings, progress) -> None:
+    import requests  # here: a build from local files never pays its import (0.1 s)
+
     try:
         # identity: the bytes counted are the file's, and Content-Length is their number.
         response = requests.get(url, stream=True, timeout=settings.timeout, headers={"Accept-Encoding": "identity"})

@@ -10,7 +10,8 @@ The settings (measured in docs/parquet.md):
   that changes a few rows re-uploads only the pages around them (the Hub's Xet storage
   deduplicates the rest), with the options datasets >= 4.1 uses;
 - row groups of at most MAX_ROW_GROUP_BYTES of Arrow data and MAX_ROW_GROUP_ROWS rows;
-- COMPRESSION on every column.
+- COMPRESSION on every column;
+- dictionary encoding only where values repeat (`dictionary_columns`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import json
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 # Shards stay well under the Hub's recommended file size (also the shards of datasets' Arrow cache).
@@ -47,6 +49,10 @@ MAX_ROW_GROUP_ROWS = 100_000
 # described at https://huggingface.co/docs/dataset-viewer/parquet; no documentation page states
 # the number, only these messages.
 VIEWER_ROW_GROUP_LIMIT = 300_000_000
+# A column is dictionary-encoded when at most this share of the values of its first row group
+# are distinct. pyarrow encodes every column so by default: on a column of mostly distinct values
+# (scores, free text) it builds a dictionary as large as the data, then falls back, for nothing.
+DICTIONARY_MAX_DISTINCT = 0.5
 
 
 def write(table: pa.Table, schema: pa.Schema, path: Path) -> None:
@@ -54,6 +60,7 @@ def write(table: pa.Table, schema: pa.Schema, path: Path) -> None:
     (`Features.arrow_schema`): its `huggingface` metadata is what `load_dataset` reads the
     features back from (class label names among them)."""
     table = table.replace_schema_metadata(schema.metadata)
+    groups = list(row_groups(table))
     with pq.ParquetWriter(
         str(path),
         table.schema,
@@ -61,10 +68,39 @@ def write(table: pa.Table, schema: pa.Schema, path: Path) -> None:
         compression_level=COMPRESSION_LEVEL,
         write_page_index=True,
         use_content_defined_chunking=CDC_OPTIONS,
+        use_dictionary=dictionary_columns(table.slice(*groups[0]) if groups else table),
     ) as writer:
-        for offset, rows in row_groups(table):
+        for offset, rows in groups:
             writer.write_table(table.slice(offset, rows), row_group_size=rows)
         writer.add_key_value_metadata({CDC_KEY: json.dumps(CDC_OPTIONS)})
+
+
+def dictionary_columns(sample: pa.Table) -> list[str]:
+    """The Parquet columns (leaf paths) to dictionary-encode, judged on `sample` (the first row
+    group): a top-level column of numbers, text, bytes or times whose values repeat (at most
+    DICTIONARY_MAX_DISTINCT of them distinct), and every other column (pyarrow's default, not
+    judged: nested ones among them). The same table gives the same choice, so a rebuild writes
+    the same bytes."""
+    sink = pa.BufferOutputStream()  # the leaf paths as pyarrow names them: from an empty file
+    pq.write_table(sample.schema.empty_table(), sink)
+    leaves = pq.ParquetFile(pa.BufferReader(sink.getvalue())).schema
+    plain = {field.name for field in sample.schema if _judged(field.type)}
+    chosen = []
+    for index in range(len(leaves)):
+        path = leaves.column(index).path
+        if path in plain:
+            column = sample.column(path)
+            values = len(column) - column.null_count
+            if pc.count_distinct(column).as_py() > DICTIONARY_MAX_DISTINCT * values:
+                continue
+        chosen.append(path)
+    return chosen
+
+
+def _judged(type_: pa.DataType) -> bool:
+    kinds = (pa.types.is_integer, pa.types.is_floating, pa.types.is_decimal, pa.types.is_temporal,
+             pa.types.is_string, pa.types.is_large_string, pa.types.is_binary, pa.types.is_large_binary)
+    return any(kind(type_) for kind in kinds)
 
 
 def row_groups(table: pa.Table):

@@ -1,5 +1,6 @@
-"""Per-split statistics of a build, computed with Arrow compute on the written Parquet files,
-batch by batch (no per-row Python and bounded memory, so they stay cheap on the big corpus):
+"""Per-split statistics of a build, computed with Arrow compute on the Arrow tables the Parquet
+files are written from, batch by batch (no per-row Python, and no copy of a memory-mapped table,
+so they stay cheap on the big corpus):
 examples, the distribution of every class-label and boolean field, and the length quantiles (in
 characters, nearest rank) of every text field, nested fields included (values in lists are
 counted one by one). Lengths are kept as a histogram, so the quantiles are exact."""
@@ -15,7 +16,6 @@ from dataclasses import field
 import datasets
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet
 
 from corpora.feature_types import list_item
 
@@ -31,18 +31,16 @@ class SplitStatistics:
     lengths: dict[str, tuple[int, ...]] = field(default_factory=dict)
 
 
-def compute(features: datasets.Features, files: list) -> SplitStatistics:
-    """The statistics of one split, from its Parquet files, read batch by batch, in one thread
-    (threads per column measure no faster: pyarrow already decodes in its own)."""
+def compute(features: datasets.Features, tables: list[pa.Table]) -> SplitStatistics:
+    """The statistics of one split, from its Arrow tables, batch by batch."""
     columns = [name for name, feature in features.items() if _has_statistics(feature)]
     counts, lengths, labels = defaultdict(Counter), defaultdict(Counter), {}
     examples = 0
-    for path in files:
-        parquet = pyarrow.parquet.ParquetFile(path)
-        examples += parquet.metadata.num_rows
+    for table in tables:
+        examples += table.num_rows
         if not columns:
             continue
-        for batch in parquet.iter_batches(batch_size=1 << 16, columns=columns):
+        for batch in table.select(columns).to_batches(max_chunksize=1 << 16):
             for column in columns:
                 _walk(features[column], batch.column(column), column, counts, lengths, labels)
     statistics = SplitStatistics(examples=examples)
