@@ -2,8 +2,8 @@
 
 A loader must work alone (datasets 3.6 loads it as a script, copying the modules it imports as
 `from ._name import x` beside it), so each loader folder holds copies of these files:
-`_loader_common.py` and `_builder_base.py` in every folder, `_strict_json.py` in those whose
-loader imports it.
+`_loader_common.py` and `_builder_base.py` in every folder, `_strict_json.py` and `_fields.py` in
+those whose loader imports them.
 `corpora card NAME` (and `make cards`) writes the copies; `corpora card --check` fails on a copy
 that differs. Edit the files here, never a copy.
 """
@@ -21,6 +21,7 @@ MODULES = {
     "_loader_common.py": lambda text: True,
     "_builder_base.py": lambda text: True,
     "_strict_json.py": lambda text: "from ._strict_json import " in text,
+    "_fields.py": lambda text: "from ._fields import " in text,
 }
 
 HEADER = "# Generated from src/corpora/loader_shared/{name} by `corpora card`; edit that file, not this copy.\n"
