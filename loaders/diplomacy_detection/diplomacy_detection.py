@@ -83,6 +83,7 @@ _CONFIGS = [
     ),
 ]
 
+
 class DiplomacyDetection(SourceBuilder, datasets.GeneratorBasedBuilder):
     """Diplomacy dialogs with sender and receiver deception labels."""
 
