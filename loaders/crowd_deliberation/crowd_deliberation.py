@@ -220,7 +220,7 @@ _EVIDENCE_KEYS = ["comment", "start", "end", "quote"]
 _MESSAGE_KEYS = ["content", "user_pseudonym", "user_id"]
 
 
-# --- the columns ----------------------------------------------------------------------------
+# --- the fields: the columns of each file ---------------------------------------------------
 # Each column is declared once, with its Field: the headers, the features and the checks all come
 # from these tables. A field is named by its column in lower case (statistics groups name theirs).
 

@@ -164,7 +164,6 @@ class SafMicroJobGerman(SourceBuilder, datasets.GeneratorBasedBuilder):
                 yield example["id"], example
 
 
-
 # --- the fields ---------------------------------------------------------------------------------
 # Each field is declared once: the features, the columns and Arrow types of the Parquet files and
 # the checks of both formats come from these tables.
@@ -222,6 +221,7 @@ _XML_FIELDS = {
     "question_id": Field(datasets.Value("int32")),
     "reference_answer_id": Field(_STRING),
 }
+
 _BATCH_ROWS = 1024
 
 _PARQUET_MAGIC = b"PAR1"
