@@ -399,3 +399,16 @@ print("first row:", next(rows)["row_index"])
     for _ in range(3):
         result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, env=env)
         assert (result.returncode, result.stdout, result.stderr) == (0, "first row: 0\nalive at exit: []\n", "")
+
+
+@pytest.mark.parametrize("index", ["", "Unnamed: 0"])
+def test_a_negative_row_index_is_named_by_its_column(tmp_path, index):
+    data = cardinal_csv(3).replace(b"\n1,KLUCB", b"\n-1,KLUCB", 1)
+    if index:
+        data = index.encode() + data
+    path = archive_of(tmp_path / "bad.zip", data, zipfile.ZIP_DEFLATED)
+    with pytest.raises(ValueError) as caught:
+        list(loader._cardinal_tables(loader._read_archive(str(path), ARCHIVE), str(path), ARCHIVE))
+    assert str(caught.value) == (
+        f"{ARCHIVE}!577-responses.csv, record 2: field {index!r}: invalid value -1 (expected a row index >= 0)"
+    )

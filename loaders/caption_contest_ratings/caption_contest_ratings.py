@@ -367,7 +367,7 @@ _SCHEMAS = {name: config_features.arrow_schema for name, config_features in _FEA
 
 def _file_fields(fields):
     """{column: Field} of the fields read from a file's columns."""
-    return {field.key or name: field for name, field in fields.items() if name not in _RESPONSE_DERIVED}
+    return {field.source(name): field for name, field in fields.items() if name not in _RESPONSE_DERIVED}
 
 
 def _column_types(fields):
@@ -408,7 +408,7 @@ _DUELING_FORMAT = CsvFormat(
 def _check_columns(check, fields, header, context):
     """Each column check of `fields` on the columns of `header`, in the table's order."""
     for name, field in fields.items():
-        column = field.key or name
+        column = field.source(name)
         if column in header:
             for bad, expected in field.column_checks():
                 check(column, bad(context["column"](column), context), expected.format_map(context))
@@ -481,7 +481,7 @@ def _summary_tables(chunks, file, source):
         # What the file name says, then the file's columns (`target_id` null where the file has none).
         columns = [_constant_column(meta[name], schema.field(name).type, n) for name in _SUMMARY_NAME_FIELDS]
         for name, field in _SUMMARY_FIELDS.items():
-            column = field.key or name
+            column = field.source(name)
             columns.append(col(column) if column in header else pa.nulls(n, schema.field(name).type))
         yield pa.Table.from_arrays(columns, schema=schema)
 
@@ -501,7 +501,8 @@ def _response_tables(config, csv_format, chunks, file, source):
             if column not in nullable and col(column).null_count:
                 check(column, pc.is_null(col(column)), "a value (the cell is empty)")
         # pandas' index where the file has it (checked as `row_index`), else the record's position
-        checked = {**fields, "row_index": fields["row_index"]._replace(key=index)} if index else fields
+        # (an index column may be named "")
+        checked = fields if index is None else {**fields, "row_index": fields["row_index"]._replace(key=index)}
         _check_columns(check, checked, header, {"column": col})
         columns = {
             "contest": _constant_column(contest, pa.int32(), n),
@@ -511,7 +512,7 @@ def _response_tables(config, csv_format, chunks, file, source):
         if "rating_label" in fields:
             columns["rating_label"] = pc.cast(pc.subtract(col("target_reward"), 1), pa.int64())
         # Every other feature is the CSV column of its key.
-        arrays = [columns[f] if f in columns else col(field.key or f) for f, field in fields.items()]
+        arrays = [columns[f] if f in columns else col(field.source(f)) for f, field in fields.items()]
         yield pa.Table.from_arrays(arrays, schema=_SCHEMAS[config])
 
 

@@ -212,7 +212,7 @@ _PER_DIALOG = {
     ),
 }
 # The upstream list of each message field -> its name in the `messages` config.
-_MESSAGE_FIELDS = {field.key or name: name for name, field in _PER_MESSAGE.items()}
+_MESSAGE_FIELDS = {field.source(name): name for name, field in _PER_MESSAGE.items()}
 _DIALOG_KEYS = list(_MESSAGE_FIELDS) + list(_PER_DIALOG)
 
 # How errors name what a file should be.

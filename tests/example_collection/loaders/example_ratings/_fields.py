@@ -52,6 +52,10 @@ class Field(NamedTuple):
             raise invalid(where, path, raw, self.expected)
         return typed
 
+    def source(self, name):
+        """The record's key (or the file's column) the field named `name` is read from."""
+        return name if self.key is None else self.key
+
     def column_checks(self):
         """[(column check, expected)] in the order they are checked."""
         if self.column is None:
@@ -68,7 +72,7 @@ def features(fields):
 
 def keys(fields):
     """The keys (or columns) a record of a table of fields is read from, in its order."""
-    return [field.key or name for name, field in fields.items()]
+    return [field.source(name) for name, field in fields.items()]
 
 
 def typed(fields, record, where, context=None):
@@ -76,6 +80,6 @@ def typed(fields, record, where, context=None):
     value stops it with its error."""
     values = {}
     for name, field in fields.items():
-        key = field.key or name
+        key = field.source(name)
         values[name] = field.value(record[key], where, key, context)
     return values
