@@ -260,7 +260,6 @@ def _typed_dialog(record, where):
     dialog_fields = typed(_PER_DIALOG, record, where)
     dialog = {}
     for key, name in _MESSAGE_FIELDS.items():
-        value = _PER_MESSAGE[name].value
-        dialog[key] = [value(item, where, (key, position)) for position, item in enumerate(record[key])]
+        dialog[key] = _PER_MESSAGE[name].values(record[key], where, key)
     dialog.update(dialog_fields)
     return dialog

@@ -258,10 +258,10 @@ def _expected_label(score):
 
 def _verification(value, score, where):
     """One of the three labels, and the one the score implies."""
-    value = _FIELDS["verification_feedback"].value(value, where, "verification_feedback")
+    value = _FIELDS[_LABEL].value(value, where, _LABEL)
     expected = _expected_label(score)
     if value != expected:
-        raise invalid(where, "verification_feedback", value, f"{expected!r} for score {score!r}")
+        raise invalid(where, _LABEL, value, f"{expected!r} for score {score!r}")
     return value
 
 
