@@ -34,7 +34,7 @@ from ._fields import INVALID
 from ._fields import Field
 from ._fields import features
 from ._fields import keys
-from ._fields import typed
+from ._fields import reader
 from ._loader_common import check_is_data
 from ._loader_common import invalid
 from ._loader_common import no_records
@@ -178,15 +178,27 @@ def _dialog_acts(value, where, field, context=None):
     return [] if value is None else _strings(value, where, field)
 
 
+def _record(fields):
+    """A dialog, a message or a fact: exactly the keys of `fields`, checked in upstream key order,
+    so that the first bad field is the one reported."""
+    names, read = keys(fields), reader(fields)
+
+    def typed(record, where):
+        check_fields(record, names, where)
+        return read(record, where)
+
+    return typed
+
+
 def _list_of(item, fields):
     """A list of JSON objects, each with the fields `fields`; errors name the item's index."""
 
-    names = keys(fields)
+    typed = _record(fields)
 
     def parse(value, where, field, context=None):
         if not isinstance(value, list):
             raise invalid(where, field, value, f"a list of {item}s")
-        return [_typed(fields, names, element, f"{where}, {item} {index}") for index, element in enumerate(value)]
+        return [typed(element, f"{where}, {item} {index}") for index, element in enumerate(value)]
 
     return Field([features(fields)], parse=parse)
 
@@ -297,15 +309,5 @@ def _dialog_list(document, source):
     return dialogs
 
 
-def _typed(fields, names, record, where):
-    """A dialog, a message or a fact: exactly the keys `names` of `fields`, checked in upstream key
-    order, so that the first bad field is the one reported."""
-    check_fields(record, names, where)
-    return typed(fields, record, where)
-
-
-_DIALOG_KEYS = keys(_DIALOG_FIELDS)
-
-
-def _typed_dialog(record, where):
-    return _typed(_DIALOG_FIELDS, _DIALOG_KEYS, record, where)
+# (record, where) -> the typed dialog
+_typed_dialog = _record(_DIALOG_FIELDS)
