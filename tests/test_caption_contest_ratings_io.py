@@ -283,3 +283,16 @@ def test_gather_small_tables_joins_small_tables_and_passes_big_ones():
     out = list(fast_io.gather_small_tables(iter(parts), 40))
     assert [(key, t.num_rows) for key, t in out] == [("a:0", 7), ("c:0", 30), ("d:0", 40), ("h:0", 2)]
     assert pa.concat_tables([t for _, t in out])["n"].to_pylist() == list(range(79))
+
+
+@pytest.mark.parametrize("index", ["", "Unnamed: 0"])
+def test_a_negative_row_index_is_named_by_its_column(tmp_path, index):
+    data = cardinal_csv(3).replace(b"\n1,KLUCB", b"\n-1,KLUCB", 1)
+    if index:
+        data = index.encode() + data
+    path = archive_of(tmp_path / "bad.zip", data, zipfile.ZIP_DEFLATED)
+    with pytest.raises(ValueError) as caught:
+        list(loader._cardinal_tables(loader._read_archive(str(path), ARCHIVE), str(path), ARCHIVE))
+    assert str(caught.value) == (
+        f"{ARCHIVE}!577-responses.csv, record 2: field {index!r}: invalid value -1 (expected a row index >= 0)"
+    )

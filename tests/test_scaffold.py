@@ -21,7 +21,7 @@ NAME = "scaffolded" + "_corpus"
 CHECKOUT = Path(__file__).resolve().parents[1]
 PATHS = [f"loaders/{NAME}/{NAME}.py", f"loaders/{NAME}/FORMAT.md", f"dataset_cards/{NAME}.yaml",
          f"dummy_data/{NAME}/data/train.jsonl", f"dummy_data/{NAME}/data/test.jsonl", f"tests/test_{NAME}.py",
-         f"loaders/{NAME}/_loader_common.py", f"loaders/{NAME}/_builder_base.py", f"loaders/{NAME}/_strict_json.py", f"dummy_data/{NAME}/expected_counts.json",
+         f"loaders/{NAME}/_loader_common.py", f"loaders/{NAME}/_builder_base.py", f"loaders/{NAME}/_strict_json.py", f"loaders/{NAME}/_fields.py", f"dummy_data/{NAME}/expected_counts.json",
          f"loaders/{NAME}/checksums.tsv", f"loaders/{NAME}/README.md"]
 
 

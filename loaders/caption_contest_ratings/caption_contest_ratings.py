@@ -42,6 +42,9 @@ from ._fast_io import exact_headers
 from ._fast_io import file_batches
 from ._fast_io import file_chunks
 from ._fast_io import tables_of_files
+from ._fields import Field
+from ._fields import features
+from ._fields import keys
 from ._loader_common import check_is_data
 from ._loader_common import invalid
 from ._loader_common import local_files
@@ -120,27 +123,9 @@ _URLS.update({path: _MEDIA_PREFIX + path for path in _CARDINAL + _DUELING})
 _ALGORITHMS = ["KLUCB", "LilUCB", "Random", "RandomSampling", "RoundRobin"]
 _RATINGS = ["unfunny", "somewhat_funny", "funny"]  # target_reward 1, 2, 3
 
-# The two headers of the summary files: with `target_id` (110 files), and without it (89, contests 510-586).
-_SUMMARY_HEADER = "target_id,rank,funny,somewhat_funny,unfunny,count,score,precision,contest,caption".split(",")
-_SUMMARY_HEADER_WITHOUT_ID = _SUMMARY_HEADER[1:]
-# The response archives were written by pandas at different times, their columns in different
-# orders, with or without the index column first (loaders/caption_contest_ratings/FORMAT.md, section
-# "Responses"): read by name. The columns of each config, in alphabetical order:
-_CARDINAL_COLUMNS = [
-    "alg_label", "network_delay", "participant_uid", "response_time", "target", "target_id", "target_reward",
-    "timestamp_query_generated",
-]  # fmt: skip
-_DUELING_COLUMNS = [
-    "alg_label", "left_target", "left_target_id", "network_delay", "participant_id", "participant_uid",
-    "response_time", "right_target", "right_target_id", "timestamp_query_generated", "winner_target",
-    "winner_target_id",
-]  # fmt: skip
 # The pandas index: an empty name as `to_csv` writes it, `Unnamed: 0` from a frame read back and
 # written without its own index.
 _INDEX_COLUMNS = ("", "Unnamed: 0")
-# Response fields that may be empty (null), each for the reason the format doc gives; an empty
-# cell in any other is an error.
-_NULLABLE = {"network_delay", "response_time", "target", "target_id", "left_target", "right_target", "winner_target"}
 
 _SUMMARY_NAME = re.compile(
     r"(?P<contest>[0-9]{3})(?:-round(?P<round>[12]))?_summary_"
@@ -158,7 +143,7 @@ _WORD_LIST = re.compile(r"(?P<contest>[0-9]+): \[(?P<items>[^\[\]]*)\]")
 _WORD = re.compile(r"[a-z][a-z0-9' -]*")
 _JPEG_OR_PNG = (b"\xff\xd8\xff", b"\x89PNG\r\n\x1a\n")
 
-# --- configs and features ------------------------------------------------------------------------
+# --- configs -------------------------------------------------------------------------------------
 _VERSION = datasets.Version("1.0.0")
 
 
@@ -211,77 +196,6 @@ _CONFIGS = [
 ]
 
 
-def _values(**types):
-    return {name: datasets.Value(type_) for name, type_ in types.items()}
-
-
-_RESPONSE_COMMON = {
-    **_values(contest="int32", source_file="string", row_index="int64", alg_label="string"),
-    **_values(participant_uid="string", response_time="float64", network_delay="float64"),
-    "timestamp_query_generated": datasets.Value("timestamp[us]"),
-}
-_FEATURES = {
-    "summaries": datasets.Features(
-        {
-            **_values(source_file="string", contest="int32", round="int32"),
-            "algorithm": datasets.ClassLabel(names=_ALGORITHMS),
-            **_values(variant="string", target_id="int32", rank="int32"),
-            **_values(funny="int32", somewhat_funny="int32", unfunny="int32", count="int32"),
-            **_values(score="float64", precision="float64", contest_field="int32", caption="string"),
-        }
-    ),
-    "cardinal_responses": datasets.Features(
-        {
-            **_RESPONSE_COMMON,
-            **_values(target_id="int32", target="string", rating="int32"),
-            "rating_label": datasets.ClassLabel(names=_RATINGS),
-        }
-    ),
-    "dueling_responses": datasets.Features(
-        {
-            **_RESPONSE_COMMON,
-            **_values(participant_id="string", left_target_id="int32", left_target="string"),
-            **_values(right_target_id="int32", right_target="string", winner_target_id="int32", winner_target="string"),
-        }
-    ),
-    "cartoons": datasets.Features(
-        {
-            "contest": datasets.Value("int32"),
-            "image": datasets.Image(decode=False),  # bytes + path; decode with cast_column("image", Image())
-            **_values(artist="string", description="string"),
-            "contexts": [datasets.Value("string")],
-            "anomalies": [datasets.Value("string")],
-        }
-    ),
-}
-_SCHEMAS = {name: features.arrow_schema for name, features in _FEATURES.items()}
-
-
-def _column_types(config, header, renamed):
-    """The Arrow type of each CSV column: that of the feature it becomes (`renamed`: column -> feature)."""
-    return {column: _SCHEMAS[config].field(renamed.get(column, column)).type for column in header}
-
-
-_SUMMARY_FORMAT = CsvFormat(
-    exact_headers([_SUMMARY_HEADER, _SUMMARY_HEADER_WITHOUT_ID]),
-    _column_types("summaries", _SUMMARY_HEADER, {"contest": "contest_field"}),
-    "records",
-)
-_INDEX_TYPES = {name: pa.int64() for name in _INDEX_COLUMNS}  # row_index
-_CARDINAL_FORMAT = CsvFormat(
-    columns_by_name(_CARDINAL_COLUMNS, _INDEX_COLUMNS),
-    {**_INDEX_TYPES, **_column_types("cardinal_responses", _CARDINAL_COLUMNS, {"target_reward": "rating"})},
-    "ratings",
-    pandas_written=True,
-)
-_DUELING_FORMAT = CsvFormat(
-    columns_by_name(_DUELING_COLUMNS, _INDEX_COLUMNS),
-    {**_INDEX_TYPES, **_column_types("dueling_responses", _DUELING_COLUMNS, {})},
-    "votes",
-    pandas_written=True,
-)
-
-
 class CaptionContestRatings(SourceBuilder, datasets.ArrowBasedBuilder):
     """New Yorker caption contest ratings (NEXT): summaries, cardinal and dueling responses, cartoons."""
 
@@ -328,6 +242,176 @@ class CaptionContestRatings(SourceBuilder, datasets.ArrowBasedBuilder):
         # Reading (inflating) the next files, parsing and checking the next tables, and datasets
         # writing this one run at once, each in a thread of its own.
         yield from tables_of_files(read, tables_of, files, sources, _MIN_ROWS_PER_TABLE)
+
+
+# --- the fields ----------------------------------------------------------------------------------
+# Each field is declared once: the features, the CSV columns a file must have and their Arrow
+# types, and the checks come from these tables. A file's column is read as the Arrow type of the
+# feature it becomes (`key`: the column, where it is not the feature's name) and checked whole: a
+# field's `column` check gives, for an Arrow array, true where a value is not `expected` (a text
+# that may name the batch's context, such as {contest}); an empty cell is null, and an error
+# unless the field has `nulls`.
+_EMPTY = ("",)
+
+
+def _value(type_, **more):
+    return Field(datasets.Value(type_), **more)
+
+
+def _between(values, low, high):
+    return pc.and_(pc.greater_equal(values, low), pc.less_equal(values, high))
+
+
+def _below(low):
+    return lambda values, context: pc.less(values, low)
+
+
+def _not_the_sum(values, context):
+    column = context["column"]
+    return pc.not_equal(values, pc.add(pc.add(column("funny"), column("somewhat_funny")), column("unfunny")))
+
+
+def _not_finite(values, context):
+    return pc.and_kleene(pc.is_valid(values), pc.invert(pc.is_finite(values)))
+
+
+_TALLY = _value("int32", column=_below(0), expected="an integer >= 0")
+_TARGET_ID = _value("int32", column=lambda values, context: pc.fill_null(pc.less(values, 0), False),
+                    expected="an integer >= 0", nulls=_EMPTY)
+_SECONDS = _value("float64", column=_not_finite, expected="a finite number of seconds or an empty cell", nulls=_EMPTY)
+
+# A summary row: what its file name says, then the file's columns (`target_id` only in 110 of
+# the 199 files, null in the others), in the order of the header.
+_SUMMARY_NAME_FIELDS = {
+    "source_file": _value("string"),
+    "contest": _value("int32"),
+    "round": _value("int32"),
+    "algorithm": Field(datasets.ClassLabel(names=_ALGORITHMS)),
+    "variant": _value("string"),
+}
+_SUMMARY_FIELDS = {
+    "target_id": _TALLY,
+    "rank": _value("int32", column=_below(1), expected="an integer >= 1"),
+    "funny": _TALLY,
+    "somewhat_funny": _TALLY,
+    "unfunny": _TALLY,
+    "count": _value(
+        "int32",
+        column=(_not_the_sum, _below(1)),
+        expected=("funny + somewhat_funny + unfunny, >= 1", "an integer >= 1"),
+    ),
+    "score": _value("float64", column=lambda values, context: pc.invert(_between(values, 1.0, 3.0)),
+                    expected="a number from 1 to 3"),
+    "precision": _value("float64", column=lambda values, context: pc.invert(pc.greater(values, 0.0)),
+                        expected="a number > 0 or inf"),
+    # The file's own `contest` column (quirk 4 of the format doc: once not the file's contest).
+    "contest_field": _value("int32", column=lambda values, context: pc.not_equal(values, context["contest"]),
+                            expected="the file's contest {contest}", key="contest"),
+    "caption": _value("string", column=lambda values, context: pc.equal(pc.utf8_length(values), 0),
+                      expected="a non-empty caption"),
+}
+_SUMMARY_HEADER = keys(_SUMMARY_FIELDS)
+_SUMMARY_HEADER_WITHOUT_ID = _SUMMARY_HEADER[1:]
+
+# A response: its archive's contest and name and its pandas index (or position), then the columns
+# of the archives, read by name (written by pandas at different times, in different orders, with
+# or without the index: loaders/caption_contest_ratings/FORMAT.md, section "Responses"). Empty
+# cells are allowed where the format doc gives a reason.
+_RESPONSE_FIELDS = {
+    "contest": _value("int32"),
+    "source_file": _value("string"),
+    "row_index": _value("int64", column=_below(0), expected="a row index >= 0"),
+    "alg_label": _value("string"),
+    "participant_uid": _value("string"),
+    "response_time": _SECONDS,
+    "network_delay": _SECONDS,
+    "timestamp_query_generated": Field(datasets.Value("timestamp[us]")),
+}
+_CARDINAL_FIELDS = {
+    **_RESPONSE_FIELDS,
+    "target_id": _TARGET_ID,
+    "target": _value("string", nulls=_EMPTY),
+    "rating": _value("int32", column=lambda values, context: pc.invert(_between(values, 1, 3)),
+                     expected="1 (unfunny), 2 (somewhat funny) or 3 (funny)", key="target_reward"),
+    "rating_label": Field(datasets.ClassLabel(names=_RATINGS)),  # rating - 1
+}
+_DUELING_FIELDS = {
+    **_RESPONSE_FIELDS,
+    "participant_id": _value("string"),
+    **{
+        field: _TALLY if field.endswith("_id") else _value("string", nulls=_EMPTY)
+        for side in ("left", "right", "winner")
+        for field in (f"{side}_target_id", f"{side}_target")
+    },
+}
+# What a response's row is made of besides its archive's columns.
+_RESPONSE_DERIVED = ("contest", "source_file", "row_index", "rating_label")
+
+_CARTOON_FIELDS = {
+    "contest": _value("int32"),
+    "image": Field(datasets.Image(decode=False)),  # bytes + path; decode with cast_column("image", Image())
+    "artist": _value("string"),
+    "description": _value("string"),
+    "contexts": Field([datasets.Value("string")]),
+    "anomalies": Field([datasets.Value("string")]),
+}
+
+_FEATURES = {
+    "summaries": datasets.Features(features({**_SUMMARY_NAME_FIELDS, **_SUMMARY_FIELDS})),
+    "cardinal_responses": datasets.Features(features(_CARDINAL_FIELDS)),
+    "dueling_responses": datasets.Features(features(_DUELING_FIELDS)),
+    "cartoons": datasets.Features(features(_CARTOON_FIELDS)),
+}
+_SCHEMAS = {name: config_features.arrow_schema for name, config_features in _FEATURES.items()}
+
+
+def _file_fields(fields):
+    """{column: Field} of the fields read from a file's columns."""
+    return {field.source(name): field for name, field in fields.items() if name not in _RESPONSE_DERIVED}
+
+
+def _column_types(fields):
+    """The Arrow type of each CSV column: that of the feature it becomes."""
+    return {column: field.feature.pa_type for column, field in fields.items()}
+
+
+# The columns of each config's archives, in alphabetical order.
+_CARDINAL_COLUMNS = sorted(_file_fields(_CARDINAL_FIELDS))
+_DUELING_COLUMNS = sorted(_file_fields(_DUELING_FIELDS))
+_FIELDS_OF = {"cardinal_responses": _CARDINAL_FIELDS, "dueling_responses": _DUELING_FIELDS}
+# The columns whose empty cells are allowed (null), each for the reason the format doc gives.
+_NULLABLE = {
+    config: {column for column, field in _file_fields(fields).items() if field.nulls}
+    for config, fields in _FIELDS_OF.items()
+}
+
+_SUMMARY_FORMAT = CsvFormat(
+    exact_headers([_SUMMARY_HEADER, _SUMMARY_HEADER_WITHOUT_ID]),
+    _column_types(_file_fields(_SUMMARY_FIELDS)),
+    "records",
+)
+_INDEX_TYPES = {name: _RESPONSE_FIELDS["row_index"].feature.pa_type for name in _INDEX_COLUMNS}
+_CARDINAL_FORMAT = CsvFormat(
+    columns_by_name(_CARDINAL_COLUMNS, _INDEX_COLUMNS),
+    {**_INDEX_TYPES, **_column_types(_file_fields(_CARDINAL_FIELDS))},
+    "ratings",
+    pandas_written=True,
+)
+_DUELING_FORMAT = CsvFormat(
+    columns_by_name(_DUELING_COLUMNS, _INDEX_COLUMNS),
+    {**_INDEX_TYPES, **_column_types(_file_fields(_DUELING_FIELDS))},
+    "votes",
+    pandas_written=True,
+)
+
+
+def _check_columns(check, fields, header, context):
+    """Each column check of `fields` on the columns of `header`, in the table's order."""
+    for name, field in fields.items():
+        column = field.source(name)
+        if column in header:
+            for bad, expected in field.column_checks():
+                check(column, bad(context["column"](column), context), expected.format_map(context))
 
 
 # datasets' xopen opens local paths and URLs alike (a streaming build reads the files from their URLs).
@@ -380,10 +464,6 @@ def _parse_archive_name(source):
 
 
 # --- columns ---------------------------------------------------------------------------------------
-def _between(values, low, high):
-    return pc.and_(pc.greater_equal(values, low), pc.less_equal(values, high))
-
-
 def _constant_column(value, type_, length):
     return pa.nulls(length, type_) if value is None else pa.repeat(pa.scalar(value, type_), length)
 
@@ -391,69 +471,49 @@ def _constant_column(value, type_, length):
 # --- summaries -----------------------------------------------------------------------------------
 def _summary_tables(chunks, file, source):
     meta = _parse_summary_name(source)
-    contest_field = _CONTEST_FIELD_EXCEPTIONS.get(meta["source_file"], meta["contest"])
+    context = {"contest": _CONTEST_FIELD_EXCEPTIONS.get(meta["source_file"], meta["contest"])}
+    meta["algorithm"] = _ALGORITHMS.index(meta["algorithm"])
+    schema = _SCHEMAS["summaries"]
     for where, header, offset, batch in file_batches(chunks, _SUMMARY_FORMAT):
         n, col = batch.num_rows, batch.column
-        check = functools.partial(check_rows, where, offset, batch)
-        if "target_id" in header:
-            check("target_id", pc.less(col("target_id"), 0), "an integer >= 0")
-        check("rank", pc.less(col("rank"), 1), "an integer >= 1")
-        for field in ("funny", "somewhat_funny", "unfunny"):
-            check(field, pc.less(col(field), 0), "an integer >= 0")
-        total = pc.add(pc.add(col("funny"), col("somewhat_funny")), col("unfunny"))
-        check("count", pc.not_equal(col("count"), total), "funny + somewhat_funny + unfunny, >= 1")
-        check("count", pc.less(col("count"), 1), "an integer >= 1")
-        check("score", pc.invert(_between(col("score"), 1.0, 3.0)), "a number from 1 to 3")
-        check("precision", pc.invert(pc.greater(col("precision"), 0.0)), "a number > 0 or inf")
-        check("contest", pc.not_equal(col("contest"), contest_field), f"the file's contest {contest_field}")
-        check("caption", pc.equal(pc.utf8_length(col("caption")), 0), "a non-empty caption")
-        columns = [
-            _constant_column(meta["source_file"], pa.string(), n),
-            _constant_column(meta["contest"], pa.int32(), n),
-            _constant_column(meta["round"], pa.int32(), n),
-            _constant_column(_ALGORITHMS.index(meta["algorithm"]), pa.int64(), n),
-            _constant_column(meta["variant"], pa.string(), n),
-            col("target_id") if "target_id" in header else pa.nulls(n, pa.int32()),
-            *map(col, _SUMMARY_HEADER_WITHOUT_ID),  # rank to caption, the file's `contest` as `contest_field`
-        ]
-        yield pa.Table.from_arrays(columns, schema=_SCHEMAS["summaries"])
+        context["column"] = col
+        _check_columns(functools.partial(check_rows, where, offset, batch), _SUMMARY_FIELDS, header, context)
+        # What the file name says, then the file's columns (`target_id` null where the file has none).
+        columns = [_constant_column(meta[name], schema.field(name).type, n) for name in _SUMMARY_NAME_FIELDS]
+        for name, field in _SUMMARY_FIELDS.items():
+            column = field.source(name)
+            columns.append(col(column) if column in header else pa.nulls(n, schema.field(name).type))
+        yield pa.Table.from_arrays(columns, schema=schema)
 
 
 # --- responses -----------------------------------------------------------------------------------
 def _response_tables(config, csv_format, chunks, file, source):
     """The tables of a response archive of `config`, read as `csv_format` says."""
     name, contest = _parse_archive_name(source)
+    fields = _FIELDS_OF[config]
+    nullable = _NULLABLE[config]
     whole = functools.partial(_read_archive_whole, file, source)
     for where, header, offset, batch in file_batches(chunks, csv_format, whole):
         n, col = batch.num_rows, batch.column
         check = functools.partial(check_rows, where, offset, batch)
         index = header[0] if header[0] in _INDEX_COLUMNS else None
-        for field in header:
-            if field not in _NULLABLE and col(field).null_count:
-                check(field, pc.is_null(col(field)), "a value (the cell is empty)")
-        for field in [field for field in header if field.endswith("target_id")]:
-            check(field, pc.fill_null(pc.less(col(field), 0), False), "an integer >= 0")
-        cardinal = config == "cardinal_responses"
-        if cardinal:
-            ratings = "1 (unfunny), 2 (somewhat funny) or 3 (funny)"
-            check("target_reward", pc.invert(_between(col("target_reward"), 1, 3)), ratings)
-        if index is not None:
-            check(index, pc.less(col(index), 0), "a row index >= 0")
-        for field in ("response_time", "network_delay"):
-            not_finite = pc.and_kleene(pc.is_valid(col(field)), pc.invert(pc.is_finite(col(field))))
-            check(field, not_finite, "a finite number of seconds or an empty cell")
+        for column in header:
+            if column not in nullable and col(column).null_count:
+                check(column, pc.is_null(col(column)), "a value (the cell is empty)")
+        # pandas' index where the file has it (checked as `row_index`), else the record's position
+        # (an index column may be named "")
+        checked = fields if index is None else {**fields, "row_index": fields["row_index"]._replace(key=index)}
+        _check_columns(check, checked, header, {"column": col})
         columns = {
             "contest": _constant_column(contest, pa.int32(), n),
             "source_file": _constant_column(name, pa.string(), n),
-            # pandas' index where the file has it, else the record's position, as pandas numbers it
             "row_index": col(index) if index is not None else pa.array(np.arange(offset, offset + n, dtype=np.int64)),
         }
-        if cardinal:
-            columns["rating"] = col("target_reward")
+        if "rating_label" in fields:
             columns["rating_label"] = pc.cast(pc.subtract(col("target_reward"), 1), pa.int64())
-        schema = _SCHEMAS[config]
-        # Every other feature is the CSV column of its name.
-        yield pa.Table.from_arrays([columns[f] if f in columns else col(f) for f in schema.names], schema=schema)
+        # Every other feature is the CSV column of its key.
+        arrays = [columns[f] if f in columns else col(field.source(f)) for f, field in fields.items()]
+        yield pa.Table.from_arrays(arrays, schema=_SCHEMAS[config])
 
 
 _cardinal_tables = functools.partial(_response_tables, "cardinal_responses", _CARDINAL_FORMAT)

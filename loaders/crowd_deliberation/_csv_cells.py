@@ -1,17 +1,19 @@
 """The CSV side of crowd_deliberation: a file read as records (after the checks that it is the
-data and has exactly the expected header), and the types of its cells: the feature of a value
-and the parser of its text, whose errors name the file, the line, the field and the value.
+data and has exactly the expected header), and the kinds of its cells, each a `Field` (the
+feature of a value, the check of its text, what an error says it should be; an empty cell is
+None where the column is nullable), whose errors name the file, the line, the field and the value.
 """
 
 import csv
 import io
 import re
 import sys
-from typing import NamedTuple
 
 import datasets
 from datasets.utils.file_utils import xopen
 
+from ._fields import INVALID
+from ._fields import Field
 from ._loader_common import check_is_data
 from ._loader_common import field_path
 from ._loader_common import invalid
@@ -29,44 +31,85 @@ _CONFIDENCES = {"0": 0.0, "0.5": 0.5, "1": 1.0}
 _BOOLEANS = {"True": True, "False": False}
 
 
-# --- the types of a cell --------------------------------------------------------------------
+# --- the kinds of a cell --------------------------------------------------------------------
+
+_EMPTY = ("",)  # the cell that means no value, in a nullable column
 
 
-class Type(NamedTuple):
-    """What a column holds: the feature of its value, and `parse(row, column, context)` -> the
-    value, where `context` has what the cell is checked against (other cells, other files)."""
-
-    feature: object
-    parse: object
-    # The record's boolean column that decides this one: filled exactly when that is True.
-    filled_when: str | None = None
+def _or_empty(expected, nullable):
+    return expected + (" or empty" if nullable else "")
 
 
 def integer(domain=None, nullable=False):
-    return Type(datasets.Value("int32"), lambda row, column, context: row.integer(column, domain, nullable))
+    """A non-negative int32 from its decimal digits (an id, an order, a count)."""
+
+    def check(value):
+        if _ID.fullmatch(value) and len(value) <= 10 and int(value) <= INT32_MAX:
+            number = int(value)
+            if domain is None or number in domain:
+                return number
+        return INVALID
+
+    if domain is None:
+        expected = "a non-negative integer below 2**31"
+    else:
+        expected = "one of " + ", ".join(str(n) for n in domain)
+    return Field(datasets.Value("int32"), check, _or_empty(expected, nullable), nulls=_EMPTY if nullable else ())
 
 
 def choice(names, nullable=False):
-    return Type(datasets.ClassLabel(names=names), lambda row, column, context: row.choice(column, names, nullable))
+    return Field(
+        datasets.ClassLabel(names=names),
+        lambda value: value if value in names else INVALID,
+        _or_empty(" or ".join(repr(n) for n in names), nullable),
+        nulls=_EMPTY if nullable else (),
+    )
 
 
 def string(nullable=False):
-    return Type(datasets.Value("string"), lambda row, column, context: row.string(column, nullable))
+    return Field(
+        datasets.Value("string"), lambda value: value if value != "" else INVALID, "a non-empty text",
+        nulls=_EMPTY if nullable else (),
+    )
 
 
 def confidence(nullable=False):
-    return Type(datasets.Value("float32"), lambda row, column, context: row.confidence(column, nullable))
+    return Field(
+        datasets.Value("float32"),
+        lambda value: _CONFIDENCES.get(value, INVALID),
+        _or_empty("'0', '0.5' or '1'", nullable),
+        nulls=_EMPTY if nullable else (),
+    )
 
 
 def number(whole):
     """A readability statistic: an int32 integer if `whole`, else a decimal number."""
-    return Type(datasets.Value("int32" if whole else "float64"), lambda row, column, context: row.number(column, whole))
+    if whole:
+        return Field(datasets.Value("int32"), _whole_number, "an int32 integer")
+    return Field(datasets.Value("float64"), lambda value: float(value) if _DECIMAL.fullmatch(value) else INVALID,
+                 "a decimal number")
 
 
-BOOLEAN = Type(datasets.Value("bool"), lambda row, column, context: row.boolean(column))
-YES_NO = Type(
+def _whole_number(value):
+    if _INTEGER.fullmatch(value) and len(value) <= 11 and -INT32_MAX <= int(value) <= INT32_MAX:
+        return int(value)
+    return INVALID
+
+
+def _yes_no(value):
+    """'Yes ...' / 'No ...' -> {answer, explanation}."""
+    match = _YES_NO.fullmatch(value)
+    if match is None:
+        return INVALID
+    return {"answer": match.group(1) == "Yes", "explanation": match.group(2) or None}
+
+
+BOOLEAN = Field(datasets.Value("bool"), lambda value: _BOOLEANS.get(value, INVALID), "'True' or 'False'")
+YES_NO = Field(
     {"answer": datasets.Value("bool"), "explanation": datasets.Value("string")},
-    lambda row, column, context: row.yes_no(column),
+    _yes_no,
+    "a text starting with 'Yes' or 'No'",
+    nulls=_EMPTY,
 )
 
 
@@ -163,21 +206,25 @@ def _show_columns(columns):
 
 
 class Row:
-    """One record's cells and their parsers."""
+    """One record's cells, typed by the fields of a table {column: Field}."""
 
     def __init__(self, source, line, cells):
         self.line = line
         self.where = f"{source}, line {line}"
         self.cells = cells
 
-    def parse(self, types, context=None, prefix=""):
-        """{field: value} of the columns `types` ({column: Type}, each prefixed by `prefix` in the
-        file), in their order; a field is named by its column in lower case."""
-        return {column.lower(): type_.parse(self, prefix + column, context) for column, type_ in types.items()}
+    def cell(self, column, field, context=None):
+        """The value of the cell of `column`, typed by `field`."""
+        return field.value(self.cells[column], self.where, column, context)
 
-    def value(self, types, column, context=None, prefix=""):
-        """The value of one column of `types`."""
-        return types[column].parse(self, prefix + column, context)
+    def parse(self, fields, context=None, prefix=""):
+        """{field: value} of the columns of `fields` ({column: Field}, each prefixed by `prefix` in
+        the file), in their order; a field is named by its column in lower case."""
+        return {column.lower(): self.cell(prefix + column, field, context) for column, field in fields.items()}
+
+    def value(self, fields, column, context=None, prefix=""):
+        """The value of one column of `fields`."""
+        return self.cell(prefix + column, fields[column], context)
 
     def invalid(self, field, value, expected):
         return invalid(self.where, field, value, expected)
@@ -195,77 +242,30 @@ class Row:
     def empty(self, column):
         return self.cells[column] == ""
 
-    def string(self, column, nullable=False):
-        value = self.cells[column]
-        if value == "":
-            if nullable:
-                return None
-            raise self.invalid(column, value, "a non-empty text")
-        return value
-
-    def integer(self, column, domain=None, nullable=False):
-        """A non-negative int32 from its decimal digits (an id, an order, a count)."""
-        value = self.cells[column]
-        if value == "" and nullable:
-            return None
-        if _ID.fullmatch(value) and len(value) <= 10 and int(value) <= INT32_MAX:
-            number = int(value)
-            if domain is None or number in domain:
-                return number
-        if domain is None:
-            expected = "a non-negative integer below 2**31"
-        else:
-            expected = "one of " + ", ".join(str(n) for n in domain)
-        raise self.invalid(column, value, expected + (" or empty" if nullable else ""))
-
-    def choice(self, column, names, nullable=False):
-        value = self.cells[column]
-        if value == "" and nullable:
-            return None
-        if value in names:
-            return value
-        raise self.invalid(column, value, " or ".join(repr(n) for n in names) + (" or empty" if nullable else ""))
-
-    def boolean(self, column):
-        value = self.cells[column]
-        if value in _BOOLEANS:
-            return _BOOLEANS[value]
-        raise self.invalid(column, value, "'True' or 'False'")
-
-    def confidence(self, column, nullable=False):
-        value = self.cells[column]
-        if value == "" and nullable:
-            return None
-        if value in _CONFIDENCES:
-            return _CONFIDENCES[value]
-        raise self.invalid(column, value, "'0', '0.5' or '1'" + (" or empty" if nullable else ""))
-
-    def number(self, column, whole):
-        value = self.cells[column]
-        if whole and _INTEGER.fullmatch(value) and len(value) <= 11 and -INT32_MAX <= int(value) <= INT32_MAX:
-            return int(value)
-        if not whole and _DECIMAL.fullmatch(value):
-            return float(value)
-        raise self.invalid(column, value, "an int32 integer" if whole else "a decimal number")
-
-    def yes_no(self, column):
-        """'Yes ...' / 'No ...' -> {answer, explanation}; an empty cell -> None."""
-        value = self.cells[column]
-        if value == "":
-            return None
-        match = _YES_NO.fullmatch(value)
-        if match is None:
-            raise self.invalid(column, value, "a text starting with 'Yes' or 'No'")
-        return {"answer": match.group(1) == "Yes", "explanation": match.group(2) or None}
-
     def statistics(self, group, prefix=""):
-        """{field: value} of a group of statistics {field: (column, Type)}, or None if every cell
-        is empty (nothing written)."""
-        columns = [prefix + column for column, _ in group.values()]
+        """{field: value} of a group of statistics {field: Field, its column the Field's key}, or
+        None if every cell is empty (nothing written)."""
+        columns = [prefix + field.key for field in group.values()]
         empty = [self.empty(column) for column in columns]
         if all(empty):
             return None
         if any(empty):
             first = next(column for column, is_empty in zip(columns, empty, strict=True) if is_empty)
             raise self.invalid(first, "", "a number: the other statistics of this group are filled")
-        return {field: type_.parse(self, prefix + column, None) for field, (column, type_) in group.items()}
+        return {name: self.cell(prefix + field.key, field) for name, field in group.items()}
+
+    # One cell of each kind, as the fuzz tests type them.
+    def integer(self, column, domain=None, nullable=False):
+        return self.cell(column, integer(domain, nullable))
+
+    def confidence(self, column, nullable=False):
+        return self.cell(column, confidence(nullable))
+
+    def boolean(self, column):
+        return self.cell(column, BOOLEAN)
+
+    def yes_no(self, column):
+        return self.cell(column, YES_NO)
+
+    def number(self, column, whole):
+        return self.cell(column, number(whole))

@@ -30,7 +30,6 @@ from ._builder_base import SourceConfig
 from ._csv_cells import BOOLEAN
 from ._csv_cells import INT32_MAX
 from ._csv_cells import YES_NO
-from ._csv_cells import Type
 from ._csv_cells import choice
 from ._csv_cells import confidence
 from ._csv_cells import integer
@@ -38,6 +37,11 @@ from ._csv_cells import number
 from ._csv_cells import records
 from ._csv_cells import rows
 from ._csv_cells import string
+from ._fields import INVALID
+from ._fields import Field
+from ._fields import features
+from ._loader_common import field_path
+from ._loader_common import invalid
 from ._loader_common import local_files
 from ._loader_common import show
 from ._strict_json import loads
@@ -115,6 +119,53 @@ _CONFIGS = [
 ]
 _CONFIG_OF = {config.name: config for config in _CONFIGS}
 
+
+class CrowdDeliberation(SourceBuilder, datasets.GeneratorBasedBuilder):
+    """Crowd labels on sarcasm and relation texts, and group deliberations on disagreements."""
+
+    VERSION = _VERSION
+    BUILDER_CONFIGS = _CONFIGS
+    DEFAULT_CONFIG_NAME = "deliberations"
+
+    def _features(self):
+        return _config_features(self.config.name)
+
+    def _split_generators(self, dl_manager):
+        splits = self.config.files
+        local = local_files(self.config.data_dir, dl_manager, self.config.paths, _URLS)
+        return [
+            datasets.SplitGenerator(
+                name=split,
+                # Tuples, not lists: datasets would take lists for shards of one split.
+                gen_kwargs={"filepaths": tuple(local[path] for path in files), "sources": tuple(files)},
+            )
+            for split, files in splits.items()
+        ]
+
+    def _generate_examples(self, filepaths, sources):
+        if self.config.name == "texts":
+            for text in _read_texts(filepaths[0], sources[0]):
+                yield str(text["data_id"]), text
+        elif self.config.name == "labels":
+            texts = {text["data_id"]: text for text in _read_texts(filepaths[1], sources[1])}
+            without_text = {}  # DATA_ID -> labels
+            for label in _read_labels(filepaths[0], sources[0], texts):
+                if label["data_id"] not in texts:
+                    without_text[label["data_id"]] = without_text.get(label["data_id"], 0) + 1
+                yield str(label["label_id"]), label
+            # Upstream's README says labels.csv covers the texts of data.csv; it also labels others
+            # (192 labels on 60 DATA_IDs in the release). They are kept, and counted here.
+            if without_text:
+                logger.info(
+                    "%s: %d labels on %d DATA_IDs that have no text in %s (kept): %s",
+                    sources[0], sum(without_text.values()), len(without_text), sources[1], sorted(without_text),
+                )
+        else:
+            label_ids = {label["label_id"] for label in _read_labels(filepaths[1], sources[1], None)}
+            for deliberation in _read_deliberations(filepaths[0], sources[0], label_ids):
+                yield str(deliberation["deliberation_id"]), deliberation
+
+
 _DATASETS = ["deliberation-sarcasm", "deliberation-relation-person-place"]
 _SARCASM_LABELS = ["sarcastic", "not_sarcastic"]
 _RELATION_LABELS = ["relation_expressed", "relation_not_expressed"]
@@ -169,44 +220,63 @@ _EVIDENCE_KEYS = ["comment", "start", "end", "quote"]
 _MESSAGE_KEYS = ["content", "user_pseudonym", "user_id"]
 
 
-# --- the columns ----------------------------------------------------------------------------
-# Each column is declared once, with its Type: the headers, the features and the parsing all come
+# --- the fields: the columns of each file ---------------------------------------------------
+# Each column is declared once, with its Field: the headers, the features and the checks all come
 # from these tables. A field is named by its column in lower case (statistics groups name theirs).
 
 
 def _label(nullable=False):
     """A label of the record's dataset; the feature has the labels of both."""
-    return Type(
-        datasets.ClassLabel(names=_LABEL_NAMES),
-        lambda row, column, context: row.choice(column, _LABELS_OF[context["dataset"]], nullable),
-    )
+
+    def parse(value, where, column, context):
+        names = _LABELS_OF[context["dataset"]]
+        if value in names:
+            return value
+        raise invalid(where, column, value, " or ".join(repr(n) for n in names) + (" or empty" if nullable else ""))
+
+    return Field(datasets.ClassLabel(names=_LABEL_NAMES), parse=parse, nulls=("",) if nullable else ())
 
 
-def _session(flag, type_):
+def _session(flag, field):
     """A member's answer in a session: filled exactly when the member's `flag` (DID_...) is True."""
-    return type_._replace(filled_when=flag)
+    return field._replace(filled_when=flag)
 
 
-_STRINGS = Type([datasets.Value("string")], lambda row, column, context: _strings(row, column))
-_EVIDENCE = Type(
+def _json(cell, where, column):
+    """The cell decoded. A problem inside the JSON is located by its path below the column, such
+    as field 'MESSAGES'[0]['user_id']; a cell that is not JSON at all is shown."""
+    return loads(cell, where, field=column)
+
+
+def _string_list(cell, where, column, context=None):
+    """A JSON list of strings (the "why" answers)."""
+    value = _json(cell, where, column)
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise invalid(where, column, cell, "a JSON list of strings")
+    return value
+
+
+# JSON cells: a list of strings (None for an empty cell), evidence, a chat.
+_STRINGS = Field([datasets.Value("string")], parse=_string_list, nulls=("",))
+_EVIDENCE = Field(
     [{"start": datasets.Value("int32"), "end": datasets.Value("int32"),
       "quote": datasets.Value("string"), "comment": datasets.Value("string")}],
-    lambda row, column, context: _evidence(row, column, context["text"]),
+    parse=lambda value, where, column, context: _evidence(value, where, column, context["text"]),
 )
-_CHAT = Type(
+_CHAT = Field(
     [{"user_id": datasets.Value("int32"), "user_pseudonym": datasets.Value("string"),
       "content": datasets.Value("string")}],
-    lambda row, column, context: _messages(row, column, context["names"]),
+    parse=lambda value, where, column, context: _messages(value, where, column, context["names"]),
 )
 
-_DATA_TYPES = {
+_DATA_FIELDS = {
     "DATASET": choice(_DATASETS),
     "DATA_ID": integer(),
     "STUDY_PART": choice(_TEXT_STUDY_PARTS),
     "TEXT": string(),
     "GROUND_TRUTH_LABEL": _label(nullable=True),
 }
-_LABEL_TYPES = {
+_LABEL_FIELDS = {
     "DATA_ID": integer(),
     "DATASET": choice(_DATASETS),
     "ANNOTATOR_ID": integer(),
@@ -219,16 +289,15 @@ _LABEL_TYPES = {
     _EXPECTATION_QUESTION: choice(_EXPECTATIONS, nullable=True),
     _WHY_QUESTION: _STRINGS,
     _ELABORATE_QUESTION: string(nullable=True),
-    _GROUP_QUESTION: Type(
-        datasets.Value("bool"),
-        lambda row, column, context: _GROUP_HELPS.get(row.choice(column, list(_GROUP_HELPS), nullable=True)),
+    _GROUP_QUESTION: choice(list(_GROUP_HELPS), nullable=True)._replace(
+        feature=datasets.Value("bool"), check=lambda value: _GROUP_HELPS.get(value, INVALID)
     ),
     "DELIBERATION_ID": integer(nullable=True),
 }
 
 # deliberations.csv: the group's columns, each member's (MEMBER_<n>_<column>), then for each phase
 # its chat column and the group's statistics of that phase.
-_GROUP_TYPES = {
+_GROUP_FIELDS = {
     "DELIBERATION_ID": integer(),
     "DATA_ID": integer(),
     "STUDY_PART": choice(_STUDY_PARTS),
@@ -238,7 +307,7 @@ _GROUP_TYPES = {
     "NUM_DISSENTING_OPINIONS_DISCUSSED_AND_RECONSIDERED": integer(_DISSENTING_COUNTS),
     "NUM_DISSENTING_OPINIONS_DISCUSSED_RECONSIDERED_AND_CONCLUDED": integer(_DISSENTING_COUNTS),
 }
-_MEMBER_TYPES = {
+_MEMBER_FIELDS = {
     "USER_ID": integer(),
     "NAME": string(),
     "LABEL_ID": integer(),
@@ -265,10 +334,13 @@ _MEMBER_TYPES = {
     "QUESTION_DESCRIBE_HOW_YOU_FEEL_ABOUT_THE_DELIBERATION_PROCESS": _session("DID_CONCLUDE", string(nullable=True)),
     "QUESTION_DESCRIBE_HOW_YOU_FEEL_ABOUT_THE_DELIBERATION_OUTCOME": _session("DID_CONCLUDE", string(nullable=True)),
 }
-# Statistics are groups {field: (column, Type)}, None where all their cells are empty. A member's,
-# per phase: MEMBER_<n>_<phase>_<statistic>.
+# Statistics are groups {field: Field, its column the Field's key}, None where all their cells are
+# empty. A member's, per phase: MEMBER_<n>_<phase>_<statistic>.
 _MEMBER_STATISTICS = {
-    phase: {statistic.lower(): (f"{phase}_{statistic}", number(whole)) for statistic, whole in _STATISTICS.items()}
+    phase: {
+        statistic.lower(): number(whole)._replace(key=f"{phase}_{statistic}")
+        for statistic, whole in _STATISTICS.items()
+    }
     for phase in _PHASES
 }
 # The group's, per phase and statistic: <phase>_<statistic><aggregate>, aggregated over the
@@ -276,28 +348,28 @@ _MEMBER_STATISTICS = {
 _GROUP_STATISTICS = {
     phase: {
         statistic.lower(): {
-            name: (f"{phase}_{statistic}{suffix}", number(whole and name not in ("median", "mean")))
+            name: number(whole and name not in ("median", "mean"))._replace(key=f"{phase}_{statistic}{suffix}")
             for suffix, name in _AGGREGATES.items()
         }
         for statistic, whole in _STATISTICS.items()
     }
     for phase in _PHASES
 }
-_CHAT_TYPES = {phase: _CHAT for phase in _PHASES}
+_CHAT_FIELDS = {phase: _CHAT for phase in _PHASES}
 
 
 def _columns(statistics):
     """The columns of statistics groups, in order."""
-    return [column for group in statistics for column, _ in group.values()]
+    return [field.key for group in statistics for field in group.values()]
 
 
-_DATA_COLUMNS = list(_DATA_TYPES)
-_LABEL_COLUMNS = list(_LABEL_TYPES)
-_MEMBER_SUFFIXES = list(_MEMBER_TYPES) + _columns(_MEMBER_STATISTICS.values())
+_DATA_COLUMNS = list(_DATA_FIELDS)
+_LABEL_COLUMNS = list(_LABEL_FIELDS)
+_MEMBER_SUFFIXES = list(_MEMBER_FIELDS) + _columns(_MEMBER_STATISTICS.values())
 _DELIBERATION_COLUMNS = (
-    list(_GROUP_TYPES)
+    list(_GROUP_FIELDS)
     + [f"MEMBER_{member}_{suffix}" for member in range(1, _MEMBERS + 1) for suffix in _MEMBER_SUFFIXES]
-    + [column for phase in _CHAT_TYPES for column in [phase, *_columns(_GROUP_STATISTICS[phase].values())]]
+    + [column for phase in _CHAT_FIELDS for column in [phase, *_columns(_GROUP_STATISTICS[phase].values())]]
 )
 _HEADERS = {_DATA: _DATA_COLUMNS, _LABELS: _LABEL_COLUMNS, _DELIBERATIONS: _DELIBERATION_COLUMNS}
 
@@ -305,81 +377,28 @@ _HEADERS = {_DATA: _DATA_COLUMNS, _LABELS: _LABEL_COLUMNS, _DELIBERATIONS: _DELI
 # --- features -------------------------------------------------------------------------------
 
 
-def _struct(types):
-    return {column.lower(): type_.feature for column, type_ in types.items()}
-
-
-def _statistics_struct(group):
-    return {field: type_.feature for field, (_, type_) in group.items()}
+def _struct(fields):
+    return {column.lower(): field.feature for column, field in fields.items()}
 
 
 def _config_features(config_name):
     if config_name == "texts":
-        features = _struct(_DATA_TYPES)
+        table = _struct(_DATA_FIELDS)
     elif config_name == "labels":
-        features = _struct(_LABEL_TYPES)
+        table = _struct(_LABEL_FIELDS)
     else:
-        member = _struct(_MEMBER_TYPES)
-        member["statistics"] = {phase.lower(): _statistics_struct(g) for phase, g in _MEMBER_STATISTICS.items()}
-        features = _struct(_GROUP_TYPES)
+        member = _struct(_MEMBER_FIELDS)
+        member["statistics"] = {phase.lower(): features(g) for phase, g in _MEMBER_STATISTICS.items()}
+        table = _struct(_GROUP_FIELDS)
         # Python lists, not datasets.Sequence: the same feature types and card YAML on datasets 3.6 and 5.x.
-        features["members"] = [member]
-        features.update(_struct(_CHAT_TYPES))
-        features["statistics"] = {
-            phase.lower(): {statistic: _statistics_struct(group) for statistic, group in statistics.items()}
+        table["members"] = [member]
+        table.update(_struct(_CHAT_FIELDS))
+        table["statistics"] = {
+            phase.lower(): {statistic: features(group) for statistic, group in statistics.items()}
             for phase, statistics in _GROUP_STATISTICS.items()
         }
     # A copy: the tables' feature objects are never shared with a builder's Features.
-    return datasets.Features(copy.deepcopy(features))
-
-
-# --- builder --------------------------------------------------------------------------------
-
-
-class CrowdDeliberation(SourceBuilder, datasets.GeneratorBasedBuilder):
-    """Crowd labels on sarcasm and relation texts, and group deliberations on disagreements."""
-
-    VERSION = _VERSION
-    BUILDER_CONFIGS = _CONFIGS
-    DEFAULT_CONFIG_NAME = "deliberations"
-
-    def _features(self):
-        return _config_features(self.config.name)
-
-    def _split_generators(self, dl_manager):
-        splits = self.config.files
-        local = local_files(self.config.data_dir, dl_manager, self.config.paths, _URLS)
-        return [
-            datasets.SplitGenerator(
-                name=split,
-                # Tuples, not lists: datasets would take lists for shards of one split.
-                gen_kwargs={"filepaths": tuple(local[path] for path in files), "sources": tuple(files)},
-            )
-            for split, files in splits.items()
-        ]
-
-    def _generate_examples(self, filepaths, sources):
-        if self.config.name == "texts":
-            for text in _read_texts(filepaths[0], sources[0]):
-                yield str(text["data_id"]), text
-        elif self.config.name == "labels":
-            texts = {text["data_id"]: text for text in _read_texts(filepaths[1], sources[1])}
-            without_text = {}  # DATA_ID -> labels
-            for label in _read_labels(filepaths[0], sources[0], texts):
-                if label["data_id"] not in texts:
-                    without_text[label["data_id"]] = without_text.get(label["data_id"], 0) + 1
-                yield str(label["label_id"]), label
-            # Upstream's README says labels.csv covers the texts of data.csv; it also labels others
-            # (192 labels on 60 DATA_IDs in the release). They are kept, and counted here.
-            if without_text:
-                logger.info(
-                    "%s: %d labels on %d DATA_IDs that have no text in %s (kept): %s",
-                    sources[0], sum(without_text.values()), len(without_text), sources[1], sorted(without_text),
-                )
-        else:
-            label_ids = {label["label_id"] for label in _read_labels(filepaths[1], sources[1], None)}
-            for deliberation in _read_deliberations(filepaths[0], sources[0], label_ids):
-                yield str(deliberation["deliberation_id"]), deliberation
+    return datasets.Features(copy.deepcopy(table))
 
 
 def _count_source_records(config_name, split_name, local_paths):
@@ -396,7 +415,7 @@ def _count_source_records(config_name, split_name, local_paths):
 def _read_texts(filepath, source):
     seen = {}
     for row in rows(filepath, source, _DATA_COLUMNS):
-        text = row.parse(_DATA_TYPES, {"dataset": row.value(_DATA_TYPES, "DATASET")})
+        text = row.parse(_DATA_FIELDS, {"dataset": row.value(_DATA_FIELDS, "DATASET")})
         row.check_unique(seen, "DATA_ID", text["data_id"])
         yield text
 
@@ -405,13 +424,13 @@ def _read_labels(filepath, source, texts):
     """With `texts` ({data_id: text}), datasets and evidence quotes are checked against data.csv."""
     seen = {}
     for row in rows(filepath, source, _LABEL_COLUMNS):
-        dataset = row.value(_LABEL_TYPES, "DATASET")
-        data_id = row.value(_LABEL_TYPES, "DATA_ID")
+        dataset = row.value(_LABEL_FIELDS, "DATASET")
+        data_id = row.value(_LABEL_FIELDS, "DATA_ID")
         text = texts.get(data_id) if texts is not None else None
         if text is not None and text["dataset"] != dataset:
             raise row.invalid("DATASET", dataset, f"{text['dataset']!r}, the DATASET of DATA_ID {data_id} in data.csv")
-        expectation = row.value(_LABEL_TYPES, _EXPECTATION_QUESTION)
-        label = row.parse(_LABEL_TYPES, {"dataset": dataset, "text": text})
+        expectation = row.value(_LABEL_FIELDS, _EXPECTATION_QUESTION)
+        label = row.parse(_LABEL_FIELDS, {"dataset": dataset, "text": text})
         asked = expectation is not None and expectation != _EXPECTATIONS[0]
         for column in _FOLLOW_UPS:
             if row.empty(column) == asked:
@@ -421,26 +440,26 @@ def _read_labels(filepath, source, texts):
         yield label
 
 
-def _evidence(row, column, text):
-    items = _json(row, column)
+def _evidence(cell, where, column, text):
+    items = _json(cell, where, column)
     if not isinstance(items, list):
-        raise row.invalid(column, row.cells[column], "a JSON list of objects")
+        raise invalid(where, column, cell, "a JSON list of objects")
     evidence = []
     for index, item in enumerate(items):
         if not isinstance(item, dict) or sorted(item) != sorted(_EVIDENCE_KEYS):
-            raise row.invalid((column, index), item, f"an object with the keys {_EVIDENCE_KEYS}")
+            raise invalid(where, (column, index), item, f"an object with the keys {_EVIDENCE_KEYS}")
         start, end, quote, comment = item["start"], item["end"], item["quote"], item["comment"]
         for key, value in (("start", start), ("end", end)):
             if type(value) is not int or not 0 <= value <= INT32_MAX:
-                raise row.invalid((column, index, key), value, "a non-negative integer")
+                raise invalid(where, (column, index, key), value, "a non-negative integer")
         if end < start:
-            raise row.problem((column, index), f"end {end} is before start {start}")
+            raise _problem(where, (column, index), f"end {end} is before start {start}")
         for key, value in (("quote", quote), ("comment", comment)):
             if not isinstance(value, str):
-                raise row.invalid((column, index, key), value, "a string")
+                raise invalid(where, (column, index, key), value, "a string")
         if text is not None and text["text"][start:end] != quote:
             span = f"DATA_ID {text['data_id']} from {start} to {end} ({show(text['text'][start:end])})"
-            raise row.problem((column, index), f"quote {show(quote)} is not the text of {span}")
+            raise _problem(where, (column, index), f"quote {show(quote)} is not the text of {span}")
         evidence.append({"start": start, "end": end, "quote": quote, "comment": comment or None})
     return evidence
 
@@ -451,10 +470,10 @@ def _evidence(row, column, text):
 def _read_deliberations(filepath, source, label_ids):
     seen = {}
     for row in rows(filepath, source, _DELIBERATION_COLUMNS):
-        deliberation = row.parse(_GROUP_TYPES)
+        deliberation = row.parse(_GROUP_FIELDS)
         members = [_member(row, f"MEMBER_{number}_", label_ids) for number in range(1, _MEMBERS + 1)]
         deliberation["members"] = members
-        deliberation.update(row.parse(_CHAT_TYPES, {"names": {m["user_id"]: m["name"] for m in members}}))
+        deliberation.update(row.parse(_CHAT_FIELDS, {"names": {m["user_id"]: m["name"] for m in members}}))
         deliberation["statistics"] = {
             phase.lower(): _group_statistics(row, phase, deliberation[phase.lower()]) for phase in _PHASES
         }
@@ -463,11 +482,11 @@ def _read_deliberations(filepath, source, label_ids):
 
 
 def _member(row, prefix, label_ids):
-    label_id = row.value(_MEMBER_TYPES, "LABEL_ID", prefix=prefix)
+    label_id = row.value(_MEMBER_FIELDS, "LABEL_ID", prefix=prefix)
     if label_id not in label_ids:
         raise row.invalid(prefix + "LABEL_ID", str(label_id), "a LABEL_ID of labels.csv")
-    session_of = {column: type_.filled_when for column, type_ in _MEMBER_TYPES.items() if type_.filled_when}
-    took_part = {flag: row.value(_MEMBER_TYPES, flag, prefix=prefix) for flag in dict.fromkeys(session_of.values())}
+    session_of = {column: field.filled_when for column, field in _MEMBER_FIELDS.items() if field.filled_when}
+    took_part = {flag: row.value(_MEMBER_FIELDS, flag, prefix=prefix) for flag in dict.fromkeys(session_of.values())}
     for column, flag in session_of.items():
         if row.empty(prefix + column) == took_part[flag]:
             state = f"{'filled' if took_part[flag] else 'empty'}: {prefix}{flag} is {took_part[flag]}"
@@ -479,27 +498,27 @@ def _member(row, prefix, label_ids):
         one = f"exactly one of {_RESOLVED_QUESTION} and {_UNRESOLVED_QUESTION} filled"
         expected = f"{one if did_conclude else 'both empty'}: {prefix}DID_CONCLUDE is {did_conclude}"
         raise row.invalid(prefix + _RESOLVED_QUESTION, row.cells[prefix + _RESOLVED_QUESTION], expected)
-    member = row.parse(_MEMBER_TYPES, prefix=prefix)
+    member = row.parse(_MEMBER_FIELDS, prefix=prefix)
     member["statistics"] = {phase.lower(): row.statistics(g, prefix) for phase, g in _MEMBER_STATISTICS.items()}
     return member
 
 
-def _messages(row, column, names):
-    items = _json(row, column)
+def _messages(cell, where, column, names):
+    items = _json(cell, where, column)
     if not isinstance(items, list):
-        raise row.invalid(column, row.cells[column], "a JSON list of messages")
+        raise invalid(where, column, cell, "a JSON list of messages")
     messages = []
     for index, item in enumerate(items):
         if not isinstance(item, dict) or sorted(item) != sorted(_MESSAGE_KEYS):
-            raise row.invalid((column, index), item, f"an object with the keys {_MESSAGE_KEYS}")
+            raise invalid(where, (column, index), item, f"an object with the keys {_MESSAGE_KEYS}")
         user_id, pseudonym, content = item["user_id"], item["user_pseudonym"], item["content"]
         if type(user_id) is not int or user_id not in names:
-            raise row.invalid((column, index, "user_id"), user_id, f"the USER_ID of a member: {sorted(names)}")
+            raise invalid(where, (column, index, "user_id"), user_id, f"the USER_ID of a member: {sorted(names)}")
         if pseudonym != names[user_id]:
             expected = f"{names[user_id]!r}, the NAME of member {user_id}"
-            raise row.invalid((column, index, "user_pseudonym"), pseudonym, expected)
+            raise invalid(where, (column, index, "user_pseudonym"), pseudonym, expected)
         if not isinstance(content, str):
-            raise row.invalid((column, index, "content"), content, "a string")
+            raise invalid(where, (column, index, "content"), content, "a string")
         messages.append({"user_id": user_id, "user_pseudonym": pseudonym, "content": content})
     return messages
 
@@ -521,17 +540,11 @@ def _group_statistics(row, phase, messages):
 # --- JSON cells -----------------------------------------------------------------------------
 
 
-def _json(row, column):
-    """The cell decoded. A problem inside the JSON is located by its path below the column, such
-    as field 'MESSAGES'[0]['user_id']; a cell that is not JSON at all is shown."""
-    return loads(row.cells[column], row.where, field=column)
-
-
 def _strings(row, column):
-    """A JSON list of strings (the "why" answers); None for an empty cell."""
-    if row.empty(column):
-        return None
-    value = _json(row, column)
-    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-        raise row.invalid(column, row.cells[column], "a JSON list of strings")
-    return value
+    """A cell of the "why" answers: a list of strings, None for an empty cell."""
+    return row.cell(column, _STRINGS)
+
+
+def _problem(where, field, message):
+    """The ValueError of a field whose problem is not one bad value."""
+    return ValueError(f"{where}: field {field_path(field)}: {message}")

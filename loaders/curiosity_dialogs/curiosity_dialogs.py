@@ -30,6 +30,11 @@ from datasets.utils.file_utils import xopen
 
 from ._builder_base import SourceBuilder
 from ._builder_base import SourceConfig
+from ._fields import INVALID
+from ._fields import Field
+from ._fields import features
+from ._fields import keys
+from ._fields import reader
 from ._loader_common import check_is_data
 from ._loader_common import invalid
 from ._loader_common import local_files
@@ -89,97 +94,6 @@ _CONFIGS = [
     ),
 ]
 
-_SENDERS = ["user", "assistant"]
-_FACT_SOURCES = ["section", "known", "random"]
-_RATINGS = range(1, 6)
-_INT32 = range(-(2**31), 2**31)
-_INT64 = range(-(2**63), 2**63)
-
-# Keys of the file header. Only `dialogs` is required: the others are not carried into rows and
-# the full files' headers are not verified; any other key means a different file format.
-_HEADER_KEYS = [
-    "dialogs",
-    "fold",
-    "source_checksum",
-    "db_checksum",
-    "unfolded_checksum",
-    "unfolded_generated_time",
-    "generated_time",
-]
-
-_DIGITS = re.compile(r"[0-9]+")
-
-# The fields of a dialog, a message and a fact, in upstream order.
-_DIALOG_KEYS = [
-    "messages",
-    "known_entities",
-    "focus_entity",
-    "dialog_id",
-    "inferred_steps",
-    "created_time",
-    "aspects",
-    "first_aspect",
-    "second_aspect",
-    "shuffle_facts",
-    "related_entities",
-    "tag",
-    "user_id",
-    "assistant_id",
-    "is_annotated",
-    "user_dialog_rating",
-    "user_other_agent_rating",
-    "assistant_dialog_rating",
-    "assistant_other_agent_rating",
-    "reported",
-    "annotated",
-]
-_MESSAGE_KEYS = ["message", "liked", "sender", "facts", "message_id", "dialog_acts"]
-_FACT_KEYS = ["fid", "used", "source"]
-
-
-def _dialog_features():
-    # Struct field order = upstream key order. Lists are Python lists, not datasets.Sequence: the
-    # same feature types and the same card YAML on datasets 3.6 and 5.x.
-    fact = {
-        "fid": datasets.Value("int32"),
-        "used": datasets.Value("bool"),
-        "source": datasets.ClassLabel(names=_FACT_SOURCES),
-    }
-    message = {
-        "message": datasets.Value("string"),
-        "liked": datasets.Value("bool"),
-        "sender": datasets.ClassLabel(names=_SENDERS),
-        "facts": [fact],
-        "message_id": datasets.Value("string"),
-        "dialog_acts": [datasets.Value("string")],
-    }
-    return datasets.Features(
-        {
-            "messages": [message],
-            "known_entities": [datasets.Value("string")],
-            "focus_entity": datasets.Value("string"),
-            "dialog_id": datasets.Value("int32"),
-            "inferred_steps": datasets.Value("bool"),
-            "created_time": datasets.Value("int64"),
-            "aspects": [datasets.Value("string")],
-            "first_aspect": datasets.Value("string"),
-            "second_aspect": datasets.Value("string"),
-            "shuffle_facts": datasets.Value("bool"),
-            "related_entities": [datasets.Value("string")],
-            "tag": datasets.Value("string"),
-            "user_id": datasets.Value("int32"),
-            "assistant_id": datasets.Value("int32"),
-            "is_annotated": datasets.Value("bool"),
-            "user_dialog_rating": datasets.Value("int32"),
-            "user_other_agent_rating": datasets.Value("int32"),
-            "assistant_dialog_rating": datasets.Value("int32"),
-            "assistant_other_agent_rating": datasets.Value("int32"),
-            "reported": datasets.Value("bool"),
-            "annotated": datasets.Value("bool"),
-        }
-    )
-
-
 class CuriosityDialogs(SourceBuilder, datasets.GeneratorBasedBuilder):
     """Curiosity dialogs: user/assistant conversations about geography, with facts and dialog acts."""
 
@@ -188,7 +102,7 @@ class CuriosityDialogs(SourceBuilder, datasets.GeneratorBasedBuilder):
     DEFAULT_CONFIG_NAME = "dialogs"
 
     def _features(self):
-        return _dialog_features()
+        return datasets.Features(features(_DIALOG_FIELDS))
 
     def _split_generators(self, dl_manager):
         paths = {split: files[0] for split, files in self.config.files.items()}
@@ -201,6 +115,152 @@ class CuriosityDialogs(SourceBuilder, datasets.GeneratorBasedBuilder):
     def _generate_examples(self, filepath, source):
         for index, dialog in _read_dialogs(filepath, source):
             yield str(index), dialog
+
+
+
+# --- the fields -------------------------------------------------------------------------------
+# Each field is declared once, in upstream key order: the features (struct field order = upstream
+# key order), the keys a dialog, a message and a fact must have, and the checks come from these
+# tables. Lists are Python lists, not datasets.Sequence: the same feature types and the same card
+# YAML on datasets 3.6 and 5.x.
+
+_SENDERS = ["user", "assistant"]
+_FACT_SOURCES = ["section", "known", "random"]
+_RATINGS = range(1, 6)
+_INT32 = range(-(2**31), 2**31)
+_INT64 = range(-(2**63), 2**63)
+_DIGITS = re.compile(r"[0-9]+")
+
+
+def _string(value):
+    return value if isinstance(value, str) else INVALID
+
+
+def _boolean(value):
+    return value if value is True or value is False else INVALID
+
+
+def _integer(domain):
+    return lambda value: value if type(value) is int and value in domain else INVALID  # bool is not an int here
+
+
+def _one_of(names):
+    return Field(
+        datasets.ClassLabel(names=names),
+        lambda value: value if isinstance(value, str) and value in names else INVALID,
+        " or ".join(repr(name) for name in names),
+    )
+
+
+def _worker_id(value):
+    """Worker ids are strings of decimal digits upstream ("314"); they become int32."""
+    if isinstance(value, str) and _DIGITS.fullmatch(value) and str(int(value)) == value and int(value) < 2**31:
+        return int(value)
+    return INVALID
+
+
+def _digit_string(value):
+    """Message ids are strings of decimal digits; they stay strings (leading zeros kept)."""
+    return value if isinstance(value, str) and _DIGITS.fullmatch(value) else INVALID
+
+
+def _strings(value, where, field, context=None):
+    if not isinstance(value, list):
+        raise invalid(where, field, value, "a list of strings")
+    for index, item in enumerate(value):
+        if not isinstance(item, str):
+            raise invalid(where, (field, index), item, "a string")
+    return value
+
+
+def _dialog_acts(value, where, field, context=None):
+    """Upstream's reader treats `dialog_acts: null` as no acts (never seen in the data): [] here."""
+    return [] if value is None else _strings(value, where, field)
+
+
+def _record(fields):
+    """A dialog, a message or a fact: exactly the keys of `fields`, checked in upstream key order,
+    so that the first bad field is the one reported."""
+    names, read = keys(fields), reader(fields)
+
+    def typed(record, where):
+        check_fields(record, names, where)
+        return read(record, where)
+
+    return typed
+
+
+def _list_of(item, fields):
+    """A list of JSON objects, each with the fields `fields`; errors name the item's index."""
+
+    typed = _record(fields)
+
+    def parse(value, where, field, context=None):
+        if not isinstance(value, list):
+            raise invalid(where, field, value, f"a list of {item}s")
+        return [typed(element, f"{where}, {item} {index}") for index, element in enumerate(value)]
+
+    return Field([features(fields)], parse=parse)
+
+
+_STRING = datasets.Value("string")
+_TEXT = Field(_STRING, _string, "a string")
+_TEXTS = Field([_STRING], parse=_strings)
+_BOOLEAN = Field(datasets.Value("bool"), _boolean, "true or false")
+_RATING = Field(datasets.Value("int32"), _integer(_RATINGS), "an integer from 1 to 5")
+_WORKER_ID = Field(
+    datasets.Value("int32"), _worker_id, "a string of decimal digits without leading zeros, below 2**31"
+)
+
+_FACT_FIELDS = {
+    "fid": Field(datasets.Value("int32"), _integer(_INT32), "an int32 integer"),
+    "used": _BOOLEAN,
+    "source": _one_of(_FACT_SOURCES),
+}
+_MESSAGE_FIELDS = {
+    "message": _TEXT,  # may be ""
+    "liked": _BOOLEAN,
+    "sender": _one_of(_SENDERS),
+    "facts": _list_of("fact", _FACT_FIELDS),  # [] for user messages
+    "message_id": Field(_STRING, _digit_string, "a string of decimal digits"),
+    "dialog_acts": Field([_STRING], parse=_dialog_acts),
+}
+# A dialog without messages (upstream's reader skips them; none is known) is kept, with `messages: []`.
+_DIALOG_FIELDS = {
+    "messages": _list_of("message", _MESSAGE_FIELDS),
+    "known_entities": _TEXTS,
+    "focus_entity": _TEXT,
+    "dialog_id": Field(datasets.Value("int32"), _integer(_INT32), "an int32 integer"),
+    "inferred_steps": _BOOLEAN,
+    "created_time": Field(datasets.Value("int64"), _integer(_INT64), "an int64 integer (Unix seconds)"),
+    "aspects": _TEXTS,
+    "first_aspect": Field(_STRING, _string, "a string or null", nulls=(None,)),
+    "second_aspect": Field(_STRING, _string, "a string or null", nulls=(None,)),
+    "shuffle_facts": _BOOLEAN,
+    "related_entities": _TEXTS,
+    "tag": _TEXT,
+    "user_id": _WORKER_ID,
+    "assistant_id": _WORKER_ID,
+    "is_annotated": _BOOLEAN,
+    "user_dialog_rating": _RATING,
+    "user_other_agent_rating": _RATING,
+    "assistant_dialog_rating": _RATING,
+    "assistant_other_agent_rating": _RATING,
+    "reported": _BOOLEAN,
+    "annotated": _BOOLEAN,
+}
+
+# Keys of the file header. Only `dialogs` is required: the others are not carried into rows and
+# the full files' headers are not verified; any other key means a different file format.
+_HEADER_KEYS = [
+    "dialogs",
+    "fold",
+    "source_checksum",
+    "db_checksum",
+    "unfolded_checksum",
+    "unfolded_generated_time",
+    "generated_time",
+]
 
 
 def _count_source_records(config, split, local_paths):
@@ -249,115 +309,5 @@ def _dialog_list(document, source):
     return dialogs
 
 
-def _string(record, field, where, nullable=False):
-    value = record[field]
-    if isinstance(value, str) or (nullable and value is None):
-        return value
-    raise invalid(where, field, value, "a string or null" if nullable else "a string")
-
-
-def _boolean(record, field, where):
-    value = record[field]
-    if value is True or value is False:
-        return value
-    raise invalid(where, field, value, "true or false")
-
-
-def _integer(record, field, where, domain, expected):
-    value = record[field]
-    if type(value) is int and value in domain:  # bool is not an int here
-        return value
-    raise invalid(where, field, value, expected)
-
-
-def _strings(record, field, where):
-    value = record[field]
-    if not isinstance(value, list):
-        raise invalid(where, field, value, "a list of strings")
-    for index, item in enumerate(value):
-        if not isinstance(item, str):
-            raise invalid(where, (field, index), item, "a string")
-    return value
-
-
-def _label(record, field, where, names):
-    value = record[field]
-    if isinstance(value, str) and value in names:
-        return value
-    raise invalid(where, field, value, " or ".join(repr(name) for name in names))
-
-
-def _worker_id(record, field, where):
-    """Worker ids are strings of decimal digits upstream ("314"); they become int32."""
-    value = record[field]
-    if isinstance(value, str) and _DIGITS.fullmatch(value) and str(int(value)) == value and int(value) < 2**31:
-        return int(value)
-    raise invalid(where, field, value, "a string of decimal digits without leading zeros, below 2**31")
-
-
-def _typed_dialog(record, where):
-    check_fields(record, _DIALOG_KEYS, where)
-    rating = "an integer from 1 to 5"
-    # Checked in upstream key order, so the first bad field is the one reported. A dialog without
-    # messages (upstream's reader skips them; none is known) would be kept, with `messages: []`.
-    return {
-        "messages": _list_of(record, "messages", where, "message", _typed_message),
-        "known_entities": _strings(record, "known_entities", where),
-        "focus_entity": _string(record, "focus_entity", where),
-        "dialog_id": _integer(record, "dialog_id", where, _INT32, "an int32 integer"),
-        "inferred_steps": _boolean(record, "inferred_steps", where),
-        "created_time": _integer(record, "created_time", where, _INT64, "an int64 integer (Unix seconds)"),
-        "aspects": _strings(record, "aspects", where),
-        "first_aspect": _string(record, "first_aspect", where, nullable=True),
-        "second_aspect": _string(record, "second_aspect", where, nullable=True),
-        "shuffle_facts": _boolean(record, "shuffle_facts", where),
-        "related_entities": _strings(record, "related_entities", where),
-        "tag": _string(record, "tag", where),
-        "user_id": _worker_id(record, "user_id", where),
-        "assistant_id": _worker_id(record, "assistant_id", where),
-        "is_annotated": _boolean(record, "is_annotated", where),
-        "user_dialog_rating": _integer(record, "user_dialog_rating", where, _RATINGS, rating),
-        "user_other_agent_rating": _integer(record, "user_other_agent_rating", where, _RATINGS, rating),
-        "assistant_dialog_rating": _integer(record, "assistant_dialog_rating", where, _RATINGS, rating),
-        "assistant_other_agent_rating": _integer(record, "assistant_other_agent_rating", where, _RATINGS, rating),
-        "reported": _boolean(record, "reported", where),
-        "annotated": _boolean(record, "annotated", where),
-    }
-
-
-def _typed_message(record, where):
-    check_fields(record, _MESSAGE_KEYS, where)
-    return {
-        "message": _string(record, "message", where),  # may be ""
-        "liked": _boolean(record, "liked", where),
-        "sender": _label(record, "sender", where, _SENDERS),
-        "facts": _list_of(record, "facts", where, "fact", _typed_fact),  # [] for user messages
-        "message_id": _digit_string(record, "message_id", where),
-        # Upstream's reader treats `dialog_acts: null` as no acts (never seen in the data): [] here.
-        "dialog_acts": [] if record["dialog_acts"] is None else _strings(record, "dialog_acts", where),
-    }
-
-
-def _typed_fact(record, where):
-    check_fields(record, _FACT_KEYS, where)
-    return {
-        "fid": _integer(record, "fid", where, _INT32, "an int32 integer"),
-        "used": _boolean(record, "used", where),
-        "source": _label(record, "source", where, _FACT_SOURCES),
-    }
-
-
-def _list_of(record, field, where, item, typed):
-    """A list of JSON objects, each typed by `typed`; errors name the item's index."""
-    value = record[field]
-    if not isinstance(value, list):
-        raise invalid(where, field, value, f"a list of {item}s")
-    return [typed(element, f"{where}, {item} {index}") for index, element in enumerate(value)]
-
-
-def _digit_string(record, field, where):
-    """Message ids are strings of decimal digits; they stay strings (leading zeros kept)."""
-    value = record[field]
-    if isinstance(value, str) and _DIGITS.fullmatch(value):
-        return value
-    raise invalid(where, field, value, "a string of decimal digits")
+# (record, where) -> the typed dialog
+_typed_dialog = _record(_DIALOG_FIELDS)

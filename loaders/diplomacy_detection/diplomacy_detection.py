@@ -14,6 +14,10 @@ from datasets.utils.file_utils import xopen
 
 from ._builder_base import SourceBuilder
 from ._builder_base import SourceConfig
+from ._fields import INVALID
+from ._fields import Field
+from ._fields import features
+from ._fields import typed
 from ._loader_common import check_is_data
 from ._loader_common import invalid
 from ._loader_common import local_files
@@ -79,51 +83,6 @@ _CONFIGS = [
     ),
 ]
 
-_COUNTRIES = ["austria", "england", "france", "germany", "italy", "russia", "turkey"]
-_SEASONS = ["Spring", "Fall", "Winter"]
-# Documented domains (upstream README); the data stops at 1910 and a score of 17.
-_YEARS = range(1901, 1919)
-_SCORES = range(0, 19)
-_SCORE_DELTAS = range(-18, 19)
-
-# Upstream per-message keys (parallel lists) and their singular names in the `messages` config.
-_MESSAGE_FIELDS = {
-    "messages": "message",
-    "sender_labels": "sender_label",
-    "receiver_labels": "receiver_label",
-    "speakers": "speaker",
-    "receivers": "receiver",
-    "absolute_message_index": "absolute_message_index",
-    "relative_message_index": "relative_message_index",
-    "seasons": "season",
-    "years": "year",
-    "game_score": "game_score",
-    "game_score_delta": "game_score_delta",
-}
-_DIALOG_KEYS = list(_MESSAGE_FIELDS) + ["players", "game_id"]
-
-# How errors name what a file and a value should be.
-_CONTENT = "JSON Lines, one dialog per line"
-_ONE_COUNTRY = "one of " + ", ".join(map(repr, _COUNTRIES))
-_INDEX = "a JSON integer from 0 to 2**31 - 1"
-_INVALID = object()  # what a value's check returns for a value outside its domain
-
-
-def _message_features():
-    return {
-        "message": datasets.Value("string"),
-        "sender_label": datasets.Value("bool"),
-        "receiver_label": datasets.Value("bool"),
-        "speaker": datasets.ClassLabel(names=_COUNTRIES),
-        "receiver": datasets.ClassLabel(names=_COUNTRIES),
-        "absolute_message_index": datasets.Value("int32"),
-        "relative_message_index": datasets.Value("int32"),
-        "season": datasets.ClassLabel(names=_SEASONS),
-        "year": datasets.Value("int32"),
-        "game_score": datasets.Value("int32"),
-        "game_score_delta": datasets.Value("int32"),
-    }
-
 
 class DiplomacyDetection(SourceBuilder, datasets.GeneratorBasedBuilder):
     """Diplomacy dialogs with sender and receiver deception labels."""
@@ -133,19 +92,13 @@ class DiplomacyDetection(SourceBuilder, datasets.GeneratorBasedBuilder):
     DEFAULT_CONFIG_NAME = "conversations"
 
     def _features(self):
-        per_message = _message_features()
-        dialog = {
-            "players": [datasets.ClassLabel(names=_COUNTRIES)],
-            "game_id": datasets.Value("int32"),
-        }
         if self.config.name == "conversations":
             # Python lists, not datasets.Sequence: the same feature type and the same card YAML on
             # datasets 3.6 and 5.x.
-            features = {plural: [per_message[one]] for plural, one in _MESSAGE_FIELDS.items()}
-            features.update(dialog)
+            per_message = {key: [_PER_MESSAGE[name].feature] for key, name in _MESSAGE_FIELDS.items()}
         else:
-            features = dict(per_message, **dialog)
-        return datasets.Features(features)
+            per_message = features(_PER_MESSAGE)
+        return datasets.Features({**per_message, **features(_PER_DIALOG)})
 
     def _split_generators(self, dl_manager):
         paths = {split: files[0] for split, files in self.config.files.items()}
@@ -160,11 +113,110 @@ class DiplomacyDetection(SourceBuilder, datasets.GeneratorBasedBuilder):
             if self.config.name == "conversations":
                 yield str(line_number), dialog
                 continue
-            dialog_fields = {"players": dialog["players"], "game_id": dialog["game_id"]}
+            dialog_fields = {name: dialog[name] for name in _PER_DIALOG}
             for position in range(len(dialog["messages"])):
                 example = {one: dialog[plural][position] for plural, one in _MESSAGE_FIELDS.items()}
                 example.update(dialog_fields)
                 yield f"{line_number}-{position}", example
+
+
+# --- the fields -------------------------------------------------------------------------------
+# Each field is declared once: the features, the keys of a dialog and the checks come from these
+# tables. Upstream numbers are decimal strings (a few the JSON integer 0), message positions JSON
+# integers.
+
+_COUNTRIES = ["austria", "england", "france", "germany", "italy", "russia", "turkey"]
+_SEASONS = ["Spring", "Fall", "Winter"]
+# Documented domains (upstream README); the data stops at 1910 and a score of 17.
+_YEARS = range(1901, 1919)
+_SCORES = range(0, 19)
+_SCORE_DELTAS = range(-18, 19)
+
+
+def _string(value):
+    return value if isinstance(value, str) else INVALID
+
+
+def _boolean(value):
+    return value if isinstance(value, bool) else INVALID
+
+
+def _one_of(names):
+    return lambda value: value if value in names else INVALID
+
+
+def _index(value):
+    """Message positions are JSON integers upstream; anything else is an error."""
+    return value if type(value) is int and 0 <= value < 2**31 else INVALID
+
+
+def _integer(domain):
+    """An int from a decimal string ("12", "-3") or a JSON integer (upstream has a few 0s)."""
+
+    def check(value):
+        if type(value) is int:
+            number = value
+        elif isinstance(value, str):
+            try:
+                number = int(value)
+            except ValueError:
+                return INVALID
+            if str(number) != value:  # rejects " 3", "+3", "03"
+                return INVALID
+        else:
+            return INVALID
+        return number if number in domain else INVALID
+
+    return check
+
+
+def _range(domain):
+    """How an error names a domain of integers (written as decimal strings or JSON integers)."""
+    return f"an integer from {domain.start} to {domain.stop - 1}"
+
+
+def _players(value):
+    valid = isinstance(value, list) and len(value) == 2 and value[0] != value[1]
+    return value if valid and all(p in _COUNTRIES for p in value) else INVALID
+
+
+_INT32 = datasets.Value("int32")
+_INDEX = "a JSON integer from 0 to 2**31 - 1"
+_ONE_COUNTRY = "one of " + ", ".join(map(repr, _COUNTRIES))
+# A message's fields, by their names in the `messages` config; `key` is the upstream list (one
+# item per message, parallel lists), the field's name in the `conversations` config.
+_PER_MESSAGE = {
+    "message": Field(datasets.Value("string"), _string, "a string", key="messages"),
+    "sender_label": Field(datasets.Value("bool"), _boolean, "true or false", key="sender_labels"),
+    # "NOANNOTATION": the receiver gave no answer.
+    "receiver_label": Field(
+        datasets.Value("bool"), _boolean, "true, false or 'NOANNOTATION'", nulls=("NOANNOTATION",),
+        key="receiver_labels",
+    ),
+    "speaker": Field(datasets.ClassLabel(names=_COUNTRIES), _one_of(_COUNTRIES), _ONE_COUNTRY, key="speakers"),
+    "receiver": Field(datasets.ClassLabel(names=_COUNTRIES), _one_of(_COUNTRIES), _ONE_COUNTRY, key="receivers"),
+    "absolute_message_index": Field(_INT32, _index, _INDEX),
+    "relative_message_index": Field(_INT32, _index, _INDEX),
+    "season": Field(
+        datasets.ClassLabel(names=_SEASONS), _one_of(_SEASONS), " or ".join(map(repr, _SEASONS)), key="seasons"
+    ),
+    "year": Field(_INT32, _integer(_YEARS), _range(_YEARS), key="years"),
+    "game_score": Field(_INT32, _integer(_SCORES), _range(_SCORES)),
+    "game_score_delta": Field(_INT32, _integer(_SCORE_DELTAS), _range(_SCORE_DELTAS)),
+}
+# A dialog's own fields, after its messages'.
+_PER_DIALOG = {
+    "players": Field([datasets.ClassLabel(names=_COUNTRIES)], _players, f"two different countries of {_COUNTRIES}"),
+    "game_id": Field(
+        _INT32, lambda value: value if type(value) is int and 1 <= value <= 12 else INVALID, "an integer from 1 to 12"
+    ),
+}
+# The upstream list of each message field -> its name in the `messages` config.
+_MESSAGE_FIELDS = {field.source(name): name for name, field in _PER_MESSAGE.items()}
+_DIALOG_KEYS = list(_MESSAGE_FIELDS) + list(_PER_DIALOG)
+
+# How errors name what a file should be.
+_CONTENT = "JSON Lines, one dialog per line"
 
 
 def _count_source_records(config, split, local_paths):
@@ -205,66 +257,9 @@ def _typed_dialog(record, where):
             raise ValueError(
                 f"{where}: field {key!r} has {len(record[key])} items but 'messages' has {length}"
             )
-
-    def check(key, convert, expected):
-        values = []
-        for position, value in enumerate(record[key]):
-            typed = convert(value)
-            if typed is _INVALID:
-                raise invalid(where, (key, position), value, expected)
-            values.append(typed)
-        return values
-
-    players = record["players"]
-    valid = isinstance(players, list) and len(players) == 2 and players[0] != players[1]
-    if not valid or any(p not in _COUNTRIES for p in players):
-        raise invalid(where, "players", players, f"two different countries of {_COUNTRIES}")
-    game_id = record["game_id"]
-    if type(game_id) is not int or not 1 <= game_id <= 12:
-        raise invalid(where, "game_id", game_id, "an integer from 1 to 12")
-    return {
-        "messages": check("messages", lambda v: v if isinstance(v, str) else _INVALID, "a string"),
-        "sender_labels": check("sender_labels", lambda v: v if isinstance(v, bool) else _INVALID, "true or false"),
-        # "NOANNOTATION": the receiver gave no answer.
-        "receiver_labels": check(
-            "receiver_labels",
-            lambda v: None if v == "NOANNOTATION" else v if isinstance(v, bool) else _INVALID,
-            "true, false or 'NOANNOTATION'",
-        ),
-        "speakers": check("speakers", lambda v: v if v in _COUNTRIES else _INVALID, _ONE_COUNTRY),
-        "receivers": check("receivers", lambda v: v if v in _COUNTRIES else _INVALID, _ONE_COUNTRY),
-        "absolute_message_index": check("absolute_message_index", _index, _INDEX),
-        "relative_message_index": check("relative_message_index", _index, _INDEX),
-        "seasons": check("seasons", lambda v: v if v in _SEASONS else _INVALID, " or ".join(map(repr, _SEASONS))),
-        "years": check("years", lambda v: _integer(v, _YEARS), _range(_YEARS)),
-        "game_score": check("game_score", lambda v: _integer(v, _SCORES), _range(_SCORES)),
-        "game_score_delta": check("game_score_delta", lambda v: _integer(v, _SCORE_DELTAS), _range(_SCORE_DELTAS)),
-        "players": players,
-        "game_id": game_id,
-    }
-
-
-def _range(domain):
-    """How an error names a domain of integers (written as decimal strings or JSON integers)."""
-    return f"an integer from {domain.start} to {domain.stop - 1}"
-
-
-def _index(value):
-    """Message positions are JSON integers upstream; anything else is an error."""
-    return value if type(value) is int and 0 <= value < 2**31 else _INVALID
-
-
-def _integer(value, domain):
-    """An int from a decimal string ("12", "-3") or a JSON integer (upstream has a few 0s)."""
-    if type(value) is int:
-        number = value
-    elif isinstance(value, str):
-        try:
-            number = int(value)
-        except ValueError:
-            return _INVALID
-        if str(number) != value:  # rejects " 3", "+3", "03"
-            return _INVALID
-    else:
-        return _INVALID
-    return number if number in domain else _INVALID
+    dialog_fields = typed(_PER_DIALOG, record, where)
+    dialog = {}
+    for key, name in _MESSAGE_FIELDS.items():
+        dialog[key] = _PER_MESSAGE[name].values(record[key], where, key)
+    dialog.update(dialog_fields)
+    return dialog

@@ -42,6 +42,9 @@ from datasets.utils.file_utils import xopen
 
 from ._builder_base import SourceBuilder
 from ._builder_base import SourceConfig
+from ._fields import INVALID
+from ._fields import Field
+from ._fields import features
 from ._loader_common import check_is_data
 from ._loader_common import invalid
 from ._loader_common import local_files
@@ -132,44 +135,6 @@ _CONFIGS = [
 ]
 _CONFIG_OF = {config.name: config for config in _CONFIGS}
 
-_LABELS = ["Correct", "Partially correct", "Incorrect"]
-# Columns of the published Parquet files and their Arrow types (the published card's schema).
-_COLUMNS = {
-    "id": "string",
-    "question": "string",
-    "reference_answer": "string",
-    "provided_answer": "string",
-    "answer_feedback": "string",
-    "verification_feedback": "string",
-    "score": "double",
-}
-_TEXT_COLUMNS = ["question", "reference_answer", "provided_answer", "answer_feedback"]
-_BATCH_ROWS = 1024
-
-_PARQUET_MAGIC = b"PAR1"
-_HUB_ID = re.compile(r"[0-9a-f]{32}")
-_DECIMAL = re.compile(r"[0-9]+(\.[0-9]+)?")
-_QUESTION_ID = re.compile(r"[1-9][0-9]*")
-_XML_DECLARATION = re.compile(rb"<\?xml[^>]*?encoding\s*=\s*[\"']([A-Za-z0-9._-]+)[\"']")
-_FORBIDDEN_DECLARATIONS = (b"<!DOCTYPE", b"<!ENTITY")
-
-
-def _config_features(config_name):
-    features = {
-        "id": datasets.Value("string"),
-        "question": datasets.Value("string"),
-        "reference_answer": datasets.Value("string"),
-        "provided_answer": datasets.Value("string"),
-        "answer_feedback": datasets.Value("string"),
-        # A string as in the published schema; only _LABELS are accepted.
-        "verification_feedback": datasets.Value("string"),
-        "score": datasets.Value("float64"),
-    }
-    if config_name == "upstream_xml":
-        features["question_id"] = datasets.Value("int32")
-        features["reference_answer_id"] = datasets.Value("string")
-    return datasets.Features(features)
-
 
 class SafMicroJobGerman(SourceBuilder, datasets.GeneratorBasedBuilder):
     """SAF micro job (German): short answers with reference answers, feedback and scores."""
@@ -179,7 +144,7 @@ class SafMicroJobGerman(SourceBuilder, datasets.GeneratorBasedBuilder):
     DEFAULT_CONFIG_NAME = "default"
 
     def _features(self):
-        return _config_features(self.config.name)
+        return datasets.Features(features(_FIELDS if self.config.name == "default" else _XML_FIELDS))
 
     def _split_generators(self, dl_manager):
         splits = self.config.files
@@ -197,6 +162,72 @@ class SafMicroJobGerman(SourceBuilder, datasets.GeneratorBasedBuilder):
         for filepath, source in zip(filepaths, sources, strict=True):
             for example in read(filepath, source):
                 yield example["id"], example
+
+
+# --- the fields ---------------------------------------------------------------------------------
+# Each field is declared once: the features, the columns and Arrow types of the Parquet files and
+# the checks of both formats come from these tables.
+
+_LABELS = ["Correct", "Partially correct", "Incorrect"]
+_HUB_ID = re.compile(r"[0-9a-f]{32}")
+_DECIMAL = re.compile(r"[0-9]+(\.[0-9]+)?")
+
+
+def _text(value):
+    """A non-empty string, kept exactly (no stripping, inner newlines kept)."""
+    return value if isinstance(value, str) and value.strip() else INVALID
+
+
+def _unit(value):
+    """A float from 0 to 1 (the published float64 column)."""
+    return value if isinstance(value, float) and math.isfinite(value) and 0.0 <= value <= 1.0 else INVALID
+
+
+def _unit_text(value):
+    """An XML score: a decimal string such as `0.75`, from 0 to 1."""
+    if isinstance(value, str) and _DECIMAL.fullmatch(value):
+        number = float(value)
+        if 0.0 <= number <= 1.0:
+            return number
+    return INVALID
+
+
+_LABEL = "verification_feedback"
+_STRING = datasets.Value("string")
+_TEXT = Field(_STRING, _text, "a non-empty string")
+# The published Parquet files' columns (the published card's schema), in their order.
+_FIELDS = {
+    "id": Field(_STRING, lambda value: value if isinstance(value, str) and _HUB_ID.fullmatch(value) else INVALID,
+                "32 lower-case hex digits (a UUID4 in hex)"),
+    "question": _TEXT,
+    "reference_answer": _TEXT,
+    "provided_answer": _TEXT,
+    "answer_feedback": _TEXT,
+    # A string as in the published schema; only _LABELS are accepted, and only the one the score
+    # implies (`_verification`).
+    "verification_feedback": Field(
+        _STRING, lambda value: value if isinstance(value, str) and value in _LABELS else INVALID,
+        " or ".join(repr(label) for label in _LABELS),
+    ),
+    "score": Field(datasets.Value("float64"), _unit, "a number from 0 to 1"),
+}
+# The XML release: the same fields (the id made from the fold, the question and the answer's
+# position; the score a decimal text) and two more, from the question's and the reference
+# answer's attributes.
+_XML_FIELDS = {
+    **_FIELDS,
+    "id": Field(_STRING),
+    "score": Field(datasets.Value("float64"), _unit_text, "a decimal number from 0 to 1, such as '0.75'"),
+    "question_id": Field(datasets.Value("int32")),
+    "reference_answer_id": Field(_STRING),
+}
+
+_BATCH_ROWS = 1024
+
+_PARQUET_MAGIC = b"PAR1"
+_QUESTION_ID = re.compile(r"[1-9][0-9]*")
+_XML_DECLARATION = re.compile(rb"<\?xml[^>]*?encoding\s*=\s*[\"']([A-Za-z0-9._-]+)[\"']")
+_FORBIDDEN_DECLARATIONS = (b"<!DOCTYPE", b"<!ENTITY")
 
 
 def _count_source_records(config_name, split_name, local_paths):
@@ -217,32 +248,6 @@ def _count_source_records(config_name, split_name, local_paths):
     return total
 
 
-# --- values of both formats ---------------------------------------------------------------------
-
-
-def _text(value, where, field):
-    """A non-empty string, kept exactly (no stripping, inner newlines kept)."""
-    if isinstance(value, str) and value.strip():
-        return value
-    raise invalid(where, field, value, "a non-empty string")
-
-
-def _score(value, where):
-    """A float from 0 to 1 (the published float64 column)."""
-    if isinstance(value, float) and math.isfinite(value) and 0.0 <= value <= 1.0:
-        return value
-    raise invalid(where, "score", value, "a number from 0 to 1")
-
-
-def _score_text(value, where):
-    """An XML score: a decimal string such as `0.75`, from 0 to 1."""
-    if isinstance(value, str) and _DECIMAL.fullmatch(value):
-        number = float(value)
-        if 0.0 <= number <= 1.0:
-            return number
-    raise invalid(where, "score", value, "a decimal number from 0 to 1, such as '0.75'")
-
-
 def _expected_label(score):
     if score == 1.0:
         return "Correct"
@@ -253,12 +258,19 @@ def _expected_label(score):
 
 def _verification(value, score, where):
     """One of the three labels, and the one the score implies."""
-    if not (isinstance(value, str) and value in _LABELS):
-        raise invalid(where, "verification_feedback", value, " or ".join(repr(label) for label in _LABELS))
+    value = _FIELDS[_LABEL].value(value, where, _LABEL)
     expected = _expected_label(score)
     if value != expected:
-        raise invalid(where, "verification_feedback", value, f"{expected!r} for score {score!r}")
+        raise invalid(where, _LABEL, value, f"{expected!r} for score {score!r}")
     return value
+
+
+def _score(value, where):
+    return _FIELDS["score"].value(value, where, "score")
+
+
+def _score_text(value, where):
+    return _XML_FIELDS["score"].value(value, where, "score")
 
 
 # --- Parquet (config `default`) ----------------------------------------------------------------
@@ -283,19 +295,16 @@ def _unreadable(source, error):
 
 def _check_schema(schema, source):
     found = {field.name: field.type for field in schema}
-    missing = [name for name in _COLUMNS if name not in found]
-    extra = [name for name in found if name not in _COLUMNS]
+    missing = [name for name in _FIELDS if name not in found]
+    extra = [name for name in found if name not in _FIELDS]
     if missing or extra:
         raise ValueError(
-            f"{source}: columns {list(found)}; expected {list(_COLUMNS)} "
+            f"{source}: columns {list(found)}; expected {list(_FIELDS)} "
             f"(missing {missing}, unexpected {extra})"
         )
-    for name, expected in _COLUMNS.items():
-        actual = found[name]
-        ok = pyarrow.types.is_float64(actual) if expected == "double" else (
-            pyarrow.types.is_string(actual) or pyarrow.types.is_large_string(actual)
-        )
-        if not ok:
+    for name, field in _FIELDS.items():
+        actual, expected = found[name], field.feature.pa_type  # string or double
+        if actual != expected and not (pyarrow.types.is_string(expected) and pyarrow.types.is_large_string(actual)):
             raise ValueError(f"{source}: column {name!r} has type {actual}; expected {expected}")
 
 
@@ -308,7 +317,7 @@ def _read_parquet(filepath, source):
             raise no_records(source, "rows")
         seen = {}
         index = 0
-        batches = parquet.iter_batches(batch_size=_BATCH_ROWS, columns=list(_COLUMNS))
+        batches = parquet.iter_batches(batch_size=_BATCH_ROWS, columns=list(_FIELDS))
         while True:
             try:
                 batch = next(batches, None)
@@ -318,9 +327,7 @@ def _read_parquet(filepath, source):
                 break
             for row in batch.to_pylist():
                 where = f"{source}, row {index}"
-                row_id = row["id"]
-                if not (isinstance(row_id, str) and _HUB_ID.fullmatch(row_id)):
-                    raise invalid(where, "id", row_id, "32 lower-case hex digits (a UUID4 in hex)")
+                row_id = _FIELDS["id"].value(row["id"], where, "id")
                 if row_id in seen:
                     raise invalid(where, "id", row_id, f"a unique id; row {seen[row_id]} has it too")
                 seen[row_id] = index
@@ -330,12 +337,9 @@ def _read_parquet(filepath, source):
 
 
 def _typed_hub_row(row, where):
-    example = {"id": row["id"]}
-    for field in _TEXT_COLUMNS:
-        example[field] = _text(row[field], where, field)
-    score = _score(row["score"], where)
-    example["verification_feedback"] = _verification(row["verification_feedback"], score, where)
-    example["score"] = score
+    """A row's fields checked in the table's order (its id again), the label last, against the score."""
+    example = {name: field.value(row[name], where, name) for name, field in _FIELDS.items() if name != _LABEL}
+    example[_LABEL] = _verification(row[_LABEL], example["score"], where)
     return example
 
 
@@ -389,7 +393,7 @@ def _attributes(element, names, where):
 
 def _leaf(element, where, attributes=()):
     """The non-empty text of an element that holds only text (entities decoded, whitespace kept)."""
-    return _text(_leaf_raw(element, where, attributes), where, element.tag)
+    return _TEXT.value(_leaf_raw(element, where, attributes), where, element.tag)
 
 
 def _read_xml(filepath, source):

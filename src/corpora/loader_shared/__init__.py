@@ -2,8 +2,8 @@
 
 A loader must work alone (datasets 3.6 loads it as a script, copying the modules it imports as
 `from ._name import x` beside it), so each loader folder holds copies of these files:
-`_loader_common.py` and `_builder_base.py` in every folder, `_strict_json.py` in those whose
-loader imports it.
+`_loader_common.py` and `_builder_base.py` in every folder, `_strict_json.py` and `_fields.py` in
+those whose loader imports them.
 `python -m corpora.loader_shared loaders/NAME` (`make shared-modules`, part of `make cards`)
 writes the copies; `corpora card` (and `--check`) fails on a copy that differs. Edit the files here, never a
 copy.
@@ -22,6 +22,7 @@ MODULES = {
     "_loader_common.py": lambda text: True,
     "_builder_base.py": lambda text: True,
     "_strict_json.py": lambda text: "from ._strict_json import " in text,
+    "_fields.py": lambda text: "from ._fields import " in text,
 }
 
 HEADER = "# Generated from src/corpora/loader_shared/{name} by `make shared-modules`; edit that file, not this copy.\n"

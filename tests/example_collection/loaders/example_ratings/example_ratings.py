@@ -17,6 +17,11 @@ from datasets.utils.file_utils import xopen
 
 from ._builder_base import SourceBuilder
 from ._builder_base import SourceConfig
+from ._fields import INVALID
+from ._fields import Field
+from ._fields import features
+from ._fields import keys
+from ._fields import typed
 from ._loader_common import check_is_data
 from ._loader_common import invalid
 from ._loader_common import local_files
@@ -84,12 +89,6 @@ _CONFIGS = [
     ),
 ]
 
-_LANGUAGES = ["de", "en"]
-_SCORES = range(1, 6)
-_SENTENCE_KEYS = ["sentence_id", "text", "language", "flagged", "raters", "scores"]
-_RATER_HEADER = ["rater", "native_language", "years_rating"]
-
-
 class ExampleRatings(SourceBuilder, datasets.GeneratorBasedBuilder):
     """Sentences rated for clarity, one rating per rater, and the raters."""
 
@@ -98,29 +97,8 @@ class ExampleRatings(SourceBuilder, datasets.GeneratorBasedBuilder):
     DEFAULT_CONFIG_NAME = "sentences"
 
     def _features(self):
-        language = datasets.ClassLabel(names=_LANGUAGES)
-        features = {
-            "sentences": {
-                "sentence_id": datasets.Value("string"),
-                "text": datasets.Value("string"),
-                "language": language,
-                "flagged": datasets.Value("bool"),
-                "raters": [datasets.Value("string")],
-                "scores": [datasets.Value("int32")],
-            },
-            "ratings": {
-                "sentence_id": datasets.Value("string"),
-                "language": language,
-                "rater": datasets.Value("string"),
-                "score": datasets.Value("int32"),
-            },
-            "raters": {
-                "rater": datasets.Value("string"),
-                "native_language": language,
-                "years_rating": datasets.Value("int32"),
-            },
-        }[self.config.name]
-        return datasets.Features(features)
+        fields = {"sentences": _SENTENCE_FIELDS, "ratings": _RATING_FIELDS, "raters": _RATER_FIELDS}
+        return datasets.Features(features(fields[self.config.name]))
 
     def _split_generators(self, dl_manager):
         local = local_files(self.config.data_dir, dl_manager, self.config.paths, _URLS)
@@ -146,6 +124,73 @@ class ExampleRatings(SourceBuilder, datasets.GeneratorBasedBuilder):
                 for rater, score in zip(sentence["raters"], sentence["scores"], strict=True):
                     rating = {"sentence_id": sentence["sentence_id"], "language": sentence["language"]}
                     yield f"{source}:{line_number}:{rater}", dict(rating, rater=rater, score=score)
+
+
+# --- the fields -------------------------------------------------------------------------------
+# Each field is declared once, with its feature and its check: the features, the keys of a JSON
+# record, the header of the CSV file and the checks come from these tables.
+
+_LANGUAGES = ["de", "en"]
+_SCORES = range(1, 6)
+
+
+def _one_of(names):
+    return lambda value: value if value in names else INVALID
+
+
+def _non_empty_string(value):
+    return value if isinstance(value, str) and value else INVALID
+
+
+def _names(value):
+    valid = isinstance(value, list) and value and all(isinstance(r, str) and r for r in value)
+    return value if valid else INVALID
+
+
+def _scores(value, where, field, sentence):
+    """One score per rater, each an integer from 1 to 5."""
+    if not (isinstance(value, list) and len(value) == len(sentence["raters"])):
+        raise invalid(where, field, value, f"one score per rater ({len(sentence['raters'])})")
+    for position, score in enumerate(value):
+        if type(score) is not int or score not in _SCORES:
+            raise invalid(where, (field, position), score, "an integer from 1 to 5")
+    return value
+
+
+def _whole_number(value):
+    return int(value) if value.isdigit() and str(int(value)) == value else INVALID
+
+
+_LANGUAGE = Field(datasets.ClassLabel(names=_LANGUAGES), _one_of(_LANGUAGES), f"one of {_LANGUAGES}")
+_TEXT = Field(datasets.Value("string"), _non_empty_string, "a non-empty string")
+# A sentence: a JSON object with exactly these fields.
+_SENTENCE_FIELDS = {
+    "sentence_id": _TEXT,
+    "text": _TEXT,
+    "language": _LANGUAGE,
+    # null: nobody looked at the sentence for problems.
+    "flagged": Field(
+        datasets.Value("bool"), lambda value: value if isinstance(value, bool) else INVALID, "true, false or null",
+        nulls=(None,),
+    ),
+    "raters": Field([datasets.Value("string")], _names, "a non-empty list of names"),
+    "scores": Field([datasets.Value("int32")], parse=_scores),
+}
+# A rater: a record of the CSV file, its columns in this order.
+_RATER_FIELDS = {
+    "rater": Field(datasets.Value("string"), lambda value: value or INVALID, "a name"),
+    "native_language": _LANGUAGE,
+    "years_rating": Field(datasets.Value("int32"), _whole_number, "a whole number"),
+}
+# A rating: one of a sentence's scores, with its rater.
+_RATING_FIELDS = {
+    "sentence_id": _TEXT,
+    "language": _LANGUAGE,
+    "rater": _RATER_FIELDS["rater"],
+    "score": Field(datasets.Value("int32")),
+}
+_SENTENCE_KEYS = keys(_SENTENCE_FIELDS)
+_RATER_HEADER = keys(_RATER_FIELDS)
 
 
 def _count_source_records(config, split, local_paths):
@@ -177,23 +222,7 @@ def _read_sentences(file, source):
 
 def _typed_sentence(record, where):
     check_fields(record, _SENTENCE_KEYS, where)
-    for key in ("sentence_id", "text"):
-        if not isinstance(record[key], str) or not record[key]:
-            raise invalid(where, key, record[key], "a non-empty string")
-    if record["language"] not in _LANGUAGES:
-        raise invalid(where, "language", record["language"], f"one of {_LANGUAGES}")
-    # null: nobody looked at the sentence for problems.
-    if record["flagged"] is not None and not isinstance(record["flagged"], bool):
-        raise invalid(where, "flagged", record["flagged"], "true, false or null")
-    raters, scores = record["raters"], record["scores"]
-    if not (isinstance(raters, list) and raters and all(isinstance(r, str) and r for r in raters)):
-        raise invalid(where, "raters", raters, "a non-empty list of names")
-    if not (isinstance(scores, list) and len(scores) == len(raters)):
-        raise invalid(where, "scores", scores, f"one score per rater ({len(raters)})")
-    for position, score in enumerate(scores):
-        if type(score) is not int or score not in _SCORES:
-            raise invalid(where, ("scores", position), score, "an integer from 1 to 5")
-    return record
+    return typed(_SENTENCE_FIELDS, record, where, context=record)
 
 
 def _read_raters(file, source):
@@ -209,11 +238,4 @@ def _read_raters(file, source):
         where = f"{source}, line {rows.line_num}"
         if len(row) != len(_RATER_HEADER):
             raise ValueError(f"{where}: expected {len(_RATER_HEADER)} fields, got {len(row)}: {show(row)}")
-        rater, language, years = row
-        if not rater:
-            raise invalid(where, "rater", rater, "a name")
-        if language not in _LANGUAGES:
-            raise invalid(where, "native_language", language, f"one of {_LANGUAGES}")
-        if not years.isdigit() or str(int(years)) != years:
-            raise invalid(where, "years_rating", years, "a whole number")
-        yield rows.line_num, {"rater": rater, "native_language": language, "years_rating": int(years)}
+        yield rows.line_num, typed(_RATER_FIELDS, dict(zip(_RATER_HEADER, row, strict=True)), where)
