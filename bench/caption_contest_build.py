@@ -235,9 +235,10 @@ def task_cardinal_1_one_core(root, work):
 
 
 def task_count_cardinal(root, work):
-    module = loader()
+    from corpora import registry
+
     paths = sorted(str(p) for p in (Path(root) / "contests" / "responses").glob("*.zip"))
-    return module._count_source_records("cardinal_responses", "train", paths)
+    return registry.get("caption_contest_ratings").count_source_records("cardinal_responses", "train", paths)
 
 
 TASKS = {name[len("task_") :]: function for name, function in globals().items() if name.startswith("task_")}

@@ -316,7 +316,7 @@ def record_release(tmp_path, monkeypatch):
 
     def record(name, folder, urls=None):
         corpus = registry.get(name)
-        urls = urls or corpus.module._URLS
+        urls = urls or corpus.urls
         recorded[name] = tmp_path / f"checksums-{name}.tsv"
         records = {urls[path]: sources.measure(Path(folder) / path) for path in corpus.source_files()}
         sources.write_records(corpus, records)

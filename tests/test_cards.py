@@ -41,7 +41,7 @@ def test_card_metadata_follows_the_hub_conventions(name):
     card = DatasetCard.load(corpus.card_path)  # huggingface_hub's own parser and validator
     metadata = card.data.to_dict()
     source = yaml.safe_load(corpus.card_source.read_text())
-    assert metadata["license"] == corpus.module._LICENSE  # taken from the loader, written once
+    assert metadata["license"] == corpus.license  # taken from the loader, written once
     assert "license" not in source and "summary" not in source
     assert metadata["pretty_name"] == source["pretty_name"]
     assert f"\n# {source['pretty_name']}\n" in card.text  # the title
@@ -193,7 +193,7 @@ def test_class_labels_are_shown_by_name_nested_ones_included():
 def test_the_card_takes_each_fact_from_the_loader():
     corpus = registry.get(EXAMPLE)
     text = corpus.card_path.read_text()
-    summary = " ".join(corpus.module._DESCRIPTION.split())
+    summary = " ".join(corpus.description.split())
     assert summary.startswith("Short English and German sentences, each rated from 1 (unclear) to 5 (clear)")
     assert " ".join(text.split("### Dataset Summary\n", 1)[1].split("###", 1)[0].split()) == summary
     assert [config.name for config in corpus.builder_class.BUILDER_CONFIGS] == ["sentences", "ratings", "raters"]

@@ -246,7 +246,7 @@ def test_source_records_are_counted_without_typing():
     }
     for config, splits in {c: corpus.config(c).files for c in corpus.configs}.items():
         paths = [str(corpus.dummy_dir / path) for path in splits["train"]]
-        assert corpus.module._count_source_records(config, "train", paths) == corpus.expected_dummy_counts()[config]["train"]
+        assert corpus.count_source_records(config, "train", paths) == corpus.expected_dummy_counts()[config]["train"]
 
 
 @pytest.mark.parametrize("added,length", [("\nSecond paragraph.", None), (" x" * 500_000, 1_000_000)])
@@ -257,7 +257,7 @@ def test_a_quoted_newline_or_a_cell_over_the_csv_modules_limit_is_read(dummy_cop
     (data_dir / DATA).write_bytes(set_cell(2, "TEXT", TEXT + added)((data_dir / DATA).read_bytes()))
     texts = load(NAME, "texts", data_dir=data_dir, cache_dir=tmp_path, allow_modified_sources=True)["train"]
     assert texts[0]["text"] == TEXT + added and len(texts[0]["text"]) == len(TEXT) + len(added)
-    assert corpus.module._count_source_records("texts", "train", [str(data_dir / DATA)]) == 5
+    assert corpus.count_source_records("texts", "train", [str(data_dir / DATA)]) == 5
 
 
 def test_missing_file(dummy_copy):

@@ -113,7 +113,7 @@ def test_build_from_the_urls_checks_the_release_and_exports(name, mirror, tmp_pa
     if not declared(name, "DOWNLOADS"):
         return
     corpus = registry.get(name)
-    record_release(name, corpus.dummy_dir, urls=corpus.module._URLS)
+    record_release(name, corpus.dummy_dir, urls=corpus.urls)
     official_sizes_of_the_dummy_data(monkeypatch, corpus)
     rows = build.export(prepare.Request(name), tmp_path / "out")
     counts = corpus.expected_dummy_counts()
@@ -138,7 +138,7 @@ def test_without_a_data_dir_the_pinned_urls_are_downloaded(name, tmp_path):
         return
     corpus = registry.get(name)
     pinned = (downloads.pinned,) if isinstance(downloads.pinned, str) else downloads.pinned
-    urls = corpus.module._URLS
+    urls = corpus.urls
     assert sorted(urls) == sorted(corpus.source_files())
     assert all(any(url == base + path for base in pinned) for path, url in urls.items()), urls
     # ...which tests may not reach: offline mode (and the socket guard) stop the download.

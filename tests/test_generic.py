@@ -122,7 +122,7 @@ def test_the_loader_keeps_the_module_contract(name):
         facts = corpus.config(config)
         assert list(facts.split_sizes) == list(facts.files) and facts.paths
         assert corpus.split_sizes[config] == facts.split_sizes and corpus.key(config) == list(facts.key)
-    assert set(corpus.source_files()) <= set(corpus.module._URLS)
+    assert set(corpus.source_files()) <= set(corpus.urls)
 
 
 @pytest.fixture

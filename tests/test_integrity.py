@@ -26,7 +26,7 @@ class RecordingDownloadManager(datasets.DownloadManager):
 
     def __init__(self, corpus):
         super().__init__(dataset_name=corpus.name)
-        self.local = {url: str(corpus.dummy_dir / path) for path, url in corpus.module._URLS.items()}
+        self.local = {url: str(corpus.dummy_dir / path) for path, url in corpus.urls.items()}
         self.requested = []
 
     def download(self, url_or_urls):
@@ -55,7 +55,7 @@ def test_every_url_a_builder_asks_for_has_a_record(name, config):
 def test_the_records_are_exactly_the_pinned_urls(name):
     corpus = registry.get(name)
     records = sources.read_records(corpus)
-    assert sorted(records) == sorted(corpus.module._URLS.values())
+    assert sorted(records) == sorted(corpus.urls.values())
     lines = corpus.checksums_path.read_text().splitlines()
     assert lines == sorted(lines), "checksums.tsv is sorted by URL"
 

@@ -91,8 +91,8 @@ def loader_facts(corpus: registry.Corpus) -> dict:
     """What the card takes from the loader rather than repeating it: the license, the summary
     (`_DESCRIPTION`) and each config's description, as one line each."""
     return {
-        "license": corpus.module._LICENSE,
-        "summary": " ".join(corpus.module._DESCRIPTION.split()),
+        "license": corpus.license,
+        "summary": " ".join(corpus.description.split()),
         "configs": {c.name: " ".join((c.description or "").split()) for c in corpus.builder_class.BUILDER_CONFIGS},
     }
 
@@ -102,7 +102,7 @@ def problems(corpus: registry.Corpus, source: dict) -> list[str]:
     found = []
     vocab = vocabularies()
     checks = {
-        "license": ("licenses", [corpus.module._LICENSE]),
+        "license": ("licenses", [corpus.license]),
         "language": ("languages", source["language"]),
         "language_creators": ("language_creators", source["language_creators"]),
         "annotations_creators": ("annotations_creators", source["annotations_creators"]),
@@ -374,7 +374,6 @@ def render(
         examples = {config: r.example for config, r in report.items()}
     if examples is None:
         raise CardError(f"{corpus.name}: a card needs the first example of each config")
-    module = corpus.module
     records = sources.read_records(corpus)
     first_config = corpus.default_config if corpus.default_config in exported else exported[0]
     card = DatasetCard.from_template(
@@ -394,8 +393,8 @@ def render(
         report=report,
         built_from=built_from,
         provenance=origin,
-        homepage=module._HOMEPAGE,
-        citation=module._CITATION.strip(),
+        homepage=corpus.homepage,
+        citation=corpus.citation,
         source_files=source_files(corpus, exported),
         unmeasured=sum(1 for url in sources.urls(corpus, exported).values() if records.get(url) is None),
         wrap=wrap,

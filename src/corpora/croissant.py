@@ -192,7 +192,6 @@ def describe(corpus: registry.Corpus, folder: Path, source: dict, configs: list[
              notice: str | None = None):
     """The Croissant JSON-LD of the export in `folder` (a dict, ready for json.dump); `notice`, what
     sets the build apart from the release (modified sources, the dummy data), opens its description."""
-    module = corpus.module
     descriptions = {c.name: " ".join((c.description or "").split()) for c in corpus.builder_class.BUILDER_CONFIGS}
     distribution, record_sets, all_splits = [], [], []
     for config in configs:
@@ -236,11 +235,11 @@ def describe(corpus: registry.Corpus, folder: Path, source: dict, configs: list[
         "conformsTo": CONFORMS_TO,
         "name": corpus.name,
         "alternateName": source["pretty_name"],
-        "description": " ".join(f"{notice or ''} {module._DESCRIPTION} {sources.provenance_line(origin)}".split()),
-        "url": f"https://huggingface.co/datasets/{repo_id}" if repo_id else module._HOMEPAGE,
-        "sameAs": module._HOMEPAGE,
-        "license": LICENSE_URLS.get(module._LICENSE, module._LICENSE),
-        "citeAs": module._CITATION.strip(),
+        "description": " ".join(f"{notice or ''} {corpus.description} {sources.provenance_line(origin)}".split()),
+        "url": f"https://huggingface.co/datasets/{repo_id}" if repo_id else corpus.homepage,
+        "sameAs": corpus.homepage,
+        "license": LICENSE_URLS.get(corpus.license, corpus.license),
+        "citeAs": corpus.citation,
         "inLanguage": source["language"],
         "keywords": source["tags"],
         **({"datePublished": released.isoformat()} if released else {}),

@@ -130,7 +130,7 @@ def count_source_records(corpus: registry.Corpus, config: str, files) -> dict[st
     the code that types the records, though some loaders share their file reader with it (each
     one's docstring says how it counts)."""
     return {
-        split: corpus.module._count_source_records(config, split, [str(files[path]) for path in paths])
+        split: corpus.count_source_records(config, split, [str(files[path]) for path in paths])
         for split, paths in corpus.config(config).files.items()
     }
 

@@ -8,8 +8,10 @@ import importlib.util
 import json
 import os
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 from types import ModuleType
 
 import datasets
@@ -103,6 +105,36 @@ class Corpus:
     def key(self, config: str) -> list[str]:
         """The columns that identify a row of `config` (`corpora diff` matches rows by them)."""
         return list(self.config(config).key)
+
+    # The loader module's texts and sources, read where the toolkit needs them (the card, the
+    # croissant.json, the checksums): the contract (check_contract) guarantees each.
+    @property
+    def description(self) -> str:
+        return self.module._DESCRIPTION
+
+    @property
+    def homepage(self) -> str:
+        return self.module._HOMEPAGE
+
+    @property
+    def license(self) -> str:
+        """The license's identifier as the Hub knows it ("mit", "cc-by-4.0"; "unknown")."""
+        return self.module._LICENSE
+
+    @property
+    def citation(self) -> str:
+        return self.module._CITATION.strip()
+
+    @property
+    def urls(self) -> Mapping[str, str]:
+        """Each source path (relative to the upstream repository root) -> its pinned URL (a
+        read-only view of the loader's table)."""
+        return MappingProxyType(self.module._URLS)
+
+    def count_source_records(self, config: str, split: str, paths: list[str]) -> int:
+        """The records of a split's source files (local `paths`, in the config's order), counted
+        apart from the builder's typing: the rows-in side of rows in = rows out."""
+        return self.module._count_source_records(config, split, paths)
 
     @property
     def checksums_path(self) -> Path:

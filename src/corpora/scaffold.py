@@ -71,7 +71,7 @@ def new(name: str) -> list[Path]:
         written.append(root / "dummy_data" / name / "expected_counts.json")
         write_text(written[-1], json.dumps(counts, indent=2) + "\n")
         corpus = registry.get(name)
-        written.append(sources.write_records(corpus, dict.fromkeys(corpus.module._URLS.values())))  # not measured
+        written.append(sources.write_records(corpus, dict.fromkeys(corpus.urls.values())))  # not measured
         cards.write(corpus, prepare.dummy_examples(name))
         written.append(corpus.card_path)
     except BaseException:

@@ -138,7 +138,7 @@ def _layout_hint(corpus: Corpus, data_dir: Path, configs) -> str:
 
 def urls(corpus: Corpus, configs=None) -> dict[str, str]:
     """Each source path of `configs` (default: all) and the pinned URL it is downloaded from."""
-    return {path: corpus.module._URLS[path] for path in corpus.source_files(configs)}
+    return {path: corpus.urls[path] for path in corpus.source_files(configs)}
 
 
 # A source URL that pins an upstream commit: the repository's address, then the commit's 40 hex
@@ -350,7 +350,7 @@ def differences(corpus: Corpus, files: dict[str, Path]) -> list[str]:
     records = read_records(corpus)
     found = []
     for path, local in files.items():
-        url = corpus.module._URLS[path]
+        url = corpus.urls[path]
         record = records.get(url)
         if record is None:
             found.append(f"{url} ({'listed as not yet measured' if url in records else 'no recorded checksum'})")

@@ -101,8 +101,8 @@ def export_problems(corpus: registry.Corpus, folder: Path) -> list[str]:
     vocab = cards.vocabularies()
     if metadata.get("license") not in vocab["licenses"]:
         found.append(f"license {metadata.get('license')!r} is not in the Hub's licenses vocabulary")
-    if metadata.get("license") != corpus.module._LICENSE:
-        found.append(f"license {metadata.get('license')!r}, the loader says {corpus.module._LICENSE!r}")
+    if metadata.get("license") != corpus.license:
+        found.append(f"license {metadata.get('license')!r}, the loader says {corpus.license!r}")
     dataset_info = metadata.get("dataset_info") or []
     if isinstance(dataset_info, dict):  # one config: a mapping, not a list
         dataset_info = [dataset_info]

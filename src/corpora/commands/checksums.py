@@ -36,7 +36,7 @@ def run(args) -> int:
         records = sources.read_records(corpus)
         rows = []
         for path, file in files.items():
-            url = corpus.module._URLS[path]
+            url = corpus.urls[path]
             measured = sources.measure(file)
             status = "ok" if records.get(url) == measured else ("new" if url not in records else "differs")
             differing += status != "ok"
