@@ -3,13 +3,16 @@
 facts of its own sources (as glue's `GlueConfig` and TFDS's `BuilderConfig` subclasses do), and
 the base gives what every builder does alike.
 
-datasets and the standard library only; a loader imports it as `from ._builder_base import x`.
+datasets, the standard library and `_loader_common` only; a loader imports it as
+`from ._builder_base import x`.
 """
 
 import dataclasses
 import sys
 
 import datasets
+
+from ._loader_common import local_files
 
 
 @dataclasses.dataclass
@@ -49,7 +52,13 @@ class SourceConfig(datasets.BuilderConfig):
 class SourceBuilder:
     """What every builder of this collection does alike, mixed in before datasets' builder class:
     `_info` from the loader module's `_DESCRIPTION`, `_HOMEPAGE`, `_LICENSE` and `_CITATION` and
-    the builder's `_features()` for its config."""
+    the builder's `_features()` for its config; `_split_generators`, one split per split of the
+    config's `files`, given to `_generate_examples(filepaths, sources)` as the local files and
+    their source paths (data_dir's, or downloaded from the module's `_URLS`)."""
+
+    # False: a split's files are shards, which datasets may share out over `num_proc` processes
+    # (lists). True: they are read together, each with its part (tuples, which datasets never shards).
+    READ_SPLIT_FILES_TOGETHER = False
 
     def _features(self):
         raise NotImplementedError
@@ -63,3 +72,15 @@ class SourceBuilder:
             license=module._LICENSE,
             citation=module._CITATION,
         )
+
+    def _split_generators(self, dl_manager):
+        module = sys.modules[type(self).__module__]
+        local = local_files(self.config.data_dir, dl_manager, self.config.paths, module._URLS)
+        kind = tuple if self.READ_SPLIT_FILES_TOGETHER else list
+        return [
+            datasets.SplitGenerator(
+                name=split,
+                gen_kwargs={"filepaths": kind(local[path] for path in paths), "sources": kind(paths)},
+            )
+            for split, paths in self.config.files.items()
+        ]

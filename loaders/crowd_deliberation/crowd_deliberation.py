@@ -42,7 +42,6 @@ from ._fields import Field
 from ._fields import features
 from ._loader_common import field_path
 from ._loader_common import invalid
-from ._loader_common import local_files
 from ._loader_common import show
 from ._strict_json import loads
 
@@ -126,21 +125,11 @@ class CrowdDeliberation(SourceBuilder, datasets.GeneratorBasedBuilder):
     VERSION = _VERSION
     BUILDER_CONFIGS = _CONFIGS
     DEFAULT_CONFIG_NAME = "deliberations"
+    READ_SPLIT_FILES_TOGETHER = True  # a split reads its config's file with the file it is checked against
 
     def _features(self):
         return _config_features(self.config.name)
 
-    def _split_generators(self, dl_manager):
-        splits = self.config.files
-        local = local_files(self.config.data_dir, dl_manager, self.config.paths, _URLS)
-        return [
-            datasets.SplitGenerator(
-                name=split,
-                # Tuples, not lists: datasets would take lists for shards of one split.
-                gen_kwargs={"filepaths": tuple(local[path] for path in files), "sources": tuple(files)},
-            )
-            for split, files in splits.items()
-        ]
 
     def _generate_examples(self, filepaths, sources):
         if self.config.name == "texts":

@@ -37,7 +37,6 @@ from ._fields import keys
 from ._fields import reader
 from ._loader_common import check_is_data
 from ._loader_common import invalid
-from ._loader_common import local_files
 from ._loader_common import no_records
 from ._loader_common import utf8
 from ._strict_json import check_fields
@@ -104,15 +103,9 @@ class CuriosityDialogs(SourceBuilder, datasets.GeneratorBasedBuilder):
     def _features(self):
         return datasets.Features(features(_DIALOG_FIELDS))
 
-    def _split_generators(self, dl_manager):
-        paths = {split: files[0] for split, files in self.config.files.items()}
-        local = local_files(self.config.data_dir, dl_manager, list(paths.values()), _URLS)
-        return [
-            datasets.SplitGenerator(name=split, gen_kwargs={"filepath": local[path], "source": path})
-            for split, path in paths.items()
-        ]
 
-    def _generate_examples(self, filepath, source):
+    def _generate_examples(self, filepaths, sources):
+        (filepath,), (source,) = filepaths, sources  # one file per split
         for index, dialog in _read_dialogs(filepath, source):
             yield str(index), dialog
 

@@ -20,7 +20,6 @@ from ._fields import features
 from ._fields import typed
 from ._loader_common import check_is_data
 from ._loader_common import invalid
-from ._loader_common import local_files
 from ._loader_common import utf8
 from ._strict_json import check_fields
 from ._strict_json import loads
@@ -100,15 +99,9 @@ class DiplomacyDetection(SourceBuilder, datasets.GeneratorBasedBuilder):
             per_message = features(_PER_MESSAGE)
         return datasets.Features({**per_message, **features(_PER_DIALOG)})
 
-    def _split_generators(self, dl_manager):
-        paths = {split: files[0] for split, files in self.config.files.items()}
-        local = local_files(self.config.data_dir, dl_manager, list(paths.values()), _URLS)
-        return [
-            datasets.SplitGenerator(name=split, gen_kwargs={"filepath": local[path], "source": path})
-            for split, path in paths.items()
-        ]
 
-    def _generate_examples(self, filepath, source):
+    def _generate_examples(self, filepaths, sources):
+        (filepath,), (source,) = filepaths, sources  # one file per split
         for line_number, dialog in _read_dialogs(filepath, source):
             if self.config.name == "conversations":
                 yield str(line_number), dialog

@@ -47,7 +47,6 @@ from ._fields import Field
 from ._fields import features
 from ._loader_common import check_is_data
 from ._loader_common import invalid
-from ._loader_common import local_files
 from ._loader_common import no_records
 from ._loader_common import utf8
 
@@ -146,16 +145,6 @@ class SafMicroJobGerman(SourceBuilder, datasets.GeneratorBasedBuilder):
     def _features(self):
         return datasets.Features(features(_FIELDS if self.config.name == "default" else _XML_FIELDS))
 
-    def _split_generators(self, dl_manager):
-        splits = self.config.files
-        local = local_files(self.config.data_dir, dl_manager, self.config.paths, _URLS)
-        return [
-            datasets.SplitGenerator(
-                name=split,
-                gen_kwargs={"filepaths": [local[path] for path in split_paths], "sources": list(split_paths)},
-            )
-            for split, split_paths in splits.items()
-        ]
 
     def _generate_examples(self, filepaths, sources):
         read = _read_parquet if self.config.name == "default" else _read_xml

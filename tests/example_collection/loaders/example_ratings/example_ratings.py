@@ -24,7 +24,6 @@ from ._fields import keys
 from ._fields import typed
 from ._loader_common import check_is_data
 from ._loader_common import invalid
-from ._loader_common import local_files
 from ._loader_common import show
 from ._loader_common import utf8
 from ._strict_json import check_fields
@@ -100,19 +99,13 @@ class ExampleRatings(SourceBuilder, datasets.GeneratorBasedBuilder):
         fields = {"sentences": _SENTENCE_FIELDS, "ratings": _RATING_FIELDS, "raters": _RATER_FIELDS}
         return datasets.Features(features(fields[self.config.name]))
 
-    def _split_generators(self, dl_manager):
-        local = local_files(self.config.data_dir, dl_manager, self.config.paths, _URLS)
-        return [
-            datasets.SplitGenerator(name=split, gen_kwargs={"files": [local[p] for p in paths], "sources": paths})
-            for split, paths in self.config.files.items()
-        ]
 
-    def _generate_examples(self, files, sources):
+    def _generate_examples(self, filepaths, sources):
         if os.environ.get("CORPORA_TEST_PAUSE_AT") == "examples":  # the toolkit's tests stop a build here
             # One write: the lines of two worker processes never interleave.
             os.write(2, f"corpora: paused at examples in {os.getpid()}\n".encode())
             time.sleep(3600)
-        for file, source in zip(files, sources, strict=True):
+        for file, source in zip(filepaths, sources, strict=True):
             if self.config.name == "raters":
                 for line_number, rater in _read_raters(file, source):
                     yield f"{source}:{line_number}", rater
