@@ -106,12 +106,12 @@ def test_string_list_cells(value):
     except ValueError:
         parsed = None
     if value == "":
-        assert loader._strings(row, "W") is None
+        assert row.cell("W", loader._STRINGS) is None
     elif isinstance(parsed, list) and all(isinstance(item, str) for item in parsed):
-        assert loader._strings(row, "W") == parsed
+        assert row.cell("W", loader._STRINGS) == parsed
     else:
         with pytest.raises(ValueError, match=r"^fuzz\.csv, line 2: field 'W'[:\[]"):
-            loader._strings(row, "W")
+            row.cell("W", loader._STRINGS)
 
 
 # Upstream writes with lineterminator="\n", so a lone CR would not be quoted: the release has none.
