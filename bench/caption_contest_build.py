@@ -139,8 +139,9 @@ def task_build_summaries_without_count(root, work):
 def task_count_summaries(root, work):
     from corpora import registry
 
-    paths = [str(Path(root) / p) for p in registry.get(NAME).config("summaries").files["train"]]
-    return loader()._count_source_records("summaries", "train", paths)
+    corpus = registry.get(NAME)
+    paths = [str(Path(root) / p) for p in corpus.config("summaries").files["train"]]
+    return corpus.count_source_records("summaries", "train", paths)
 
 
 def _cardinal_builder(root, work):
@@ -238,7 +239,7 @@ def task_count_cardinal(root, work):
     from corpora import registry
 
     paths = sorted(str(p) for p in (Path(root) / "contests" / "responses").glob("*.zip"))
-    return registry.get("caption_contest_ratings").count_source_records("cardinal_responses", "train", paths)
+    return registry.get(NAME).count_source_records("cardinal_responses", "train", paths)
 
 
 TASKS = {name[len("task_") :]: function for name, function in globals().items() if name.startswith("task_")}

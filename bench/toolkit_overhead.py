@@ -66,11 +66,15 @@ for index, group in enumerate(groups.values()):  # the two headers cannot share 
     dataset.to_parquet(str(out / f"{index}.parquet"))
 """
 
-# The floor, each file written with the export's settings (corpora.parquet_files, stated here
-# again so that the floor imports nothing of corpora).
+# The floor, each file written with the export's settings, read from corpora.parquet_files here
+# and written into the floor's code as values, so that the floor imports nothing of corpora.
+# (Not its choice of dictionary-encoded columns: the floor writes pyarrow's default, every column.)
+from corpora import parquet_files  # noqa: E402
+
 EXPORT_SETTINGS = (
-    'compression="zstd", compression_level=3, write_page_index=True, row_group_size=100_000, '
-    'use_content_defined_chunking={"min_chunk_size": 256 * 1024, "max_chunk_size": 1024 * 1024, "norm_level": 0}'
+    f"compression={parquet_files.COMPRESSION!r}, compression_level={parquet_files.COMPRESSION_LEVEL}, "
+    f"write_page_index=True, row_group_size={parquet_files.MAX_ROW_GROUP_ROWS}, "
+    f"use_content_defined_chunking={parquet_files.CDC_OPTIONS!r}"
 )
 FLOOR_EXPORT_SETTINGS = FLOOR.replace('f"{index}.parquet")', f'f"{{index}}.parquet", {EXPORT_SETTINGS})')
 assert FLOOR_EXPORT_SETTINGS != FLOOR

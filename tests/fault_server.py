@@ -17,8 +17,9 @@ import struct
 import threading
 from pathlib import Path
 
+from conftest import LFS
+
 HTML = b"<!DOCTYPE html>\n<html><head><title>Rate limited</title></head><body>Try again later</body></html>\n"
-LFS = b"version https://git-lfs.github.com/spec/v1\noid sha256:" + b"0" * 64 + b"\nsize 2472563\n"
 
 
 class FaultServer(http.server.ThreadingHTTPServer):

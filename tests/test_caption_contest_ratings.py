@@ -144,30 +144,30 @@ def test_cartoon_images_decode_with_pillow(dummy_build):
 def test_source_record_counts_equal_the_rows(dummy_build, tmp_path):
     for config in corpus.configs:
         paths = [str(corpus.dummy_dir / path) for path in corpus.config(config).files["train"]]
-        assert loader._count_source_records(config, "train", paths) == dummy_build(NAME, config)["train"].num_rows
+        assert corpus.count_source_records(config, "train", paths) == dummy_build(NAME, config)["train"].num_rows
     # downloaded files are cached without their extension
     copies = []
     for index, path in enumerate(corpus.config("cartoons").files["train"]):
         copies.append(tmp_path / f"{index:04d}")
         copies[-1].write_bytes((corpus.dummy_dir / path).read_bytes())
-    assert loader._count_source_records("cartoons", "train", [str(p) for p in copies]) == 186
+    assert corpus.count_source_records("cartoons", "train", [str(p) for p in copies]) == 186
 
 
 def test_checksums_record_every_url_from_the_format_file():
     lines = (corpus.loader_dir / "checksums.tsv").read_text().splitlines()
     entries = [line.split("\t") for line in lines]
     assert lines == sorted(lines) and all(len(entry) == 3 for entry in entries)
-    assert {entry[0] for entry in entries} == set(loader._URLS.values())
+    assert {entry[0] for entry in entries} == set(corpus.urls.values())
     # every file of the appendices is measured; the four metadata files have no published digest
     unmeasured = {entry[0] for entry in entries if entry[1:] == ["-", "-"]}
-    assert unmeasured == {loader._URLS[path] for path in loader._METADATA}
+    assert unmeasured == {corpus.urls[path] for path in loader._METADATA}
     measured = [entry for entry in entries if entry[0] not in unmeasured]
     assert len(measured) == 199 + 87 + 186
     assert all(url.startswith(loader._MEDIA_PREFIX) == url.endswith(".zip") for url, _, _ in measured)
     by_url = {url: (int(size), sha) for url, size, sha in measured}
-    assert by_url[loader._URLS[RESPONSES + "497-responses.csv.zip"]] == (
+    assert by_url[corpus.urls[RESPONSES + "497-responses.csv.zip"]] == (
         810721, "b2518fdb42ce7a9748e0556a86cde214fcd89574d621ee2407292d6865bf0ed2")
-    assert by_url[loader._URLS["contests/info/691/691.jpg"]] == (
+    assert by_url[corpus.urls["contests/info/691/691.jpg"]] == (
         347057, "fd31df5c26f84420c988dd2d7d2d2a563b70177c1fba3c7203289d9fa2c63ab3")
 
 

@@ -151,7 +151,7 @@ def test_the_loader_reads_what_pandas_reads(tmp_path_factory, shape, block_size)
         patch.setattr(fast_io, "READ_SIZE", 16 if block_size < fast_io.BLOCK_SIZE else fast_io.READ_SIZE)
         patch.setattr(fast_io, "BLOCK_SIZE", block_size)
         assert loader_rows(config, path, source) == pandas_rows(config, csv_data, source)
-        assert loader._count_source_records(config, "train", [str(path)]) == len(rows)
+        assert corpus.count_source_records(config, "train", [str(path)]) == len(rows)
 
 
 @pytest.mark.parametrize("config", sorted(CONFIGS))

@@ -4,6 +4,7 @@ tests/test_declared.py and tests/test_bad_input.py run, and the checks no row ca
 import csv
 import json
 import logging
+import re
 
 import pytest
 from hypothesis import strategies as st
@@ -137,7 +138,7 @@ cell_values = st.one_of(
 def fuzz_cells(path, config, lines, examples):
     columns = read_rows(corpus.dummy_dir / path)[0]
     variants = st.builds(set_cell, st.integers(*lines), st.sampled_from(columns), cell_values)
-    return Fuzz(path, config, variants, rf"{path}, line \d+: field '", examples)  # a repeated id: its second line
+    return Fuzz(path, config, variants, re.escape(path) + r", line \d+: field '", examples)  # a repeated id: its second line
 
 
 any_bytes = st.one_of(st.binary(max_size=200),

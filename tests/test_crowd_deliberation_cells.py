@@ -36,11 +36,11 @@ def expect_error(call, column, value):
 def test_integer_cells(value):
     row = row_with("ORDER", value)
     if value.isascii() and value.isdigit() and str(int(value)) == value and int(value) < 2**31:
-        assert row.integer("ORDER") == int(value)
+        assert row.cell("ORDER", csv_cells.integer()) == int(value)
     else:
-        expect_error(lambda: row.integer("ORDER"), "ORDER", value)
+        expect_error(lambda: row.cell("ORDER", csv_cells.integer()), "ORDER", value)
     if value == "":
-        assert row.integer("ORDER", nullable=True) is None
+        assert row.cell("ORDER", csv_cells.integer(nullable=True)) is None
 
 
 @settings(max_examples=200, deadline=None)
@@ -48,9 +48,9 @@ def test_integer_cells(value):
 def test_confidence_cells(value):
     row = row_with("C", value)
     if value in ("0", "0.5", "1"):
-        assert row.confidence("C") == float(value)
+        assert row.cell("C", csv_cells.confidence()) == float(value)
     else:
-        expect_error(lambda: row.confidence("C"), "C", value)
+        expect_error(lambda: row.cell("C", csv_cells.confidence()), "C", value)
 
 
 @settings(max_examples=200, deadline=None)
@@ -58,9 +58,9 @@ def test_confidence_cells(value):
 def test_boolean_cells(value):
     row = row_with("B", value)
     if value in ("True", "False"):
-        assert row.boolean("B") is (value == "True")
+        assert row.cell("B", csv_cells.BOOLEAN) is (value == "True")
     else:
-        expect_error(lambda: row.boolean("B"), "B", value)
+        expect_error(lambda: row.cell("B", csv_cells.BOOLEAN), "B", value)
 
 
 @settings(max_examples=300, deadline=None)
@@ -69,12 +69,12 @@ def test_boolean_cells(value):
 def test_yes_no_cells(value):
     row = row_with("Q", value)
     if value == "":
-        assert row.yes_no("Q") is None
+        assert row.cell("Q", csv_cells.YES_NO) is None
     elif value in ("Yes", "No") or value.startswith(("Yes ", "No ")):
         answer, _, rest = value.partition(" ")
-        assert row.yes_no("Q") == {"answer": answer == "Yes", "explanation": rest or None}
+        assert row.cell("Q", csv_cells.YES_NO) == {"answer": answer == "Yes", "explanation": rest or None}
     else:
-        expect_error(lambda: row.yes_no("Q"), "Q", value)
+        expect_error(lambda: row.cell("Q", csv_cells.YES_NO), "Q", value)
 
 
 @settings(max_examples=300, deadline=None)
@@ -84,7 +84,7 @@ def test_number_cells(value):
     for integer in (True, False):
         row = row_with("N", value)
         try:
-            number = row.number("N", integer)
+            number = row.cell("N", csv_cells.number(integer))
         except ValueError as error:
             assert str(error).startswith("fuzz.csv, line 2: field 'N': invalid value")
             continue
@@ -106,12 +106,12 @@ def test_string_list_cells(value):
     except ValueError:
         parsed = None
     if value == "":
-        assert loader._strings(row, "W") is None
+        assert row.cell("W", loader._STRINGS) is None
     elif isinstance(parsed, list) and all(isinstance(item, str) for item in parsed):
-        assert loader._strings(row, "W") == parsed
+        assert row.cell("W", loader._STRINGS) == parsed
     else:
         with pytest.raises(ValueError, match=r"^fuzz\.csv, line 2: field 'W'[:\[]"):
-            loader._strings(row, "W")
+            row.cell("W", loader._STRINGS)
 
 
 # Upstream writes with lineterminator="\n", so a lone CR would not be quoted: the release has none.

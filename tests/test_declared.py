@@ -4,8 +4,10 @@ over real HTTP), FULL_SIZE (a copy of the release at the official sizes) and FUZ
 dummy file). BAD_INPUT is run by tests/test_bad_input.py. Each test runs once per corpus, and
 checks nothing for a corpus that declares nothing (a new corpus, README "Add a corpus")."""
 
+import importlib
 import re
 import shutil
+from pathlib import Path
 
 import datasets
 import pytest
@@ -13,6 +15,9 @@ from hypothesis import HealthCheck
 from hypothesis import given
 from hypothesis import settings
 
+from conftest import Downloads
+from conftest import FullSize
+from conftest import Fuzz
 from conftest import builder_rows
 from conftest import declared
 from conftest import official_sizes_of_the_dummy_data
@@ -72,6 +77,21 @@ def row_by_key(dataset, key_columns, key):
     found = [row for row in dataset if tuple(row[c] for c in key_columns) == wanted]
     assert len(found) == 1, f"{len(found)} rows with key {key!r}"
     return found[0]
+
+
+@each_corpus
+def test_each_declaration_is_under_its_name(name):
+    """A corpus that declares nothing runs nothing here: a declaration under another name (a
+    typo, an import under an alias) would pass unseen."""
+    if not (Path(__file__).parent / f"test_{name}.py").is_file():
+        return
+    names = {Downloads: "DOWNLOADS", FullSize: "FULL_SIZE", Fuzz: "FUZZ"}
+    misplaced = []
+    for attribute, value in vars(importlib.import_module(f"test_{name}")).items():
+        for item in value if isinstance(value, list) else [value]:
+            if type(item) in names and attribute != names[type(item)]:
+                misplaced.append(f"{attribute} holds a {type(item).__name__}, which only {names[type(item)]} runs")
+    assert not misplaced, misplaced
 
 
 @each_corpus

@@ -14,6 +14,7 @@ import datasets
 import pytest
 
 from conftest import EXAMPLE
+from conftest import LFS
 from corpora import errors
 from corpora import push
 from corpora import registry
@@ -27,7 +28,6 @@ NAME = EXAMPLE
 SENTENCE_FILES = ["data/train-1.jsonl", "data/train-2.jsonl", "data/train-3.jsonl", "data/validation.jsonl",
                   "data/test.jsonl"]
 ALL_FILES = [*SENTENCE_FILES, "raters.csv"]
-POINTER = b"version https://git-lfs.github.com/spec/v1\noid sha256:" + b"0" * 64 + b"\nsize 1234\n"
 
 
 def run(capsys, *argv):
@@ -61,7 +61,7 @@ def train_in_shards(monkeypatch, count):
 
 def test_lfs_pointers_are_found_before_the_checksums(capsys, tmp_path):
     copy = copy_of(NAME, tmp_path)
-    (copy / "data" / "validation.jsonl").write_bytes(POINTER)
+    (copy / "data" / "validation.jsonl").write_bytes(LFS)
     code, _, err = run(capsys, "build", NAME, "--data-dir", str(copy), "--out", str(tmp_path / "out"))
     assert code == 1
     assert err == (
@@ -78,7 +78,7 @@ def test_lfs_pointers_are_found_before_the_checksums(capsys, tmp_path):
 def test_many_lfs_pointers_are_counted_and_cut(capsys, tmp_path, monkeypatch):
     copy = copy_of(NAME, tmp_path)
     for path in ALL_FILES:
-        (copy / path).write_bytes(POINTER)
+        (copy / path).write_bytes(LFS)
     code, _, err = run(capsys, "build", NAME, "--data-dir", str(copy), "--out", str(tmp_path / "out"))
     assert code == 1
     assert err == (  # six are all named
@@ -88,7 +88,7 @@ def test_many_lfs_pointers_are_counted_and_cut(capsys, tmp_path, monkeypatch):
     )
     train_in_shards(monkeypatch, 5)  # 8 files: the first five are named
     for shard in (4, 5):
-        (copy / "data" / f"train-{shard}.jsonl").write_bytes(POINTER)
+        (copy / "data" / f"train-{shard}.jsonl").write_bytes(LFS)
     code, _, err = run(capsys, "build", NAME, "--data-dir", str(copy), "--out", str(tmp_path / "out"))
     assert code == 1
     assert err == (
@@ -102,7 +102,7 @@ def test_checksums_update_refuses_to_record_a_pointer(capsys, tmp_path, record_r
     copy = copy_of(NAME, tmp_path)
     recorded = record_release(NAME, copy)  # a temporary checksums.tsv, so the real one is untouched
     before = recorded.read_text()
-    (copy / "data" / "test.jsonl").write_bytes(POINTER)
+    (copy / "data" / "test.jsonl").write_bytes(LFS)
     code, out, err = run(capsys, "checksums", NAME, "--data-dir", str(copy), "--update")
     assert code == 1
     assert err == (

@@ -5,6 +5,7 @@ corpora.exports.Hooks) and stops at that phase so it can be killed there. The bu
 corpus's dummy data (tests/example_collection); each subprocess gets the environment of the moment,
 CORPORA_ROOT included."""
 
+import errno
 import hashlib
 import json
 import os
@@ -628,6 +629,19 @@ def test_a_stop_python_swallowed_ends_the_build_at_its_next_phase(tmp_path, phas
     assert phases[-1] == phase
     # the previous export as it was, and no partial folder left
     assert {p.relative_to(tmp_path): p.read_bytes() for p in (tmp_path / "out").rglob("*") if p.is_file()} == before
+
+
+def test_a_full_disk_while_the_mark_is_written_names_the_export(tmp_path, monkeypatch):
+    # The mark is written after the body of the transaction: a full disk there (reported at close,
+    # without a file) is said about OUT/NAME as for the export's other files.
+    def full(*args):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(exports, "_write_mark", full)
+    with pytest.raises(OSError) as caught:
+        build.export(prepare.Request(NAME, dummy=True), tmp_path / "out")
+    assert (caught.value.errno, caught.value.filename) == (errno.ENOSPC, str(tmp_path / "out" / NAME))
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [f".{NAME}.lock"]
 
 
 @pytest.mark.parametrize("option", ["--out", "--data-dir"])

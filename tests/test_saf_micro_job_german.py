@@ -59,12 +59,12 @@ def test_constants_follow_the_source_file_convention():
     for config, splits in {c: corpus.config(c).files for c in corpus.configs}.items():
         assert list(splits) == list(corpus.config(config).split_sizes)
         for paths in splits.values():
-            assert all(path in loader._URLS for path in paths)
+            assert all(path in corpus.urls for path in paths)
     assert corpus.config("default").files["train"] == [TRAIN_PARQUET]
-    assert (loader._URLS[TRAIN_PARQUET], loader._URLS[TRAIN_1]) == (HUB + TRAIN_PARQUET, GITHUB + TRAIN_1)
+    assert (corpus.urls[TRAIN_PARQUET], corpus.urls[TRAIN_1]) == (HUB + TRAIN_PARQUET, GITHUB + TRAIN_1)
     assert corpus.config("upstream_xml").files["test_unseen_questions"] == [
         "data/unseen_questions/german/2.xml", "data/unseen_questions/german/5.xml"]
-    assert len(loader._URLS) == 4 + 14
+    assert len(corpus.urls) == 4 + 14
     assert corpus.split_sizes == {
         "default": {"train": 1226, "validation": 308, "test_unseen_answers": 271, "test_unseen_questions": 602},
         "upstream_xml": {"train": 1534, "test_unseen_answers": 271, "test_unseen_questions": 602},
@@ -74,9 +74,9 @@ def test_constants_follow_the_source_file_convention():
 def test_checksums_measure_the_xml_files_and_list_the_parquet_files_as_unmeasured():
     lines = (corpus.loader_dir / "checksums.tsv").read_text().splitlines()
     entries = [line.split("\t") for line in lines]
-    assert [url for url, _, _ in entries] == sorted(loader._URLS.values())
+    assert [url for url, _, _ in entries] == sorted(corpus.urls.values())
     unmeasured = [url for url, size, sha256 in entries if (size, sha256) == ("-", "-")]
-    assert unmeasured == sorted(loader._URLS[path] for paths in corpus.config("default").files.values() for path in paths)
+    assert unmeasured == sorted(corpus.urls[path] for paths in corpus.config("default").files.values() for path in paths)
     xml = [entry for entry in entries if entry[0].endswith(".xml")]
     assert len(xml) == 14
     assert xml[0][1:] == ["124262", "136d160487399e5e265ca69a5ffb67534527d759637bddce4f77bac42ea4a419"]
@@ -218,7 +218,7 @@ def test_source_records_are_counted_without_the_generator():
     for config, splits in {c: corpus.config(c).files for c in corpus.configs}.items():
         expected = corpus.expected_dummy_counts()[config]
         for split, paths in splits.items():
-            assert loader._count_source_records(config, split, [DUMMY / p for p in paths]) == expected[split]
+            assert corpus.count_source_records(config, split, [DUMMY / p for p in paths]) == expected[split]
 
 
 def test_parquet_is_read_in_record_batches(monkeypatch):
@@ -275,7 +275,7 @@ def test_parquet_files_have_no_recorded_checksum(dummy_copy, tmp_path, capsys):
     assert main(argv) == 1
     err = capsys.readouterr().err.splitlines()[-1]
     assert err.startswith(f"corpora build: error: {NAME}: 4 source file(s) differ from the recorded release: "
-                          f"{loader._URLS[TRAIN_PARQUET]} (listed as not yet measured); ")
+                          f"{corpus.urls[TRAIN_PARQUET]} (listed as not yet measured); ")
 
 
 def test_xml_copy_that_is_not_the_release_is_refused(dummy_copy, tmp_path, capsys):
@@ -284,7 +284,7 @@ def test_xml_copy_that_is_not_the_release_is_refused(dummy_copy, tmp_path, capsy
     assert main(argv) == 1
     err = capsys.readouterr().err.splitlines()[-1]
     assert err.startswith(f"corpora build: error: {NAME}: 14 source file(s) differ from the recorded release: "
-                          f"{loader._URLS[TRAIN_1]} (")
+                          f"{corpus.urls[TRAIN_1]} (")
 
 
 def test_streaming_from_a_data_dir_copy(dummy_copy, dummy_build):

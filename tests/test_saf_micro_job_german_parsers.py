@@ -35,7 +35,7 @@ def test_score_text_is_a_number_from_0_to_1_or_a_clear_error(text):
 @given(st.one_of(st.floats(), st.integers(), st.text(max_size=4), st.none()), st.sampled_from(LABELS + ["correct", ""]))
 def test_score_and_label_are_checked_together(score, label):
     try:
-        value = loader._score(score, "f")
+        value = loader._FIELDS["score"].value(score, "f", "score")
         checked = loader._verification(label, value, "f")
     except ValueError as error:
         assert str(error).startswith("f: field ")

@@ -15,7 +15,6 @@ from datasets.utils.file_utils import xopen
 from ._fields import INVALID
 from ._fields import Field
 from ._loader_common import check_is_data
-from ._loader_common import field_path
 from ._loader_common import invalid
 from ._loader_common import no_records
 from ._loader_common import show
@@ -229,10 +228,6 @@ class Row:
     def invalid(self, field, value, expected):
         return invalid(self.where, field, value, expected)
 
-    def problem(self, field, message):
-        """The ValueError of a field whose problem is not one bad value."""
-        return ValueError(f"{self.where}: field {field_path(field)}: {message}")
-
     def check_unique(self, seen, column, value):
         """`value` of `column` not in `seen` ({value: line}) and recorded there."""
         if value in seen:
@@ -254,18 +249,3 @@ class Row:
             raise self.invalid(first, "", "a number: the other statistics of this group are filled")
         return {name: self.cell(prefix + field.key, field) for name, field in group.items()}
 
-    # One cell of each kind, as the fuzz tests type them.
-    def integer(self, column, domain=None, nullable=False):
-        return self.cell(column, integer(domain, nullable))
-
-    def confidence(self, column, nullable=False):
-        return self.cell(column, confidence(nullable))
-
-    def boolean(self, column):
-        return self.cell(column, BOOLEAN)
-
-    def yes_no(self, column):
-        return self.cell(column, YES_NO)
-
-    def number(self, column, whole):
-        return self.cell(column, number(whole))

@@ -526,14 +526,6 @@ def _group_statistics(row, phase, messages):
     return statistics if messages else None
 
 
-# --- JSON cells -----------------------------------------------------------------------------
-
-
-def _strings(row, column):
-    """A cell of the "why" answers: a list of strings, None for an empty cell."""
-    return row.cell(column, _STRINGS)
-
-
 def _problem(where, field, message):
     """The ValueError of a field whose problem is not one bad value."""
     return ValueError(f"{where}: field {field_path(field)}: {message}")

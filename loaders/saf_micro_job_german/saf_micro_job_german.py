@@ -254,10 +254,6 @@ def _verification(value, score, where):
     return value
 
 
-def _score(value, where):
-    return _FIELDS["score"].value(value, where, "score")
-
-
 def _score_text(value, where):
     return _XML_FIELDS["score"].value(value, where, "score")
 

@@ -40,6 +40,7 @@ from pathlib import Path
 import filelock
 
 from corpora.errors import CorporaError
+from corpora.errors import full_disk
 from corpora.errors import stop_if_asked
 
 MARK = ".corpora-export.json"
@@ -114,7 +115,13 @@ def transaction(out, name: str, configs, find_sources: Callable[[], object], *, 
         partial = Partial(target, _new_workspace(target), sources, hooks)
         try:
             yield partial
-            _write_mark(partial.folder, name, configs, sources)
+            try:
+                _write_mark(partial.folder, name, configs, sources)
+            except OSError as error:  # a full disk is said about the export, as for its other files
+                full = full_disk(error, target)
+                if full is None:
+                    raise
+                raise full from error
             partial.phase("swapping")  # the last moment a stop leaves the previous export as it was
             _swap_in(partial.folder, target, hooks)
         finally:
