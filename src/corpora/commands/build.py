@@ -31,9 +31,12 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    from corpora import build
-    from corpora import prepare
-    from corpora import registry
+    from corpora import process
+
+    with process.lasting_imports():
+        from corpora import build
+        from corpora import prepare
+        from corpora import registry
 
     quiet_progress()
     rows = []
