@@ -338,19 +338,17 @@ def _handlers():
     return signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)
 
 
-def test_the_commands_imports_are_frozen_out_of_the_collectors_way_and_a_library_callers_are_not():
+def test_the_commands_lasting_imports_are_frozen_out_of_the_collectors_way_and_a_library_callers_are_not():
     import gc
 
     from corpora import process
 
     frozen = gc.get_freeze_count()
-    with process.lasting_imports():
-        assert gc.isenabled()
+    process.import_lasting(["json"])
     assert gc.isenabled() and gc.get_freeze_count() == frozen
     as_command = (
         "import gc, sys; sys.argv = ['corpora']; from corpora import process\n"
-        "with process.lasting_imports():\n    assert not gc.isenabled()\n    import json\n"
-        "assert gc.isenabled() and gc.get_freeze_count() > 0"
+        "process.import_lasting(['json']); assert gc.isenabled() and gc.get_freeze_count() > 0"
     )
     subprocess.run([sys.executable, "-c", as_command], check=True, timeout=120)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import importlib
 import os
 import signal
 import sys
@@ -73,19 +74,19 @@ def ended(status: int) -> int:
     return status
 
 
-@contextlib.contextmanager
-def lasting_imports():
-    """Imports whose objects live as long as the process. Importing datasets, pyarrow and pandas
-    makes about 100,000 objects: the cyclic collector, run while they are made, walks them again
-    and again (0.1 s of CPU of a build), and frozen after, no later collection walks them (the
-    thousand or so objects the imports left unreachable stay too: freeing them would cost a full
-    collection). Only as the command: a caller that imported it keeps its collector as it was."""
+def import_lasting(modules) -> None:
+    """Import `modules`, whose objects live as long as the process, as the command does:
+    importing datasets, pyarrow and pandas makes about 100,000 objects, which the cyclic collector,
+    run while they are made, walks again and again, and frozen after, no later collection walks
+    them (0.1 s of CPU of a build). The thousand or so objects the imports left unreachable stay
+    too: freeing them would cost a full collection. Imported as a library, the caller's collector
+    is left as it is (a freeze would keep its garbage too)."""
     if not AS_COMMAND:
-        yield
         return
     gc.disable()
     try:
-        yield
+        for name in modules:
+            importlib.import_module(name)
     finally:
         gc.enable()
         gc.freeze()

@@ -30,13 +30,15 @@ def add_arguments(parser) -> None:
                              "folder, e.g. the --out folder itself for the export being replaced)")
 
 
-def run(args) -> int:
-    from corpora import process
+# What run imports that lives as long as the process (datasets, pyarrow, pandas): the command
+# imports it first, without the cyclic collector (process.import_lasting).
+LASTING_IMPORTS = ("corpora.build",)
 
-    with process.lasting_imports():
-        from corpora import build
-        from corpora import prepare
-        from corpora import registry
+
+def run(args) -> int:
+    from corpora import build
+    from corpora import prepare
+    from corpora import registry
 
     quiet_progress()
     rows = []
