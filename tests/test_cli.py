@@ -338,6 +338,21 @@ def _handlers():
     return signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)
 
 
+def test_the_commands_lasting_imports_are_frozen_out_of_the_collectors_way_and_a_library_callers_are_not():
+    import gc
+
+    from corpora import process
+
+    frozen = gc.get_freeze_count()
+    process.import_lasting(["json"])
+    assert gc.isenabled() and gc.get_freeze_count() == frozen
+    as_command = (
+        "import gc, sys; sys.argv = ['corpora']; from corpora import process\n"
+        "process.import_lasting(['json']); assert gc.isenabled() and gc.get_freeze_count() > 0"
+    )
+    subprocess.run([sys.executable, "-c", as_command], check=True, timeout=120)
+
+
 def test_a_reader_that_stops_early_ends_the_command_quietly(tmp_path):
     # `corpora list | head -1`: the pipe is closed before the table is written.
     script = Path(sys.executable).with_name("corpora")

@@ -38,6 +38,7 @@ def main(argv: list[str] | None = None) -> int:
         command, debug = args.command, args.debug
         module = commands.module(command)
         error_status = getattr(module, "ERROR_STATUS", error_status)
+        process.import_lasting(getattr(module, "LASTING_IMPORTS", ()))
         status = module.run(args)
         errors.stop_if_asked()  # raised where Python ignored it, after the last phase
         return process.ended(status)

@@ -354,6 +354,8 @@ def differences(corpus: Corpus, files: dict[str, Path]) -> list[str]:
         record = records.get(url)
         if record is None:
             found.append(f"{url} ({'listed as not yet measured' if url in records else 'no recorded checksum'})")
+        elif (size := os.path.getsize(local)) != record.size:  # differs whatever its sha256: not hashed
+            found.append(_difference(url, record, Record(size, "")))
         elif measure(local) != record:
             found.append(_difference(url, record, measure(local)))
     return found

@@ -30,6 +30,11 @@ def add_arguments(parser) -> None:
                              "folder, e.g. the --out folder itself for the export being replaced)")
 
 
+# What run imports that lives as long as the process (datasets, pyarrow, pandas): the command
+# imports it first, without the cyclic collector (process.import_lasting).
+LASTING_IMPORTS = ("corpora.build",)
+
+
 def run(args) -> int:
     from corpora import build
     from corpora import prepare
