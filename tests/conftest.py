@@ -228,6 +228,8 @@ def rename_config(export: Path, config: str, renamed: str) -> None:
     croissant.write_text(croissant.read_text().replace(f'"{config}/', f'"{renamed}/'))
     mark = json.loads((export / ".corpora-export.json").read_text())
     mark["configs"] = [renamed if name == config else name for name in mark["configs"]]
+    mark["files"] = sorted(renamed + path[len(config):] if path.startswith(f"{config}/") else path
+                           for path in mark["files"])
     (export / ".corpora-export.json").write_text(json.dumps(mark, indent=2) + "\n")
 
 

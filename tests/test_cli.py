@@ -172,6 +172,31 @@ def test_checksums_measures_a_copy_and_update_records_it(capsys, example_release
     assert [line.split()[-1] for line in out.splitlines()[1:]] == ["ok"] * 6
 
 
+@pytest.mark.parametrize("value", ["-1", "nan", "inf", "soon"])
+def test_a_lock_timeout_that_is_no_number_of_seconds_is_refused(capsys, value):
+    with pytest.raises(SystemExit) as ended:
+        main(["build", NAME, "--dummy", "--lock-timeout", value])
+    assert ended.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        f"corpora build: error: argument --lock-timeout: expected a number of seconds, 0 or more; got {value!r}"
+    )
+
+
+def test_checksums_says_a_file_recorded_as_never_measured_so(capsys, example_release, record_release):
+    corpus = registry.get(NAME)
+    first = next(iter(RELEASE))
+    record_release(NAME, example_release)
+    records = sources.read_records(corpus)
+    records[URL + first] = None  # recorded as "- -", as `corpora new` writes every URL
+    sources.write_records(corpus, records)
+    code, out, err = run(capsys, "checksums", NAME, "--data-dir", str(example_release))
+    assert code == 1  # not the record: reported, not written
+    assert [line.split()[0::3] for line in out.splitlines()[1:]] == [
+        [path, "not" if path == first else "ok"] for path in RELEASE
+    ]
+    assert out.splitlines()[1].endswith(" not measured")
+
+
 def test_a_copy_with_other_split_sizes_is_refused_without_the_flag(capsys, tmp_path, record_release):
     dummy = registry.get(NAME).dummy_dir
     record_release(NAME, dummy)  # the release checksums pass: only the sizes differ

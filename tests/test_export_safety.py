@@ -463,6 +463,25 @@ def test_a_folder_at_out_name_that_is_not_an_export_is_refused_before_any_work(t
     assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*")) == before
 
 
+def test_files_of_the_users_inside_an_export_stop_its_rebuild(tmp_path):
+    out = tmp_path / "out"
+    build.export(prepare.Request(NAME, dummy=True), out)
+    (out / NAME / "my_notes.txt").write_text("mine")
+    (out / NAME / "ratings" / "mine.parquet").write_bytes(b"mine")
+    before = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*"))
+    result = run(command(out))
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr == (
+        f"corpora build: error: {out / NAME} holds file(s) this tool did not write, which the build would delete "
+        "with the export it replaces: my_notes.txt, ratings/mine.parquet; move them out of it first, or choose "
+        "another --out\n"
+    )
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*")) == before
+    (out / NAME / "my_notes.txt").unlink()
+    (out / NAME / "ratings" / "mine.parquet").unlink()
+    assert run(command(out)).returncode == 0  # the export alone is replaced as before
+
+
 def test_a_build_of_some_configs_never_drops_the_others(tmp_path):
     out = tmp_path / "out"
     build.export(prepare.Request(NAME, dummy=True), out)

@@ -41,6 +41,7 @@ import filelock
 
 from corpora.errors import CorporaError
 from corpora.errors import full_disk
+from corpora.errors import shorten
 from corpora.errors import stop_if_asked
 
 MARK = ".corpora-export.json"
@@ -135,7 +136,8 @@ def _write_mark(export: Path, name: str, configs: list[str], sources) -> None:
     from corpora import __version__
 
     mark = {"tool": "corpora", "version": __version__, "corpus": name, "configs": configs,
-            "sources": sources.kind, "differing": list(sources.differing)}
+            "sources": sources.kind, "differing": list(sources.differing),
+            "files": published_files(export)}  # what a later build may replace (_check_replaceable)
     (export / MARK).write_text(json.dumps(mark, indent=2) + "\n")
 
 
@@ -174,6 +176,14 @@ def _check_replaceable(target: Path, configs: list[str], known: list[str] | None
             f"{target} is not an export of corpora (no {MARK} of {target.name} in it) and is left as it is: "
             "move it away, or choose another --out"
         )
+    written = mark.get("files")
+    if isinstance(written, list):  # a mark of corpora 0.1.0's first exports lists none
+        theirs = sorted(set(published_files(target)) - set(written))
+        if theirs:
+            raise CorporaError(
+                f"{target} holds file(s) this tool did not write, which the build would delete with the export it "
+                f"replaces: {shorten(theirs)}; move them out of it first, or choose another --out"
+            )
     dropped = [config for config in mark.get("configs", []) if config not in configs]
     if drop_others:
         return

@@ -1,11 +1,25 @@
 """`corpora build`."""
 
+import argparse
+import math
+
 from corpora.commands import names
 from corpora.commands import print_table
 from corpora.commands import quiet_progress
 
 HELP = "build corpora and export them as Parquet folders"
 EXAMPLE = "corpora build NAME --config CONFIG --out build"
+
+
+def _seconds(text: str) -> float:
+    """--lock-timeout: a number of seconds, 0 or more (not nan or inf)."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not math.isfinite(seconds) or seconds < 0:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, 0 or more; got {text!r}")
+    return seconds
 
 
 def add_arguments(parser) -> None:
@@ -19,7 +33,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--num-proc", type=int, metavar="N", help="processes for preparing the splits")
     parser.add_argument("--allow-modified-sources", action="store_true",
                         help="build source files that differ from the recorded release (sizes are still checked)")
-    parser.add_argument("--lock-timeout", type=float, metavar="SECONDS",
+    parser.add_argument("--lock-timeout", type=_seconds, metavar="SECONDS",
                         help="while another build writes the same OUT/NAME, wait at most this long (default: until "
                              "it ends)")
     parser.add_argument("--drop-other-configs", action="store_true",

@@ -38,7 +38,9 @@ def run(args) -> int:
         for path, file in files.items():
             url = corpus.urls[path]
             measured = sources.measure(file)
-            status = "ok" if records.get(url) == measured else ("new" if url not in records else "differs")
+            recorded = records.get(url)  # None: a path whose record is "-" (never measured)
+            status = ("new" if url not in records else "not measured" if recorded is None
+                      else "ok" if recorded == measured else "differs")
             differing += status != "ok"
             rows.append([path, measured.size, measured.sha256, status])
             records[url] = measured
