@@ -482,6 +482,18 @@ def test_files_of_the_users_inside_an_export_stop_its_rebuild(tmp_path):
     assert run(command(out)).returncode == 0  # the export alone is replaced as before
 
 
+def test_a_folder_named_like_a_workspace_that_holds_files_of_the_users_stays(tmp_path):
+    out = tmp_path / "out"
+    mine = out / f".{NAME}.partial-99999-deadbeef"
+    mine.mkdir(parents=True)
+    (mine / "important.txt").write_text("mine")
+    left = out / f".{NAME}.partial-99998-0123abcd"  # what a killed build leaves: removed
+    (left / "cache").mkdir(parents=True)
+    assert run(command(out)).returncode == 0
+    assert (mine / "important.txt").read_text() == "mine"
+    assert sorted(p.name for p in out.glob(f".{NAME}.partial-*")) == [mine.name]
+
+
 def test_a_build_of_some_configs_never_drops_the_others(tmp_path):
     out = tmp_path / "out"
     build.export(prepare.Request(NAME, dummy=True), out)

@@ -28,6 +28,7 @@ import datetime
 import errno
 import json
 import os
+import re
 import secrets
 import shutil
 import signal
@@ -269,7 +270,11 @@ def _repair_and_clean(target: Path) -> None:
     out, name = target.parent, target.name
     _restore(target)
     for path in out.glob(f".{name}.partial-*"):
-        shutil.rmtree(path, ignore_errors=True)
+        # Only a workspace as `_new_workspace` makes it, holding what a build puts there: a folder
+        # of that name holding anything else is not this tool's, and stays.
+        made = re.fullmatch(rf"\.{re.escape(name)}\.partial-\d+-[0-9a-f]{{8}}", path.name)
+        if made and path.is_dir() and not path.is_symlink() and {p.name for p in path.iterdir()} <= {name, "cache"}:
+            shutil.rmtree(path, ignore_errors=True)
 
 
 def _restore(target: Path) -> None:
