@@ -242,6 +242,13 @@ def test_errors_are_one_line_without_traceback(capsys, tmp_path):
     assert code == 1
     assert err == "corpora build: error: unknown corpus 'nope'; known: example_ratings\n"
 
+    code, _, err = run(capsys, "build", NAME, "--data-dir", str(tmp_path / "nowhere"), "--out", str(tmp_path))
+    assert code == 1
+    assert err == (
+        f"corpora build: error: example_ratings: {tmp_path / 'nowhere'}: no such folder (the local copy of the "
+        "sources to read)\n"
+    )
+    (tmp_path / "empty").mkdir()
     code, _, err = run(capsys, "build", NAME, "--data-dir", str(tmp_path / "empty"), "--out", str(tmp_path))
     assert code == 1
     missing = ", ".join(

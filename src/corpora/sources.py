@@ -115,6 +115,8 @@ def local_folder(corpus: Corpus, data_dir=None, dummy: bool = False, configs=Non
     if data_dir is None:
         return None
     data_dir = Path(data_dir)
+    if not data_dir.is_dir():  # said as such, not as every source file missing in it
+        raise MissingSourceFiles(f"{corpus.name}: {data_dir}: no such folder (the local copy of the sources to read)")
     missing = [path for path in corpus.source_files(configs) if not (data_dir / path).is_file()]
     if missing:
         listing = shorten(str(data_dir / path) for path in missing)
