@@ -1,10 +1,12 @@
 """caption_contest_ratings' read-ahead threads (loaders/caption_contest_ratings/_fast_io.py): they
 pass items and errors, stop with their consumer, never make a close wait, and leave no thread
-behind after a bad file or at the exit of a process that left a streaming iterator open."""
+behind after a bad file or at the exit of a process that left a streaming iterator open. And the
+thread of `corpora build` that writes its Parquet files beside the builder (build.ParquetBeside)."""
 
 import gc
 import importlib
 import os
+import shlex
 import subprocess
 import sys
 import threading
@@ -12,6 +14,10 @@ import threading
 import datasets
 import pytest
 
+from conftest import namespace_with_tmpfs
+from corpora import build
+from corpora import parquet_files
+from corpora import prepare
 from corpora import registry
 from synthetic_caption_contest_ratings import write_big_cardinal
 
@@ -128,3 +134,50 @@ print("first row:", next(rows)["row_index"])
     for _ in range(3):
         result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, env=env)
         assert (result.returncode, result.stdout, result.stderr) == (0, "first row: 0\nalive at exit: []\n", "")
+
+
+@pytest.mark.parametrize("config", ["summaries", "cardinal_responses", "dueling_responses", "cartoons"])
+def test_the_files_written_beside_the_builder_are_those_of_its_cache(tmp_path, config):
+    # caption_contest_ratings generates Arrow tables: its files are written as they come (ParquetBeside).
+    request = prepare.Request("caption_contest_ratings", (config,), dummy=True)
+    beside = build.ParquetBeside(tmp_path / "beside", registry.get(request.name).features(config).arrow_schema)
+    prepared = prepare.prepare_config(request, config, prepare.find_sources(request), tmp_path / "cache", beside.attach)
+    written = beside.finish()
+    beside.abort()
+    dataset = prepared.builder.as_dataset()
+    assert sorted(written) == sorted(dataset) and len(dataset) >= 1
+    for split in dataset:
+        from_cache = build.write_parquet(dataset[split], tmp_path / "cache-files", split)
+        assert written[split].rows == from_cache.rows == dataset[split].num_rows > 0
+        assert [p.name for p in written[split].paths] == [p.name for p in from_cache.paths]
+        assert [p.read_bytes() for p in written[split].paths] == [p.read_bytes() for p in from_cache.paths]
+
+
+def test_a_full_disk_while_parquet_is_written_beside_is_one_line(tmp_path):
+    mount = tmp_path / "small"
+    prefix = namespace_with_tmpfs(mount, "size=48k")  # the summaries export takes 68 kB, over 128 kB while built
+    command = [sys.executable, "-m", "corpora.cli", "build", "caption_contest_ratings", "--dummy", "--config",
+               "summaries", "--out", str(mount)]
+    script = f'{shlex.join(command)}; code=$?; ls -A "{mount}"; exit $code'
+    result = subprocess.run([*prefix, "sh", "-c", script], capture_output=True, text=True, timeout=300, check=False)
+    assert (result.returncode, result.stderr) == (
+        1, f"corpora build: error: {mount / 'caption_contest_ratings'}: No space left on device\n")
+    assert result.stdout == ".caption_contest_ratings.lock\n"
+
+
+@pytest.mark.parametrize("group_rows", [10, 100_000], ids=["while generating", "at the end"])
+def test_an_error_of_the_thread_beside_stops_the_build_and_leaves_no_thread(tmp_path, monkeypatch, group_rows):
+    # The dummy summaries are 400 rows: in tables of about 10 rows and row groups of 10, they are
+    # written while the builder runs; in row groups of 100,000, only when the split ends (finish).
+    monkeypatch.setattr(parquet_files, "MAX_ROW_GROUP_ROWS", group_rows)
+    monkeypatch.setattr(loader, "_MIN_ROWS_PER_TABLE", 10)
+    (tmp_path / "beside").write_text("a file where the Parquet files' folder should be")
+    request = prepare.Request("caption_contest_ratings", ("summaries",), dummy=True)
+    beside = build.ParquetBeside(tmp_path / "beside" / "summaries", corpus.features("summaries").arrow_schema)
+    with pytest.raises((datasets.exceptions.DatasetGenerationError, NotADirectoryError)) as raised:
+        prepare.prepare_config(request, "summaries", prepare.find_sources(request), tmp_path / "cache", beside.attach)
+        beside.finish()
+    beside.abort()
+    error = raised.value if group_rows > 400 else raised.value.__cause__
+    assert type(error) is NotADirectoryError and error.filename == str(tmp_path / "beside" / "summaries")
+    assert [thread.name for thread in threading.enumerate() if thread.name.startswith("parquet-beside")] == []

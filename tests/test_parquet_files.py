@@ -3,15 +3,23 @@ content-defined chunking, row groups capped in bytes, zstd, dictionary encoding 
 repeat), read back from their footers, and `corpora validate PATH` naming a file that breaks
 them."""
 
+import itertools
 import json
+import tempfile
+from pathlib import Path
 
 import datasets
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
 
 from conftest import EXAMPLE
+from corpora import build
 from corpora import parquet_files
+from corpora import prepare
 from corpora import registry
 from corpora.cli import main
 
@@ -79,6 +87,64 @@ def test_only_columns_whose_values_repeat_are_dictionary_encoded(tmp_path):
     assert "RLE_DICTIONARY" not in encodings["score"]
     assert "RLE_DICTIONARY" in encodings["words.list.element"]
     assert pq.read_table(tmp_path / "mixed.parquet").to_pylist() == table.to_pylist()
+
+
+ROWS = pa.table({"n": pa.array(range(1000), pa.int64()), "text": [f"row {i}" * (i % 7) for i in range(1000)]})
+ROWS_SCHEMA = pa.schema(ROWS.schema, metadata={"huggingface": "{}"})
+
+
+def split_files(folder, tables):
+    writer = parquet_files.SplitWriter(folder, "train", ROWS_SCHEMA)
+    for table in tables:
+        writer.write(table)
+    return writer, writer.close()
+
+
+def test_a_split_becomes_files_of_whole_row_groups(tmp_path, monkeypatch):
+    monkeypatch.setattr(parquet_files, "MAX_ROW_GROUP_ROWS", 300)
+    two_groups = sum(ROWS.slice(start, 300).combine_chunks().nbytes for start in (0, 300))
+    monkeypatch.setattr(parquet_files, "MAX_SHARD_BYTES", two_groups)  # the first two row groups fill a file
+    writer, paths = split_files(tmp_path, [ROWS])
+    assert [p.name for p in paths] == ["train-00000-of-00002.parquet", "train-00001-of-00002.parquet"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [p.name for p in paths]  # no .part file left
+    groups = [[footer(p).row_group(i).num_rows for i in range(footer(p).num_row_groups)] for p in paths]
+    assert groups == [[300, 300], [300, 100]]
+    assert writer.rows == 1000
+    assert pa.concat_tables(pq.read_table(p) for p in paths).to_pylist() == ROWS.to_pylist()
+    assert [parquet_files.problems(p, p.name) for p in paths] == [[], []]
+
+
+def test_a_split_of_no_rows_is_one_file_of_its_schema(tmp_path):
+    writer, paths = split_files(tmp_path, [ROWS.slice(0, 0)])
+    assert [p.name for p in paths] == ["train-00000-of-00001.parquet"]
+    assert (writer.rows, footer(paths[0]).num_rows, pq.read_schema(paths[0]).names) == (0, 0, ["n", "text"])
+
+
+@settings(max_examples=25, deadline=None)
+@given(cuts=st.lists(st.integers(0, 1000), max_size=12), limits=st.sampled_from([(300, 10**9), (128, 6000), (1000, 900)]))
+def test_the_files_are_the_same_however_the_rows_come(cuts, limits):
+    # The same bytes as the whole split written at once (the cache's tables or the builder's).
+    rows, shard_bytes = limits
+    with pytest.MonkeyPatch.context() as patch, tempfile.TemporaryDirectory() as tmp:
+        patch.setattr(parquet_files, "MAX_ROW_GROUP_ROWS", rows)
+        patch.setattr(parquet_files, "MAX_ROW_GROUP_BYTES", 4000)
+        patch.setattr(parquet_files, "MAX_SHARD_BYTES", shard_bytes)
+        bounds = sorted({0, 1000, *cuts})
+        pieces = [ROWS.slice(start, end - start) for start, end in itertools.pairwise(bounds)]
+        _, whole = split_files(Path(tmp) / "whole", [ROWS])
+        _, pieced = split_files(Path(tmp) / "pieces", pieces)
+        assert [p.name for p in pieced] == [p.name for p in whole]
+        assert [p.read_bytes() for p in pieced] == [p.read_bytes() for p in whole]
+        offsets = [footer(p).row_group(i).num_rows for p in whole for i in range(footer(p).num_row_groups)]
+        assert offsets == [count for _, count in parquet_files.row_groups(ROWS)]
+
+
+def test_no_thread_writes_beside_a_builder_of_examples(tmp_path):
+    request = prepare.Request(EXAMPLE, ("ratings",), dummy=True)
+    beside = build.ParquetBeside(tmp_path / "beside", registry.get(EXAMPLE).features("ratings").arrow_schema)
+    prepare.prepare_config(request, "ratings", prepare.find_sources(request), tmp_path / "cache", beside.attach)
+    assert beside.finish() == {}
+    assert not (tmp_path / "beside").exists()
 
 
 def run(capsys, *argv):

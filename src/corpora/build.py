@@ -5,7 +5,7 @@ prepares it (`corpora.prepare`, with every check), written as Parquet shards wit
 
 from __future__ import annotations
 
-import math
+import collections
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,9 +13,11 @@ from pathlib import Path
 import datasets
 import pyarrow
 import pyarrow.parquet
+from datasets.table import table_cast
 
 from corpora import cards
 from corpora import croissant
+from corpora import datasets_adapter
 from corpora import errors
 from corpora import exports
 from corpora import parquet_files
@@ -99,7 +101,7 @@ def write_files(request: prepare.Request, partial: exports.Partial, repo_id, exp
     """Prepare every config (`prepare.prepare_config`) and write it into the partial export
     folder: its Parquet files, then README.md and croissant.json. Returns the card's report per
     config."""
-    corpus, sources, folder = request.corpus, partial.sources, partial.folder
+    corpus, sources, folder, name = request.corpus, partial.sources, partial.folder, request.name
     infos, report = {}, {}
     for config in request.configs:
         features = corpus.features(config)
@@ -107,16 +109,28 @@ def write_files(request: prepare.Request, partial: exports.Partial, repo_id, exp
         partial.phase("generating")
         # Prepared as Arrow, written as Parquet by this package (corpora.parquet_files): the same
         # file settings under every datasets version, which its own Parquet writer does not give.
-        prepared = prepare.prepare_config(request, config, sources, partial.cache)
+        # Where datasets generates the tables in this process, the Parquet files are written from
+        # them as they come, in a thread beside it (ParquetBeside); else from its cache after.
+        beside = ParquetBeside(folder / config, features.arrow_schema) if (request.num_proc or 1) <= 1 else None
+        try:
+            prepared = prepare.prepare_config(request, config, sources, partial.cache, beside and beside.attach)
+            written = beside.finish() if beside else {}
+        finally:
+            if beside:
+                beside.abort()  # after an error: the thread stops, the files are discarded with the partial folder
         builder = prepared.builder
         tables, computing = {}, {}
-        # The statistics are computed from the Arrow table each split is written from, in a thread
-        # beside the Parquet writer: both spend their time in Arrow, which releases the GIL.
+        # The statistics are computed from the Arrow table of each split, in a thread beside the
+        # Parquet writer: both spend their time in Arrow, which releases the GIL.
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="statistics") as pool:
             for split, dataset in builder.as_dataset().items():
                 tables[split] = dataset.with_format("arrow")[:]
                 computing[split] = pool.submit(stats.compute, features, [tables[split]])
-                write_parquet(dataset, folder / config, split)
+                if split not in written:
+                    written[split] = write_parquet(dataset, folder / config, split)
+                if written[split].rows != dataset.num_rows:  # not a user's error: this package's
+                    raise CorporaError(f"{name}/{config}/{split}: {written[split].rows:,} rows written to Parquet, "
+                                       f"{dataset.num_rows:,} generated")
             statistics = {split: future.result() for split, future in computing.items()}
         infos[config] = builder.info
         report[config] = stats.ConfigReport(
@@ -132,19 +146,62 @@ def write_files(request: prepare.Request, partial: exports.Partial, repo_id, exp
     return report
 
 
-def write_parquet(dataset: datasets.Dataset, folder: Path, split: str) -> list[Path]:
-    """Write a split as `<split>-0000i-of-0000n.parquet` in `folder`, shards of at most
-    MAX_SHARD_BYTES of Arrow data (contiguous rows), each with the export's settings
-    (corpora.parquet_files); returns the paths."""
-    folder.mkdir(parents=True, exist_ok=True)
-    num_shards = max(1, math.ceil(dataset.data.nbytes / parquet_files.MAX_SHARD_BYTES))
-    paths = []
-    for index in range(num_shards):
-        path = folder / f"{split}-{index:05d}-of-{num_shards:05d}.parquet"
-        shard = dataset.shard(num_shards=num_shards, index=index, contiguous=True)
-        parquet_files.write(shard.with_format("arrow")[:], dataset.features.arrow_schema, path)
-        paths.append(path)
-    return paths
+def write_parquet(dataset: datasets.Dataset, folder: Path, split: str) -> parquet_files.SplitWriter:
+    """Write a split of datasets' cache as `<split>-0000i-of-0000n.parquet` in `folder`
+    (parquet_files.SplitWriter); returns the closed writer."""
+    writer = parquet_files.SplitWriter(folder, split, dataset.features.arrow_schema)
+    try:
+        for batch in dataset.with_format("arrow").data.to_batches():
+            writer.write(pyarrow.Table.from_batches([batch]))
+    except BaseException:
+        writer.abort()
+        raise
+    writer.close()
+    return writer
+
+
+class ParquetBeside:
+    """The Parquet files of each split, written from the Arrow tables the builder generates while
+    datasets writes them to its cache, in a thread beside it: reading the sources and writing
+    Parquet then keep two cores busy, where the files written from the cache after would take
+    one core alone (the summaries of caption_contest_ratings: bench/toolkit_overhead.py). The
+    tables are cast to the features as datasets casts them for its cache, and the files are the
+    ones `write_parquet` writes from that cache (tests/test_parquet_files.py)."""
+
+    AHEAD = 2  # tables handed to the thread and not yet written: memory stays a few tables
+
+    def __init__(self, folder: Path, schema: pyarrow.Schema):
+        self.folder, self.schema = folder, schema
+        self.writers: dict[str, parquet_files.SplitWriter] = {}
+        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="parquet-beside")
+        self.pending = collections.deque()
+
+    def attach(self, builder: datasets.DatasetBuilder) -> None:
+        datasets_adapter.observe_tables(builder, self.observe)
+
+    def observe(self, split: str, table: pyarrow.Table) -> None:
+        if split not in self.writers:
+            self.writers[split] = parquet_files.SplitWriter(self.folder, split, self.schema)
+        writer = self.writers[split]
+        self.pending.append(self.pool.submit(lambda: writer.write(table_cast(table, self.schema))))
+        while len(self.pending) > self.AHEAD or (self.pending and self.pending[0].done()):
+            self.pending.popleft().result()  # the thread's error is raised here, in the builder
+
+    def finish(self) -> dict[str, parquet_files.SplitWriter]:
+        """The closed writer of each split the builder generated (none: a split datasets had)."""
+        while self.pending:
+            self.pending.popleft().result()
+        for writer in self.writers.values():
+            writer.close()
+        finished, self.writers = self.writers, {}
+        return finished
+
+    def abort(self) -> None:
+        for step in self.pending:
+            step.cancel()
+        self.pool.shutdown(wait=True)  # at most the table being written
+        for writer in self.writers.values():
+            writer.abort()
 
 
 def first_example(table: pyarrow.Table) -> dict:

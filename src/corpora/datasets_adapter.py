@@ -30,6 +30,32 @@ def declared_features(builder_class: type[datasets.DatasetBuilder], config_name:
     return builder._info().features
 
 
+def observe_tables(builder: datasets.DatasetBuilder, observe) -> bool:
+    """Have `observe(split, table)` called with each Arrow table an Arrow-based builder generates,
+    in order, as datasets takes it to write its cache; in this process only (not with num_proc:
+    worker processes run copies of the builder). False, and nothing done, for a builder of
+    examples (they become tables inside datasets' writer)."""
+    if not isinstance(builder, datasets.ArrowBasedBuilder):
+        return False
+    for part in ("_prepare_split", "_generate_tables"):
+        if not callable(getattr(builder, part, None)):
+            raise DatasetsChanged(f"ArrowBasedBuilder.{part}", "no such method")
+    prepare_split, generate_tables = builder._prepare_split, builder._generate_tables
+    current = []  # the split being prepared: datasets passes its SplitGenerator to _prepare_split only
+
+    def prepare_one_split(split_generator, *args, **kwargs):
+        current[:] = [split_generator.name]
+        return prepare_split(split_generator, *args, **kwargs)
+
+    def observed_tables(**gen_kwargs):
+        for key, table in generate_tables(**gen_kwargs):
+            observe(current[0], table)
+            yield key, table
+
+    builder._prepare_split, builder._generate_tables = prepare_one_split, observed_tables
+    return True
+
+
 def loader_error(error: BaseException) -> BaseException:
     """The loader's own error inside datasets' DatasetGenerationError, in this process or sent
     from a worker process (num_proc), else `error` itself."""

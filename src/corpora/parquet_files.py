@@ -23,7 +23,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-# Shards stay well under the Hub's recommended file size (also the shards of datasets' Arrow cache).
+# Files (shards) stay well under the Hub's recommended file size (also the shards of datasets'
+# Arrow cache); a file ends where its next row group would take it over this (SplitWriter).
 MAX_SHARD_BYTES = 500 * 1024 * 1024
 # zstd: 18% smaller files than snappy (datasets' choice) in about the same write time; gzip and
 # brotli save 1-3% more for many times the write time (docs/parquet.md).
@@ -56,23 +57,106 @@ DICTIONARY_MAX_DISTINCT = 0.5
 
 
 def write(table: pa.Table, schema: pa.Schema, path: Path) -> None:
-    """Write `table` to `path` with the export's settings. `schema` is the features' Arrow schema
-    (`Features.arrow_schema`): its `huggingface` metadata is what `load_dataset` reads the
-    features back from (class label names among them)."""
+    """Write `table` to `path` with the export's settings, as one file. `schema` is the features'
+    Arrow schema (`Features.arrow_schema`): its `huggingface` metadata is what `load_dataset`
+    reads the features back from (class label names among them)."""
     table = table.replace_schema_metadata(schema.metadata)
-    groups = list(row_groups(table))
-    with pq.ParquetWriter(
+    groups = [table.slice(offset, rows) for offset, rows in row_groups(table)]
+    with _writer(path, groups[0] if groups else table) as writer:
+        for group in groups:
+            writer.write_table(group, row_group_size=group.num_rows)
+        writer.add_key_value_metadata({CDC_KEY: json.dumps(CDC_OPTIONS)})
+
+
+def _writer(path: Path, first_group: pa.Table) -> pq.ParquetWriter:
+    return pq.ParquetWriter(
         str(path),
-        table.schema,
+        first_group.schema,
         compression=COMPRESSION,
         compression_level=COMPRESSION_LEVEL,
         write_page_index=True,
         use_content_defined_chunking=CDC_OPTIONS,
-        use_dictionary=dictionary_columns(table.slice(*groups[0]) if groups else table),
-    ) as writer:
-        for offset, rows in groups:
-            writer.write_table(table.slice(offset, rows), row_group_size=rows)
-        writer.add_key_value_metadata({CDC_KEY: json.dumps(CDC_OPTIONS)})
+        use_dictionary=dictionary_columns(first_group),
+    )
+
+
+class SplitWriter:
+    """A split's Parquet files, `<split>-0000i-of-0000n.parquet` in `folder`, written as its rows
+    come, in order, in Arrow tables of any size (`write`): row groups cut as `row_groups` cuts the
+    whole split, and a new file begun where the next row group would take the current one over
+    MAX_SHARD_BYTES of Arrow data. So the files are the same whether the rows come from datasets'
+    cache or straight from a builder. `close` names the files (n is known only then) and returns
+    their paths; `rows` counts the rows written."""
+
+    def __init__(self, folder: Path, split: str, schema: pa.Schema):
+        self.folder, self.split, self.schema = Path(folder), split, schema
+        self.rows = 0
+        self._pending: list[pa.Table] = []  # rows not yet in a row group (under MAX_ROW_GROUP_ROWS)
+        self._pending_rows = 0
+        self._parts: list[Path] = []
+        self.paths: list[Path] = []  # the files, once closed
+        self._writer: pq.ParquetWriter | None = None
+        self._part_bytes = 0
+
+    def write(self, table: pa.Table) -> None:
+        self._pending.append(table.replace_schema_metadata(self.schema.metadata))
+        self._pending_rows += table.num_rows
+        while self._pending_rows >= MAX_ROW_GROUP_ROWS:  # a whole row group is known: as in the whole split
+            self._write_groups(final=False)
+
+    def close(self) -> list[Path]:
+        self._write_groups(final=True)
+        if self._writer is None:  # no rows: one file with the schema
+            self._begin_part(self.schema.empty_table())
+        self._end_part()
+        count = len(self._parts)
+        for index, part in enumerate(self._parts):
+            path = self.folder / f"{self.split}-{index:05d}-of-{count:05d}.parquet"
+            part.rename(path)
+            self.paths.append(path)
+        return self.paths
+
+    def abort(self) -> None:
+        """Close the file being written, after an error elsewhere (the caller discards the files)."""
+        if self._writer is not None:
+            self._writer, writer = None, self._writer
+            writer.close()
+
+    def _write_groups(self, final: bool) -> None:
+        if not self._pending:
+            return
+        table = pa.concat_tables(self._pending)
+        offset = 0
+        for offset, rows in row_groups(table):
+            if final or table.num_rows - offset >= MAX_ROW_GROUP_ROWS:  # cut as in the whole split
+                self._write_group(table.slice(offset, rows))
+            else:  # the rows left may be the start of a longer row group
+                break
+        else:
+            offset = table.num_rows
+        rest = table.slice(offset)
+        self._pending, self._pending_rows = ([rest] if rest.num_rows else []), rest.num_rows
+
+    def _write_group(self, group: pa.Table) -> None:
+        group = group.combine_chunks()  # the same pages however the rows came in tables
+        if self._writer is not None and self._part_bytes + group.nbytes > MAX_SHARD_BYTES:
+            self._end_part()
+        if self._writer is None:
+            self._begin_part(group)
+        self._writer.write_table(group, row_group_size=group.num_rows)
+        self._part_bytes += group.nbytes
+        self.rows += group.num_rows
+
+    def _begin_part(self, first_group: pa.Table) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        part = self.folder / f"{self.split}-{len(self._parts):05d}.parquet.part"
+        self._writer, self._part_bytes = _writer(part, first_group), 0
+        self._parts.append(part)
+
+    def _end_part(self) -> None:
+        self._writer.add_key_value_metadata({CDC_KEY: json.dumps(CDC_OPTIONS)})
+        self._writer.close()
+        self._writer = None
 
 
 def dictionary_columns(sample: pa.Table) -> list[str]:

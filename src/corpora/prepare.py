@@ -65,14 +65,16 @@ class Prepared:
     read: dict[str, int]  # source records per split, as the loader counts them apart from its typing
 
 
-def prepare_config(request: Request, config: str, sources: Sources, cache_dir) -> Prepared:
+def prepare_config(request: Request, config: str, sources: Sources, cache_dir, attach=None) -> Prepared:
     """Run the builder of one config on checked source files, with every check of a build: every
     split holds as many examples as the loader's own count of source records (rows in = rows out),
     and from the release the official split sizes. Not counted: a build with config parameters
     (they read a part of the files) and a split datasets already has in `cache_dir` (counted when
-    it was made)."""
+    it was made). `attach(builder)`, if given, is called before the builder runs."""
     corpus = request.corpus
     builder = corpus.builder(config, sources.folder, cache_dir, **request.config_kwargs)
+    if attach is not None:
+        attach(builder)
     cached = os.path.isfile(os.path.join(builder.cache_dir, "dataset_info.json"))
     counted = not request.config_kwargs and not cached
     # The source records are counted in a second thread while the builder runs: both spend their
