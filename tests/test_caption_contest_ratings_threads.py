@@ -136,6 +136,7 @@ print("first row:", next(rows)["row_index"])
         assert (result.returncode, result.stdout, result.stderr) == (0, "first row: 0\nalive at exit: []\n", "")
 
 
+@pytest.mark.both_legs  # datasets' private _prepare_split and _generate_tables (datasets_adapter)
 @pytest.mark.parametrize("config", ["summaries", "cardinal_responses", "dueling_responses", "cartoons"])
 def test_the_files_written_beside_the_builder_are_those_of_its_cache(tmp_path, config):
     # caption_contest_ratings generates Arrow tables: its files are written as they come (ParquetBeside).
@@ -165,6 +166,7 @@ def test_a_full_disk_while_parquet_is_written_beside_is_one_line(tmp_path):
     assert result.stdout == ".caption_contest_ratings.lock\n"
 
 
+@pytest.mark.both_legs
 @pytest.mark.parametrize("group_rows", [10, 100_000], ids=["while generating", "at the end"])
 def test_an_error_of_the_thread_beside_stops_the_build_and_leaves_no_thread(tmp_path, monkeypatch, group_rows):
     # The dummy summaries are 400 rows: in tables of about 10 rows and row groups of 10, they are

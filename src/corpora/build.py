@@ -166,7 +166,7 @@ class ParquetBeside:
     Parquet then keep two cores busy, where the files written from the cache after would take
     one core alone (the summaries of caption_contest_ratings: bench/toolkit_overhead.py). The
     tables are cast to the features as datasets casts them for its cache, and the files are the
-    ones `write_parquet` writes from that cache (tests/test_parquet_files.py)."""
+    ones `write_parquet` writes from that cache (tests/test_caption_contest_ratings_threads.py)."""
 
     AHEAD = 2  # tables handed to the thread and not yet written: memory stays a few tables
 

@@ -48,6 +48,8 @@ def observe_tables(builder: datasets.DatasetBuilder, observe) -> bool:
         return prepare_split(split_generator, *args, **kwargs)
 
     def observed_tables(**gen_kwargs):
+        if not current:
+            raise DatasetsChanged("ArrowBasedBuilder._prepare_split", "tables were generated outside it")
         for key, table in generate_tables(**gen_kwargs):
             observe(current[0], table)
             yield key, table
