@@ -39,6 +39,7 @@ from ._csv_cells import rows
 from ._csv_cells import string
 from ._fields import INVALID
 from ._fields import Field
+from ._fields import choices
 from ._fields import features
 from ._loader_common import field_path
 from ._loader_common import invalid
@@ -221,7 +222,7 @@ def _label(nullable=False):
         names = _LABELS_OF[context["dataset"]]
         if value in names:
             return value
-        raise invalid(where, column, value, " or ".join(repr(n) for n in names) + (" or empty" if nullable else ""))
+        raise invalid(where, column, value, choices(names) + (" or empty" if nullable else ""))
 
     return Field(datasets.ClassLabel(names=_LABEL_NAMES), parse=parse, nulls=("",) if nullable else ())
 
