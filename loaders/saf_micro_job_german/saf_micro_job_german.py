@@ -199,13 +199,13 @@ _FIELDS = {
     "verification_feedback": Field(_STRING, one_of(_LABELS), choices(_LABELS)),
     "score": Field(datasets.Value("float64"), _unit, "a number from 0 to 1"),
 }
-# The XML release: the same fields (the id made from the fold, the question and the answer's
-# position; the score a decimal text) and two more, from the question's and the reference
-# answer's attributes.
+# The XML release: the same fields and features, two read otherwise (the id made from the fold,
+# the question and the answer's position; the score a decimal text), and two more, from the
+# question's and the reference answer's attributes.
 _XML_FIELDS = {
     **_FIELDS,
-    "id": Field(_STRING),
-    "score": Field(datasets.Value("float64"), _unit_text, "a decimal number from 0 to 1, such as '0.75'"),
+    "id": _FIELDS["id"]._replace(check=None, expected=None),
+    "score": _FIELDS["score"]._replace(check=_unit_text, expected="a decimal number from 0 to 1, such as '0.75'"),
     "question_id": Field(datasets.Value("int32")),
     "reference_answer_id": Field(_STRING),
 }
