@@ -135,11 +135,12 @@ def _one_of(names):
     return Field(datasets.ClassLabel(names=names), one_of(names), choices(names))
 
 
+_WORKER_NUMBER = integer(range(2**31), text=True)
+
+
 def _worker_id(value):
     """Worker ids are strings of decimal digits upstream ("314"); they become int32."""
-    if isinstance(value, str) and _DIGITS.fullmatch(value) and str(int(value)) == value and int(value) < 2**31:
-        return int(value)
-    return INVALID
+    return _WORKER_NUMBER(value) if isinstance(value, str) else INVALID
 
 
 def _strings(value, where, field, context=None):
