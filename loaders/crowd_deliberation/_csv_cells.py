@@ -14,6 +14,9 @@ from datasets.utils.file_utils import xopen
 
 from ._fields import INVALID
 from ._fields import Field
+from ._fields import choices
+from ._fields import integer as integer_in
+from ._fields import one_of
 from ._loader_common import check_is_data
 from ._loader_common import invalid
 from ._loader_common import no_records
@@ -21,7 +24,6 @@ from ._loader_common import show
 from ._loader_common import utf8
 
 INT32_MAX = 2**31 - 1
-_ID = re.compile(r"0|[1-9][0-9]*")
 _INTEGER = re.compile(r"-?(0|[1-9][0-9]*)")
 _DECIMAL = re.compile(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?")
 _YES_NO = re.compile(r"(Yes|No)(?: (.*))?", re.DOTALL)
@@ -35,34 +37,24 @@ _BOOLEANS = {"True": True, "False": False}
 _EMPTY = ("",)  # the cell that means no value, in a nullable column
 
 
-def _or_empty(expected, nullable):
-    return expected + (" or empty" if nullable else "")
+def _cell(feature, check, expected, nullable):
+    """The Field of a cell; a nullable column's empty cell is None, and its errors say so."""
+    if nullable:
+        return Field(feature, check, expected + " or empty", nulls=_EMPTY)
+    return Field(feature, check, expected)
 
 
 def integer(domain=None, nullable=False):
     """A non-negative int32 from its decimal digits (an id, an order, a count)."""
-
-    def check(value):
-        if _ID.fullmatch(value) and len(value) <= 10 and int(value) <= INT32_MAX:
-            number = int(value)
-            if domain is None or number in domain:
-                return number
-        return INVALID
-
     if domain is None:
-        expected = "a non-negative integer below 2**31"
+        domain, expected = range(INT32_MAX + 1), "a non-negative integer below 2**31"
     else:
         expected = "one of " + ", ".join(str(n) for n in domain)
-    return Field(datasets.Value("int32"), check, _or_empty(expected, nullable), nulls=_EMPTY if nullable else ())
+    return _cell(datasets.Value("int32"), integer_in(domain, text=True), expected, nullable)
 
 
 def choice(names, nullable=False):
-    return Field(
-        datasets.ClassLabel(names=names),
-        lambda value: value if value in names else INVALID,
-        _or_empty(" or ".join(repr(n) for n in names), nullable),
-        nulls=_EMPTY if nullable else (),
-    )
+    return _cell(datasets.ClassLabel(names=names), one_of(names), choices(names), nullable)
 
 
 def string(nullable=False):
@@ -73,12 +65,8 @@ def string(nullable=False):
 
 
 def confidence(nullable=False):
-    return Field(
-        datasets.Value("float32"),
-        lambda value: _CONFIDENCES.get(value, INVALID),
-        _or_empty("'0', '0.5' or '1'", nullable),
-        nulls=_EMPTY if nullable else (),
-    )
+    check = _CONFIDENCES.get
+    return _cell(datasets.Value("float32"), lambda value: check(value, INVALID), "'0', '0.5' or '1'", nullable)
 
 
 def number(whole):

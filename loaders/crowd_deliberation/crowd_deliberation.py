@@ -39,7 +39,10 @@ from ._csv_cells import rows
 from ._csv_cells import string
 from ._fields import INVALID
 from ._fields import Field
+from ._fields import choices
 from ._fields import features
+from ._fields import integer as integer_in
+from ._fields import string as string_value
 from ._loader_common import field_path
 from ._loader_common import invalid
 from ._loader_common import show
@@ -205,9 +208,6 @@ _FOLLOW_UPS = (_WHY_QUESTION, _ELABORATE_QUESTION, _GROUP_QUESTION)
 _RESOLVED_QUESTION = "QUESTION_WHY_DO_YOU_THINK_THIS_CASE_COULD_BE_RESOLVED"
 _UNRESOLVED_QUESTION = "QUESTION_WHY_DO_YOU_THINK_THIS_CASE_COULD_NOT_BE_FULLY_RESOLVED"
 
-_EVIDENCE_KEYS = ["comment", "start", "end", "quote"]
-_MESSAGE_KEYS = ["content", "user_pseudonym", "user_id"]
-
 
 # --- the fields: the columns of each file ---------------------------------------------------
 # Each column is declared once, with its Field: the headers, the features and the checks all come
@@ -221,7 +221,7 @@ def _label(nullable=False):
         names = _LABELS_OF[context["dataset"]]
         if value in names:
             return value
-        raise invalid(where, column, value, " or ".join(repr(n) for n in names) + (" or empty" if nullable else ""))
+        raise invalid(where, column, value, choices(names) + (" or empty" if nullable else ""))
 
     return Field(datasets.ClassLabel(names=_LABEL_NAMES), parse=parse, nulls=("",) if nullable else ())
 
@@ -245,16 +245,37 @@ def _string_list(cell, where, column, context=None):
     return value
 
 
+# The objects inside the JSON cells: each key declared once, with its feature and its check, in
+# upstream key order (the order an error lists them); `_in_order` gives the struct's field order,
+# that of release 1.0.0. A chat message's user is checked against the members by `_messages`.
+_JSON_STRING = Field(datasets.Value("string"), string_value, "a string")
+_OFFSET = Field(datasets.Value("int32"), integer_in(range(INT32_MAX + 1)), "a non-negative integer")
+_EVIDENCE_ITEM = {
+    "comment": _JSON_STRING._replace(nulls=("",)),  # "" -> None
+    "start": _OFFSET,
+    "end": _OFFSET,
+    "quote": _JSON_STRING,
+}
+_CHAT_MESSAGE = {
+    "content": _JSON_STRING,
+    "user_pseudonym": Field(datasets.Value("string")),
+    "user_id": Field(datasets.Value("int32")),
+}
+
+
+def _in_order(item, order):
+    """The struct feature of a JSON object's fields, in `order`."""
+    return {key: item[key].feature for key in order}
+
+
 # JSON cells: a list of strings (None for an empty cell), evidence, a chat.
 _STRINGS = Field([datasets.Value("string")], parse=_string_list, nulls=("",))
 _EVIDENCE = Field(
-    [{"start": datasets.Value("int32"), "end": datasets.Value("int32"),
-      "quote": datasets.Value("string"), "comment": datasets.Value("string")}],
+    [_in_order(_EVIDENCE_ITEM, ("start", "end", "quote", "comment"))],
     parse=lambda value, where, column, context: _evidence(value, where, column, context["text"]),
 )
 _CHAT = Field(
-    [{"user_id": datasets.Value("int32"), "user_pseudonym": datasets.Value("string"),
-      "content": datasets.Value("string")}],
+    [_in_order(_CHAT_MESSAGE, ("user_id", "user_pseudonym", "content"))],
     parse=lambda value, where, column, context: _messages(value, where, column, context["names"]),
 )
 
@@ -435,21 +456,16 @@ def _evidence(cell, where, column, text):
         raise invalid(where, column, cell, "a JSON list of objects")
     evidence = []
     for index, item in enumerate(items):
-        if not isinstance(item, dict) or sorted(item) != sorted(_EVIDENCE_KEYS):
-            raise invalid(where, (column, index), item, f"an object with the keys {_EVIDENCE_KEYS}")
-        start, end, quote, comment = item["start"], item["end"], item["quote"], item["comment"]
-        for key, value in (("start", start), ("end", end)):
-            if type(value) is not int or not 0 <= value <= INT32_MAX:
-                raise invalid(where, (column, index, key), value, "a non-negative integer")
+        if not isinstance(item, dict) or sorted(item) != sorted(_EVIDENCE_ITEM):
+            raise invalid(where, (column, index), item, f"an object with the keys {list(_EVIDENCE_ITEM)}")
+        value = {key: field.value(item[key], where, (column, index, key)) for key, field in _EVIDENCE_ITEM.items()}
+        start, end, quote = value["start"], value["end"], value["quote"]
         if end < start:
             raise _problem(where, (column, index), f"end {end} is before start {start}")
-        for key, value in (("quote", quote), ("comment", comment)):
-            if not isinstance(value, str):
-                raise invalid(where, (column, index, key), value, "a string")
         if text is not None and text["text"][start:end] != quote:
             span = f"DATA_ID {text['data_id']} from {start} to {end} ({show(text['text'][start:end])})"
             raise _problem(where, (column, index), f"quote {show(quote)} is not the text of {span}")
-        evidence.append({"start": start, "end": end, "quote": quote, "comment": comment or None})
+        evidence.append(value)
     return evidence
 
 
@@ -498,16 +514,15 @@ def _messages(cell, where, column, names):
         raise invalid(where, column, cell, "a JSON list of messages")
     messages = []
     for index, item in enumerate(items):
-        if not isinstance(item, dict) or sorted(item) != sorted(_MESSAGE_KEYS):
-            raise invalid(where, (column, index), item, f"an object with the keys {_MESSAGE_KEYS}")
-        user_id, pseudonym, content = item["user_id"], item["user_pseudonym"], item["content"]
+        if not isinstance(item, dict) or sorted(item) != sorted(_CHAT_MESSAGE):
+            raise invalid(where, (column, index), item, f"an object with the keys {list(_CHAT_MESSAGE)}")
+        user_id, pseudonym = item["user_id"], item["user_pseudonym"]
         if type(user_id) is not int or user_id not in names:
             raise invalid(where, (column, index, "user_id"), user_id, f"the USER_ID of a member: {sorted(names)}")
         if pseudonym != names[user_id]:
             expected = f"{names[user_id]!r}, the NAME of member {user_id}"
             raise invalid(where, (column, index, "user_pseudonym"), pseudonym, expected)
-        if not isinstance(content, str):
-            raise invalid(where, (column, index, "content"), content, "a string")
+        content = _CHAT_MESSAGE["content"].value(item["content"], where, (column, index, "content"))
         messages.append({"user_id": user_id, "user_pseudonym": pseudonym, "content": content})
     return messages
 

@@ -32,9 +32,15 @@ from ._builder_base import SourceBuilder
 from ._builder_base import SourceConfig
 from ._fields import INVALID
 from ._fields import Field
+from ._fields import boolean
+from ._fields import choices
 from ._fields import features
+from ._fields import integer
 from ._fields import keys
+from ._fields import matching
+from ._fields import one_of
 from ._fields import reader
+from ._fields import string
 from ._loader_common import check_is_data
 from ._loader_common import invalid
 from ._loader_common import no_records
@@ -125,36 +131,16 @@ _INT64 = range(-(2**63), 2**63)
 _DIGITS = re.compile(r"[0-9]+")
 
 
-def _string(value):
-    return value if isinstance(value, str) else INVALID
-
-
-def _boolean(value):
-    return value if value is True or value is False else INVALID
-
-
-def _integer(domain):
-    return lambda value: value if type(value) is int and value in domain else INVALID  # bool is not an int here
-
-
 def _one_of(names):
-    return Field(
-        datasets.ClassLabel(names=names),
-        lambda value: value if isinstance(value, str) and value in names else INVALID,
-        " or ".join(repr(name) for name in names),
-    )
+    return Field(datasets.ClassLabel(names=names), one_of(names), choices(names))
+
+
+_WORKER_NUMBER = integer(range(2**31), text=True)
 
 
 def _worker_id(value):
     """Worker ids are strings of decimal digits upstream ("314"); they become int32."""
-    if isinstance(value, str) and _DIGITS.fullmatch(value) and str(int(value)) == value and int(value) < 2**31:
-        return int(value)
-    return INVALID
-
-
-def _digit_string(value):
-    """Message ids are strings of decimal digits; they stay strings (leading zeros kept)."""
-    return value if isinstance(value, str) and _DIGITS.fullmatch(value) else INVALID
+    return _WORKER_NUMBER(value) if isinstance(value, str) else INVALID
 
 
 def _strings(value, where, field, context=None):
@@ -197,16 +183,17 @@ def _list_of(item, fields):
 
 
 _STRING = datasets.Value("string")
-_TEXT = Field(_STRING, _string, "a string")
+_TEXT = Field(_STRING, string, "a string")
 _TEXTS = Field([_STRING], parse=_strings)
-_BOOLEAN = Field(datasets.Value("bool"), _boolean, "true or false")
-_RATING = Field(datasets.Value("int32"), _integer(_RATINGS), "an integer from 1 to 5")
+_BOOLEAN = Field(datasets.Value("bool"), boolean, "true or false")
+_RATING = Field(datasets.Value("int32"), integer(_RATINGS), "an integer from 1 to 5")
+_ID = Field(datasets.Value("int32"), integer(_INT32), "an int32 integer")
 _WORKER_ID = Field(
     datasets.Value("int32"), _worker_id, "a string of decimal digits without leading zeros, below 2**31"
 )
 
 _FACT_FIELDS = {
-    "fid": Field(datasets.Value("int32"), _integer(_INT32), "an int32 integer"),
+    "fid": _ID,
     "used": _BOOLEAN,
     "source": _one_of(_FACT_SOURCES),
 }
@@ -215,7 +202,8 @@ _MESSAGE_FIELDS = {
     "liked": _BOOLEAN,
     "sender": _one_of(_SENDERS),
     "facts": _list_of("fact", _FACT_FIELDS),  # [] for user messages
-    "message_id": Field(_STRING, _digit_string, "a string of decimal digits"),
+    # Strings of decimal digits; they stay strings (leading zeros kept).
+    "message_id": Field(_STRING, matching(_DIGITS), "a string of decimal digits"),
     "dialog_acts": Field([_STRING], parse=_dialog_acts),
 }
 # A dialog without messages (upstream's reader skips them; none is known) is kept, with `messages: []`.
@@ -223,12 +211,12 @@ _DIALOG_FIELDS = {
     "messages": _list_of("message", _MESSAGE_FIELDS),
     "known_entities": _TEXTS,
     "focus_entity": _TEXT,
-    "dialog_id": Field(datasets.Value("int32"), _integer(_INT32), "an int32 integer"),
+    "dialog_id": _ID,
     "inferred_steps": _BOOLEAN,
-    "created_time": Field(datasets.Value("int64"), _integer(_INT64), "an int64 integer (Unix seconds)"),
+    "created_time": Field(datasets.Value("int64"), integer(_INT64), "an int64 integer (Unix seconds)"),
     "aspects": _TEXTS,
-    "first_aspect": Field(_STRING, _string, "a string or null", nulls=(None,)),
-    "second_aspect": Field(_STRING, _string, "a string or null", nulls=(None,)),
+    "first_aspect": Field(_STRING, string, "a string or null", nulls=(None,)),
+    "second_aspect": Field(_STRING, string, "a string or null", nulls=(None,)),
     "shuffle_facts": _BOOLEAN,
     "related_entities": _TEXTS,
     "tag": _TEXT,

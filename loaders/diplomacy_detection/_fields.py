@@ -3,9 +3,11 @@
 (the domain, the raw values that mean "no value", what an error says the value should be) and,
 for a loader that checks whole Arrow columns, the same check on a column. A loader's table
 {name: Field} gives the builder's features, the keys (or header) a record must have and the checks;
-a field of a JSON record and a column of a CSV file are declared alike.
+a field of a JSON record and a column of a CSV file are declared alike, with the same checks
+(`string`, `boolean`, `integer`, `one_of`, `matching` below).
 
-datasets and `_loader_common` only; a loader imports it as `from ._fields import x`.
+Standard library and `_loader_common` only (a feature is whatever the loader passes); a loader
+imports it as `from ._fields import x`.
 """
 
 from typing import NamedTuple
@@ -43,7 +45,7 @@ class Field(NamedTuple):
 
     def value(self, raw, where, path, context=None):
         """The typed value of `raw`, or the ValueError naming `where`, `path`, `raw` and what it
-        should be."""
+        should be. The one reading of a value: `values` and `reader` call it too."""
         if self.nulls and raw in self.nulls:
             return None
         if self.parse is not None:
@@ -53,18 +55,29 @@ class Field(NamedTuple):
             raise invalid(where, path, raw, self.expected)
         return typed
 
+    def plain(self):
+        """`value` without its error, where the field has no parse: raw -> typed value (None for
+        a null), or INVALID. Loops over many values call it, and `value` only for a value it
+        refuses, to raise the error: one call per value, as a hand-written reader. None for a
+        field with a parse."""
+        if self.parse is not None:
+            return None
+        if not self.nulls:
+            return self.check
+        nulls, check = self.nulls, self.check
+        return lambda raw: None if raw in nulls else check(raw)
+
     def values(self, raws, where, path):
         """The typed values of the list `raws` (a value per item, such as a message's), or the
         error of the first bad one, at `path`[its position]. The path is made only for an error:
         this runs once per item of long lists."""
-        if self.parse is not None:
-            return [self.parse(raw, where, (path, position), None) for position, raw in enumerate(raws)]
-        nulls, check, typed = self.nulls, self.check, []
-        for position, raw in enumerate(raws):
-            value = None if nulls and raw in nulls else check(raw)
-            if value is INVALID:
-                raise invalid(where, (path, position), raw, self.expected)
-            typed.append(value)
+        check = self.plain()
+        if check is None:
+            return [self.value(raw, where, (path, position)) for position, raw in enumerate(raws)]
+        typed = [check(raw) for raw in raws]
+        if INVALID in typed:
+            position = typed.index(INVALID)
+            self.value(raws[position], where, (path, position))  # raises its error
         return typed
 
     def source(self, name):
@@ -98,26 +111,70 @@ def typed(fields, record, where, context=None):
 
 def reader(fields):
     """`typed` for one table, made once: `read(record, where, context=None)`. For the records a
-    loader reads by the million (a message, a fact): one call per value, as a hand-written reader."""
-    plan = [(name, field.source(name), field) for name, field in fields.items()]
-    # A field with nulls or a parse is read through its `value`; the others by their check alone.
-    plan = [
-        (name, key, None, None, field.value) if field.nulls or field.parse is not None
-        else (name, key, field.check, field.expected, None)
-        for name, key, field in plan
-    ]
+    loader reads by the million (a message, a fact): each value read by its field's `plain`
+    check, or its `value`."""
+    plan = [(name, field.source(name), field.plain(), field.value) for name, field in fields.items()]
 
     def read(record, where, context=None):
         values = {}
-        for name, key, check, expected, value_of in plan:
+        for name, key, check, value_of in plan:
             raw = record[key]
-            if value_of is None:
-                value = check(raw)
-                if value is INVALID:
-                    raise invalid(where, key, raw, expected)
-            else:
-                value = value_of(raw, where, key, context)
+            if check is None:
+                values[name] = value_of(raw, where, key, context)
+                continue
+            value = check(raw)
+            if value is INVALID:
+                value_of(raw, where, key)  # raises its error
             values[name] = value
         return values
 
     return read
+
+
+# --- the checks more than one loader uses: raw value -> typed value, or INVALID -------------
+
+
+def string(value):
+    return value if isinstance(value, str) else INVALID
+
+
+def boolean(value):
+    return value if value is True or value is False else INVALID
+
+
+def integer(domain, text=False):
+    """An int in `domain` (a range or a tuple): a JSON integer (a bool is none) or, with `text`,
+    also its decimal text as Python writes it ("12", "-3"; not " 3", "+3", "03", "-0", "1_000")."""
+    if not text:
+        return lambda value: value if type(value) is int and value in domain else INVALID
+
+    def check(value):
+        if type(value) is int:
+            number = value
+        elif isinstance(value, str):
+            try:
+                number = int(value)
+            except ValueError:  # not an integer, or more digits than int() reads
+                return INVALID
+            if str(number) != value:
+                return INVALID
+        else:
+            return INVALID
+        return number if number in domain else INVALID
+
+    return check
+
+
+def one_of(names):
+    """A value equal to one of `names` (a list: a value of any JSON type can be compared)."""
+    return lambda value: value if value in names else INVALID
+
+
+def choices(names):
+    """How an error names the values of `one_of(names)`: 'a' or 'b' or 'c'."""
+    return " or ".join(repr(name) for name in names)
+
+
+def matching(pattern):
+    """A string that the compiled regular expression `pattern` matches whole."""
+    return lambda value: value if isinstance(value, str) and pattern.fullmatch(value) else INVALID

@@ -16,7 +16,12 @@ from ._builder_base import SourceBuilder
 from ._builder_base import SourceConfig
 from ._fields import INVALID
 from ._fields import Field
+from ._fields import boolean
+from ._fields import choices
 from ._fields import features
+from ._fields import integer
+from ._fields import one_of
+from ._fields import string
 from ._fields import typed
 from ._loader_common import check_is_data
 from ._loader_common import invalid
@@ -124,48 +129,13 @@ _SEASONS = ["Spring", "Fall", "Winter"]
 _YEARS = range(1901, 1919)
 _SCORES = range(0, 19)
 _SCORE_DELTAS = range(-18, 19)
+_INT32 = datasets.Value("int32")
 
 
-def _string(value):
-    return value if isinstance(value, str) else INVALID
-
-
-def _boolean(value):
-    return value if isinstance(value, bool) else INVALID
-
-
-def _one_of(names):
-    return lambda value: value if value in names else INVALID
-
-
-def _index(value):
-    """Message positions are JSON integers upstream; anything else is an error."""
-    return value if type(value) is int and 0 <= value < 2**31 else INVALID
-
-
-def _integer(domain):
-    """An int from a decimal string ("12", "-3") or a JSON integer (upstream has a few 0s)."""
-
-    def check(value):
-        if type(value) is int:
-            number = value
-        elif isinstance(value, str):
-            try:
-                number = int(value)
-            except ValueError:
-                return INVALID
-            if str(number) != value:  # rejects " 3", "+3", "03"
-                return INVALID
-        else:
-            return INVALID
-        return number if number in domain else INVALID
-
-    return check
-
-
-def _range(domain):
-    """How an error names a domain of integers (written as decimal strings or JSON integers)."""
-    return f"an integer from {domain.start} to {domain.stop - 1}"
+def _number(domain):
+    """An int32 in `domain` from a decimal string ("12", "-3") or a JSON integer (upstream has a
+    few 0s)."""
+    return Field(_INT32, integer(domain, text=True), f"an integer from {domain.start} to {domain.stop - 1}")
 
 
 def _players(value):
@@ -173,36 +143,33 @@ def _players(value):
     return value if valid and all(p in _COUNTRIES for p in value) else INVALID
 
 
-_INT32 = datasets.Value("int32")
-_INDEX = "a JSON integer from 0 to 2**31 - 1"
-_ONE_COUNTRY = "one of " + ", ".join(map(repr, _COUNTRIES))
+_COUNTRY = Field(
+    datasets.ClassLabel(names=_COUNTRIES), one_of(_COUNTRIES), "one of " + ", ".join(map(repr, _COUNTRIES))
+)
+_INDEX = Field(_INT32, integer(range(0, 2**31)), "a JSON integer from 0 to 2**31 - 1")
 # A message's fields, by their names in the `messages` config; `key` is the upstream list (one
 # item per message, parallel lists), the field's name in the `conversations` config.
 _PER_MESSAGE = {
-    "message": Field(datasets.Value("string"), _string, "a string", key="messages"),
-    "sender_label": Field(datasets.Value("bool"), _boolean, "true or false", key="sender_labels"),
+    "message": Field(datasets.Value("string"), string, "a string", key="messages"),
+    "sender_label": Field(datasets.Value("bool"), boolean, "true or false", key="sender_labels"),
     # "NOANNOTATION": the receiver gave no answer.
     "receiver_label": Field(
-        datasets.Value("bool"), _boolean, "true, false or 'NOANNOTATION'", nulls=("NOANNOTATION",),
+        datasets.Value("bool"), boolean, "true, false or 'NOANNOTATION'", nulls=("NOANNOTATION",),
         key="receiver_labels",
     ),
-    "speaker": Field(datasets.ClassLabel(names=_COUNTRIES), _one_of(_COUNTRIES), _ONE_COUNTRY, key="speakers"),
-    "receiver": Field(datasets.ClassLabel(names=_COUNTRIES), _one_of(_COUNTRIES), _ONE_COUNTRY, key="receivers"),
-    "absolute_message_index": Field(_INT32, _index, _INDEX),
-    "relative_message_index": Field(_INT32, _index, _INDEX),
-    "season": Field(
-        datasets.ClassLabel(names=_SEASONS), _one_of(_SEASONS), " or ".join(map(repr, _SEASONS)), key="seasons"
-    ),
-    "year": Field(_INT32, _integer(_YEARS), _range(_YEARS), key="years"),
-    "game_score": Field(_INT32, _integer(_SCORES), _range(_SCORES)),
-    "game_score_delta": Field(_INT32, _integer(_SCORE_DELTAS), _range(_SCORE_DELTAS)),
+    "speaker": _COUNTRY._replace(key="speakers"),
+    "receiver": _COUNTRY._replace(key="receivers"),
+    "absolute_message_index": _INDEX,
+    "relative_message_index": _INDEX,
+    "season": Field(datasets.ClassLabel(names=_SEASONS), one_of(_SEASONS), choices(_SEASONS), key="seasons"),
+    "year": _number(_YEARS)._replace(key="years"),
+    "game_score": _number(_SCORES),
+    "game_score_delta": _number(_SCORE_DELTAS),
 }
 # A dialog's own fields, after its messages'.
 _PER_DIALOG = {
     "players": Field([datasets.ClassLabel(names=_COUNTRIES)], _players, f"two different countries of {_COUNTRIES}"),
-    "game_id": Field(
-        _INT32, lambda value: value if type(value) is int and 1 <= value <= 12 else INVALID, "an integer from 1 to 12"
-    ),
+    "game_id": Field(_INT32, integer(range(1, 13)), "an integer from 1 to 12"),
 }
 # The upstream list of each message field -> its name in the `messages` config.
 _MESSAGE_FIELDS = {field.source(name): name for name, field in _PER_MESSAGE.items()}

@@ -44,7 +44,10 @@ from ._builder_base import SourceBuilder
 from ._builder_base import SourceConfig
 from ._fields import INVALID
 from ._fields import Field
+from ._fields import choices
 from ._fields import features
+from ._fields import matching
+from ._fields import one_of
 from ._loader_common import check_is_data
 from ._loader_common import invalid
 from ._loader_common import no_records
@@ -186,27 +189,23 @@ _STRING = datasets.Value("string")
 _TEXT = Field(_STRING, _text, "a non-empty string")
 # The published Parquet files' columns (the published card's schema), in their order.
 _FIELDS = {
-    "id": Field(_STRING, lambda value: value if isinstance(value, str) and _HUB_ID.fullmatch(value) else INVALID,
-                "32 lower-case hex digits (a UUID4 in hex)"),
+    "id": Field(_STRING, matching(_HUB_ID), "32 lower-case hex digits (a UUID4 in hex)"),
     "question": _TEXT,
     "reference_answer": _TEXT,
     "provided_answer": _TEXT,
     "answer_feedback": _TEXT,
     # A string as in the published schema; only _LABELS are accepted, and only the one the score
     # implies (`_verification`).
-    "verification_feedback": Field(
-        _STRING, lambda value: value if isinstance(value, str) and value in _LABELS else INVALID,
-        " or ".join(repr(label) for label in _LABELS),
-    ),
+    "verification_feedback": Field(_STRING, one_of(_LABELS), choices(_LABELS)),
     "score": Field(datasets.Value("float64"), _unit, "a number from 0 to 1"),
 }
-# The XML release: the same fields (the id made from the fold, the question and the answer's
-# position; the score a decimal text) and two more, from the question's and the reference
-# answer's attributes.
+# The XML release: the same fields and features, two read otherwise (the id made from the fold,
+# the question and the answer's position; the score a decimal text), and two more, from the
+# question's and the reference answer's attributes.
 _XML_FIELDS = {
     **_FIELDS,
-    "id": Field(_STRING),
-    "score": Field(datasets.Value("float64"), _unit_text, "a decimal number from 0 to 1, such as '0.75'"),
+    "id": _FIELDS["id"]._replace(check=None, expected=None),
+    "score": _FIELDS["score"]._replace(check=_unit_text, expected="a decimal number from 0 to 1, such as '0.75'"),
     "question_id": Field(datasets.Value("int32")),
     "reference_answer_id": Field(_STRING),
 }

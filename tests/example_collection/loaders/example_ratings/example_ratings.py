@@ -19,8 +19,10 @@ from ._builder_base import SourceBuilder
 from ._builder_base import SourceConfig
 from ._fields import INVALID
 from ._fields import Field
+from ._fields import boolean
 from ._fields import features
 from ._fields import keys
+from ._fields import one_of
 from ._fields import typed
 from ._loader_common import check_is_data
 from ._loader_common import invalid
@@ -127,10 +129,6 @@ _LANGUAGES = ["de", "en"]
 _SCORES = range(1, 6)
 
 
-def _one_of(names):
-    return lambda value: value if value in names else INVALID
-
-
 def _non_empty_string(value):
     return value if isinstance(value, str) and value else INVALID
 
@@ -154,7 +152,7 @@ def _whole_number(value):
     return int(value) if value.isdigit() and str(int(value)) == value else INVALID
 
 
-_LANGUAGE = Field(datasets.ClassLabel(names=_LANGUAGES), _one_of(_LANGUAGES), f"one of {_LANGUAGES}")
+_LANGUAGE = Field(datasets.ClassLabel(names=_LANGUAGES), one_of(_LANGUAGES), f"one of {_LANGUAGES}")
 _TEXT = Field(datasets.Value("string"), _non_empty_string, "a non-empty string")
 # A sentence: a JSON object with exactly these fields.
 _SENTENCE_FIELDS = {
@@ -163,8 +161,7 @@ _SENTENCE_FIELDS = {
     "language": _LANGUAGE,
     # null: nobody looked at the sentence for problems.
     "flagged": Field(
-        datasets.Value("bool"), lambda value: value if isinstance(value, bool) else INVALID, "true, false or null",
-        nulls=(None,),
+        datasets.Value("bool"), boolean, "true, false or null", nulls=(None,),
     ),
     "raters": Field([datasets.Value("string")], _names, "a non-empty list of names"),
     "scores": Field([datasets.Value("int32")], parse=_scores),
