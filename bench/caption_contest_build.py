@@ -92,15 +92,20 @@ def task_prepare_summaries(root, work):
 
 def task_prepare_parquet_summaries(root, work):
     # The part of `corpora build` that raw pyarrow's read + write_table compares with: the
-    # builder, then the Parquet files as the export writes them.
+    # builder, and the Parquet files as the export writes them (beside it, build.ParquetBeside).
     from corpora import build
     from corpora import registry
 
-    builder = registry.get(NAME).builder("summaries", root, f"{work}/cache")
-    builder.download_and_prepare()
-    dataset = builder.as_dataset(split="train")
-    build.write_parquet(dataset, Path(work) / "parquet", "train")
-    return dataset.num_rows
+    corpus = registry.get(NAME)
+    builder = corpus.builder("summaries", root, f"{work}/cache")
+    beside = build.ParquetBeside(Path(work) / "parquet", corpus.features("summaries").arrow_schema)
+    beside.attach(builder)
+    try:
+        builder.download_and_prepare()
+        written = beside.finish()
+    finally:
+        beside.abort()
+    return written["train"].rows
 
 
 def _without_read_ahead():

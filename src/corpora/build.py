@@ -164,9 +164,9 @@ class ParquetBeside:
     """The Parquet files of each split, written from the Arrow tables the builder generates while
     datasets writes them to its cache, in a thread beside it: reading the sources and writing
     Parquet then keep two cores busy, where the files written from the cache after would take
-    one core alone (the summaries of caption_contest_ratings: bench/toolkit_overhead.py). The
-    tables are cast to the features as datasets casts them for its cache, and the files are the
-    ones `write_parquet` writes from that cache (tests/test_caption_contest_ratings_threads.py)."""
+    one core alone (bench/toolkit_overhead.py). The tables are cast to the features as datasets
+    casts them for its cache, and the files are the ones `write_parquet` writes from that cache
+    (docs/parquet.md says where that is tested)."""
 
     AHEAD = 2  # tables handed to the thread and not yet written: memory stays a few tables
 
