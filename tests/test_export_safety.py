@@ -139,7 +139,7 @@ def only_the_export(out: Path) -> None:
     """OUT holds the lock file and the export NAME, a plain folder with its mark: nothing else."""
     assert sorted(os.listdir(out)) == sorted([f".{NAME}.lock", NAME])
     assert (out / NAME).is_dir() and not (out / NAME).is_symlink()
-    assert exports.read_mark(out / NAME)["corpus"] == NAME
+    assert exports.read_mark(out / NAME).corpus == NAME
 
 
 RATINGS_ONLY = ("--dummy", "--config", "ratings")  # a build whose export differs from the full one
@@ -531,7 +531,7 @@ def test_an_export_of_a_config_the_loader_renamed_is_replaced_with_drop_other_co
     result = run(command(out, "--config", "sentences", "--config", "raters", "--drop-other-configs"))
     assert (result.returncode, result.stderr) == (0, "")
     assert check_export(out / NAME, tmp_path / "cache") == {config: DUMMY_COUNTS[config] for config in ("sentences", "raters")}
-    assert exports.read_mark(out / NAME)["configs"] == ["sentences", "raters"]
+    assert exports.read_mark(out / NAME).configs == ("sentences", "raters")
     only_the_export(out)
 
 
@@ -543,11 +543,35 @@ def test_drop_other_configs_replaces_an_export_of_more_configs(tmp_path):
     assert check_export(out / NAME, tmp_path / "cache") == RATINGS_COUNTS
 
 
+def test_the_mark_says_what_the_build_made(tmp_path):
+    from corpora import __version__
+
+    out = tmp_path / "out"
+    build.export(prepare.Request(NAME, dummy=True), out)
+    written = tuple(sorted(p.relative_to(out / NAME).as_posix() for p in (out / NAME).rglob("*.parquet")))
+    assert exports.read_mark(out / NAME) == exports.Mark(
+        corpus=NAME, configs=("sentences", "ratings", "raters"), sources="dummy", differing=(),
+        files=("README.md", "croissant.json", *written), version=__version__)
+    assert len(written) == 7
+    path = out / NAME / exports.MARK
+    mark = json.loads(path.read_text())
+    path.write_text(json.dumps({key: value for key, value in mark.items() if key != "files"}))
+    assert exports.read_mark(out / NAME).files is None  # corpora 0.1.0's first marks list no files
+    # Not a mark of this tool: none at all, another tool's, or a field of the wrong type.
+    for wrong in (None, dict(mark, tool="other"), dict(mark, corpus=1), dict(mark, configs="ratings"),
+                  dict(mark, files=[1]), [mark]):
+        if wrong is None:
+            path.unlink()
+        else:
+            path.write_text(json.dumps(wrong))
+        assert exports.read_mark(out / NAME) is None, wrong
+
+
 def test_the_same_config_twice_is_built_once(tmp_path):
     result = run(command(tmp_path / "out", "--config", "ratings", "--config", "ratings"))
     assert (result.returncode, result.stderr) == (0, "")
     assert check_export(tmp_path / "out" / NAME, tmp_path / "cache") == RATINGS_COUNTS
-    assert exports.read_mark(tmp_path / "out" / NAME)["configs"] == ["ratings"]
+    assert exports.read_mark(tmp_path / "out" / NAME).configs == ("ratings",)
 
 
 def test_compare_to_reports_the_configs_a_build_would_not_have(tmp_path):

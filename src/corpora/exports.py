@@ -130,6 +130,19 @@ def transaction(out, name: str, configs, find_sources: Callable[[], object], *, 
             _abandon(partial.workspace, target)
 
 
+@dataclass(frozen=True)
+class Mark:
+    """The mark of an export (NAME/.corpora-export.json): the corpus and configs this tool built
+    there, what from, and the files it wrote."""
+
+    corpus: str
+    configs: tuple[str, ...]
+    sources: str | None  # "release", "modified" or "dummy"
+    differing: tuple[str, ...]  # the source files that differ from the release
+    files: tuple[str, ...] | None  # None: a mark of corpora 0.1.0's first exports, which lists none
+    version: str | None = None  # of the tool that wrote it
+
+
 def _write_mark(export: Path, name: str, configs: list[str], sources) -> None:
     """Mark `export` as an export of corpus `name` made by this tool, with its configs and what it
     was built from (sources.Sources): "release", "modified" or "dummy", and the files that
@@ -142,13 +155,27 @@ def _write_mark(export: Path, name: str, configs: list[str], sources) -> None:
     (export / MARK).write_text(json.dumps(mark, indent=2) + "\n")
 
 
-def read_mark(folder: Path) -> dict | None:
-    """The mark of an export folder, None if it has none (not an export of this tool)."""
+def read_mark(folder: Path) -> Mark | None:
+    """The mark of an export folder, None if it has none (not an export of this tool) or one this
+    tool did not write (a field of the wrong type)."""
     try:
-        mark = json.loads((folder / MARK).read_text())
+        mark = json.loads((Path(folder) / MARK).read_text())
     except (OSError, ValueError):
         return None
-    return mark if isinstance(mark, dict) and mark.get("tool") == "corpora" else None
+    if not (isinstance(mark, dict) and mark.get("tool") == "corpora" and isinstance(mark.get("corpus"), str)):
+        return None
+    lists = {field: mark.get(field, []) for field in ("configs", "differing")}
+    files = mark.get("files")  # absent from corpora 0.1.0's first marks
+    if not all(_strings(value) for value in lists.values()) or not (files is None or _strings(files)):
+        return None
+    version, sources = mark.get("version"), mark.get("sources")
+    return Mark(mark["corpus"], tuple(lists["configs"]), sources if isinstance(sources, str) else None,
+                tuple(lists["differing"]), None if files is None else tuple(files),
+                version if isinstance(version, str) else None)
+
+
+def _strings(value) -> bool:
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
 
 
 def published_files(folder: Path) -> list[str]:
@@ -172,20 +199,19 @@ def _check_replaceable(target: Path, configs: list[str], known: list[str] | None
             "is: pass the folder that holds the export it points to as --out, or move the link away"
         )
     mark = read_mark(target) if target.is_dir() else None
-    if mark is None or mark.get("corpus") != target.name:
+    if mark is None or mark.corpus != target.name:
         raise CorporaError(
             f"{target} is not an export of corpora (no {MARK} of {target.name} in it) and is left as it is: "
             "move it away, or choose another --out"
         )
-    written = mark.get("files")
-    if isinstance(written, list):  # a mark of corpora 0.1.0's first exports lists none
-        theirs = sorted(set(published_files(target)) - set(written))
+    if mark.files is not None:  # a mark of corpora 0.1.0's first exports lists none
+        theirs = sorted(set(published_files(target)) - set(mark.files))
         if theirs:
             raise CorporaError(
                 f"{target} holds file(s) this tool did not write, which the build would delete with the export it "
                 f"replaces: {shorten(theirs)}; move them out of it first, or choose another --out"
             )
-    dropped = [config for config in mark.get("configs", []) if config not in configs]
+    dropped = [config for config in mark.configs if config not in configs]
     if drop_others:
         return
     gone = [config for config in dropped if known is not None and config not in known]
