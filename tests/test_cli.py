@@ -4,6 +4,7 @@ off its files."""
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -191,8 +192,11 @@ def test_checksums_says_a_file_recorded_as_never_measured_so(capsys, example_rel
     sources.write_records(corpus, records)
     code, out, err = run(capsys, "checksums", NAME, "--data-dir", str(example_release))
     assert code == 1  # not the record: reported, not written
-    assert [line.split()[0::3] for line in out.splitlines()[1:]] == [
-        [path, "not" if path == first else "ok"] for path in RELEASE
+    # Whole rows: the cells are two or more spaces apart ("not measured" is one cell).
+    assert [re.split(r" {2,}", line) for line in out.splitlines()] == [
+        ["path", "bytes", "sha256", "record"],
+        *([path, str(size), sha256, "not measured" if path == first else "ok"]
+          for path, (size, sha256) in RELEASE.items()),
     ]
     assert out.splitlines()[1].endswith(" not measured")
 
