@@ -598,9 +598,11 @@ def alive(pid: int) -> bool:
         return False
 
 
-def start_with_workers(out):
-    """A build with 2 worker processes, paused inside both (the example loader's test hook)."""
-    process = popen(command(out, "--num-proc", "2"), env=environment(CORPORA_TEST_PAUSE_AT="examples"),
+def start_with_workers(out, release):
+    """A build with 2 worker processes of a copy of the release, paused inside both: the example
+    loader pauses in `_generate_examples` when its data_dir holds a file PAUSE_AT_EXAMPLES."""
+    (release / "PAUSE_AT_EXAMPLES").touch()
+    process = popen(command(out, "--num-proc", "2", source=("--data-dir", str(release))), env=environment(),
                     start_new_session=True)
     workers = {int(wait_for_line(process, r"corpora: paused at examples in \d+").split()[-1]) for _ in range(2)}
     assert len(workers) == 2 and workers < set(children_of(process.pid)), (workers, children_of(process.pid))
@@ -611,11 +613,11 @@ def start_with_workers(out):
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs /proc to list a process's children")
 @pytest.mark.parametrize("how, code, line", [("SIGINT", 130, "interrupted"), ("SIGTERM", 143, "terminated"),
                                              ("Ctrl-C", 130, "interrupted"), ("SIGKILL", -9, "")])
-def test_a_signal_with_worker_processes_ends_them_all_with_one_line(tmp_path, how, code, line):
+def test_a_signal_with_worker_processes_ends_them_all_with_one_line(tmp_path, example_release, how, code, line):
     out = tmp_path / "out"
     build.export(prepare.Request(NAME, dummy=True), out)
     before = files_of(out / NAME)
-    process = start_with_workers(out)
+    process = start_with_workers(out, example_release)
     children = children_of(process.pid)  # the two workers and datasets' queue manager
     if how == "Ctrl-C":  # a terminal sends SIGINT to the whole process group
         os.killpg(process.pid, signal.SIGINT)
