@@ -4,6 +4,7 @@ off its files."""
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -191,8 +192,11 @@ def test_checksums_says_a_file_recorded_as_never_measured_so(capsys, example_rel
     sources.write_records(corpus, records)
     code, out, err = run(capsys, "checksums", NAME, "--data-dir", str(example_release))
     assert code == 1  # not the record: reported, not written
-    assert [line.split()[0::3] for line in out.splitlines()[1:]] == [
-        [path, "not" if path == first else "ok"] for path in RELEASE
+    # Whole rows: the cells are two or more spaces apart ("not measured" is one cell).
+    assert [re.split(r" {2,}", line) for line in out.splitlines()] == [
+        ["path", "bytes", "sha256", "record"],
+        *([path, str(size), sha256, "not measured" if path == first else "ok"]
+          for path, (size, sha256) in RELEASE.items()),
     ]
     assert out.splitlines()[1].endswith(" not measured")
 
@@ -209,8 +213,8 @@ def test_a_copy_with_other_split_sizes_is_refused_without_the_flag(capsys, tmp_p
         "sentences/test: 2 rows (official 4). To build a fixed, extended or cut copy anyway, "
         "use --allow-modified-sources (allow_modified_sources=True in Python)\n"
     )
-    # nothing half-written is left behind; the lock file stays (removing it would race a waiting build)
-    assert [p.name for p in (tmp_path / "out").iterdir()] == [".example_ratings.lock"]
+    # nothing half-written is left behind: the build made OUT, and removes it with its lock file
+    assert not os.path.lexists(tmp_path / "out")
 
 
 def test_allow_modified_sources_builds_a_cut_copy_and_shows_the_official_sizes(capsys, tmp_path):
@@ -535,18 +539,27 @@ def test_validate_a_path_that_does_not_exist_says_so(capsys, tmp_path):
     assert run(capsys, "validate", str(file)) == (1, f"{file}: mark: FAILED: {file} is not a folder\n", "")
 
 
-def test_validate_names_a_file_that_is_not_part_of_the_export(capsys, tmp_path):
+@pytest.mark.parametrize("mark_lists_files", [True, False])
+def test_validate_names_a_file_that_is_not_part_of_the_export(capsys, tmp_path, mark_lists_files):
     assert run(capsys, "build", NAME, "--dummy", "--out", str(tmp_path))[0] == 0
     folder = tmp_path / NAME
+    if not mark_lists_files:  # an export of corpora 0.1.0's first version: the card says what is the export's
+        mark = json.loads((folder / ".corpora-export.json").read_text())
+        del mark["files"]
+        (folder / ".corpora-export.json").write_text(json.dumps(mark, indent=2) + "\n")
     # An upload of the folder publishes whatever is in it: notes, an editor's backup, a .DS_Store.
     (folder / "ratings" / "notes.txt").write_text("to do\n")
     (folder / ".DS_Store").write_bytes(b"\0")
+    # A shard the build did not write, which the card's `ratings/train-*` names all the same.
+    shutil.copy(folder / "ratings" / "train-00000-of-00001.parquet", folder / "ratings" / "train-copy.parquet")
     code, out, _ = run(capsys, "validate", str(folder))
     assert code == 1
-    assert [line for line in out.splitlines() if "FAILED" in line] == [
-        f"{folder}: files: FAILED: not part of the export, and an upload would publish them: .DS_Store, "
-        "ratings/notes.txt"
+    stray = ".DS_Store, ratings/notes.txt, ratings/train-copy.parquet" if mark_lists_files else (
+        ".DS_Store, ratings/notes.txt")  # the copy: the card and croissant.json checks name it
+    assert [line for line in out.splitlines() if line.startswith(f"{folder}: files: ")] == [
+        f"{folder}: files: FAILED: not part of the export, and an upload would publish them: {stray}"
     ]
+    assert f"{folder}: croissant.json: FAILED: ratings/train-copy.parquet is not described" in out.splitlines()
 
 
 def test_validate_an_export_of_a_config_the_loader_no_longer_has(capsys, tmp_path):

@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 import datasets
+import filelock
 import pyarrow.parquet
 import pytest
 
@@ -139,7 +140,7 @@ def only_the_export(out: Path) -> None:
     """OUT holds the lock file and the export NAME, a plain folder with its mark: nothing else."""
     assert sorted(os.listdir(out)) == sorted([f".{NAME}.lock", NAME])
     assert (out / NAME).is_dir() and not (out / NAME).is_symlink()
-    assert exports.read_mark(out / NAME)["corpus"] == NAME
+    assert exports.read_mark(out / NAME).corpus == NAME
 
 
 RATINGS_ONLY = ("--dummy", "--config", "ratings")  # a build whose export differs from the full one
@@ -257,7 +258,7 @@ def test_sigterm_and_ctrl_c_leave_no_partial_folder_and_no_cache(tmp_path, signu
     process.send_signal(signum)
     assert process.wait(timeout=60) == code
     assert process.stderr.read() == f"corpora build: {line}\n"
-    assert os.listdir(out) == [f".{NAME}.lock"]
+    assert not os.path.lexists(out)  # the build made OUT: it leaves nothing, OUT and its lock file included
 
 
 @pytest.mark.parametrize("where", ["equal", "inside", "containing"])
@@ -531,7 +532,7 @@ def test_an_export_of_a_config_the_loader_renamed_is_replaced_with_drop_other_co
     result = run(command(out, "--config", "sentences", "--config", "raters", "--drop-other-configs"))
     assert (result.returncode, result.stderr) == (0, "")
     assert check_export(out / NAME, tmp_path / "cache") == {config: DUMMY_COUNTS[config] for config in ("sentences", "raters")}
-    assert exports.read_mark(out / NAME)["configs"] == ["sentences", "raters"]
+    assert exports.read_mark(out / NAME).configs == ("sentences", "raters")
     only_the_export(out)
 
 
@@ -543,11 +544,35 @@ def test_drop_other_configs_replaces_an_export_of_more_configs(tmp_path):
     assert check_export(out / NAME, tmp_path / "cache") == RATINGS_COUNTS
 
 
+def test_the_mark_says_what_the_build_made(tmp_path):
+    from corpora import __version__
+
+    out = tmp_path / "out"
+    build.export(prepare.Request(NAME, dummy=True), out)
+    written = tuple(sorted(p.relative_to(out / NAME).as_posix() for p in (out / NAME).rglob("*.parquet")))
+    assert exports.read_mark(out / NAME) == exports.Mark(
+        corpus=NAME, configs=("sentences", "ratings", "raters"), sources="dummy", differing=(),
+        files=("README.md", "croissant.json", *written), version=__version__)
+    assert len(written) == 7
+    path = out / NAME / exports.MARK
+    mark = json.loads(path.read_text())
+    path.write_text(json.dumps({key: value for key, value in mark.items() if key != "files"}))
+    assert exports.read_mark(out / NAME).files is None  # corpora 0.1.0's first marks list no files
+    # Not a mark of this tool: none at all, another tool's, or a field of the wrong type.
+    for wrong in (None, dict(mark, tool="other"), dict(mark, corpus=1), dict(mark, configs="ratings"),
+                  dict(mark, files=[1]), [mark]):
+        if wrong is None:
+            path.unlink()
+        else:
+            path.write_text(json.dumps(wrong))
+        assert exports.read_mark(out / NAME) is None, wrong
+
+
 def test_the_same_config_twice_is_built_once(tmp_path):
     result = run(command(tmp_path / "out", "--config", "ratings", "--config", "ratings"))
     assert (result.returncode, result.stderr) == (0, "")
     assert check_export(tmp_path / "out" / NAME, tmp_path / "cache") == RATINGS_COUNTS
-    assert exports.read_mark(tmp_path / "out" / NAME)["configs"] == ["ratings"]
+    assert exports.read_mark(tmp_path / "out" / NAME).configs == ("ratings",)
 
 
 def test_compare_to_reports_the_configs_a_build_would_not_have(tmp_path):
@@ -574,9 +599,11 @@ def alive(pid: int) -> bool:
         return False
 
 
-def start_with_workers(out):
-    """A build with 2 worker processes, paused inside both (the example loader's test hook)."""
-    process = popen(command(out, "--num-proc", "2"), env=environment(CORPORA_TEST_PAUSE_AT="examples"),
+def start_with_workers(out, release):
+    """A build with 2 worker processes of a copy of the release, paused inside both: the example
+    loader pauses in `_generate_examples` when its data_dir holds a file PAUSE_AT_EXAMPLES."""
+    (release / "PAUSE_AT_EXAMPLES").touch()
+    process = popen(command(out, "--num-proc", "2", source=("--data-dir", str(release))), env=environment(),
                     start_new_session=True)
     workers = {int(wait_for_line(process, r"corpora: paused at examples in \d+").split()[-1]) for _ in range(2)}
     assert len(workers) == 2 and workers < set(children_of(process.pid)), (workers, children_of(process.pid))
@@ -587,11 +614,11 @@ def start_with_workers(out):
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs /proc to list a process's children")
 @pytest.mark.parametrize("how, code, line", [("SIGINT", 130, "interrupted"), ("SIGTERM", 143, "terminated"),
                                              ("Ctrl-C", 130, "interrupted"), ("SIGKILL", -9, "")])
-def test_a_signal_with_worker_processes_ends_them_all_with_one_line(tmp_path, how, code, line):
+def test_a_signal_with_worker_processes_ends_them_all_with_one_line(tmp_path, example_release, how, code, line):
     out = tmp_path / "out"
     build.export(prepare.Request(NAME, dummy=True), out)
     before = files_of(out / NAME)
-    process = start_with_workers(out)
+    process = start_with_workers(out, example_release)
     children = children_of(process.pid)  # the two workers and datasets' queue manager
     if how == "Ctrl-C":  # a terminal sends SIGINT to the whole process group
         os.killpg(process.pid, signal.SIGINT)
@@ -662,6 +689,126 @@ def test_a_stop_python_swallowed_ends_the_build_at_its_next_phase(tmp_path, phas
     assert {p.relative_to(tmp_path): p.read_bytes() for p in (tmp_path / "out").rglob("*") if p.is_file()} == before
 
 
+class Fails(exports.Hooks):
+    """A build that fails at its phase "writing", after putting `extra` (a file name) in OUT."""
+
+    def __init__(self, out: Path, extra: str | None = None):
+        self.out, self.extra = out, extra
+
+    def reached(self, phase):
+        if phase == "writing":
+            if self.extra:
+                (self.out / self.extra).write_text("put there meanwhile")
+            raise OSError(errno.EIO, os.strerror(errno.EIO), "somewhere")
+
+
+@pytest.mark.parametrize("case", ["made", "made with its parents", "the user's", "holding a file"])
+def test_a_failed_build_removes_the_out_folder_it_made_if_it_left_it_empty(tmp_path, case):
+    out = tmp_path / "a" / "b" / "out" if case == "made with its parents" else tmp_path / "out"
+    if case == "the user's":
+        out.mkdir()
+    with pytest.raises(OSError, match="somewhere"):
+        build.export(prepare.Request(NAME, dummy=True), out,
+                     hooks=Fails(out, "notes.txt" if case == "holding a file" else None))
+    if case == "the user's":  # never removed: its lock file stays (filelock's own rule: waiters may hold it)
+        assert os.listdir(out) == [f".{NAME}.lock"]
+    elif case == "holding a file":  # made by the build, but something else is in it now
+        assert sorted(os.listdir(out)) == [f".{NAME}.lock", "notes.txt"]
+    else:
+        assert os.listdir(tmp_path) == []
+
+
+def test_a_build_waiting_on_a_lock_file_a_failed_build_removed_takes_the_new_one(tmp_path):
+    # Build A holds OUT/.NAME.lock while B waits on it; A fails, removes the file (it made OUT) and
+    # lets go; C has made the file anew and holds it. B must wait for C, not take the removed file.
+    import threading
+
+    out = tmp_path / "out"
+    out.mkdir()
+    path = out / f".{NAME}.lock"
+    first = filelock.FileLock(str(path))
+    first.acquire()
+    entered, leave = threading.Event(), threading.Event()
+
+    def waiting():
+        with exports._exclusive(out / NAME, timeout=30):
+            entered.set()
+            leave.wait(30)
+
+    waiter = threading.Thread(target=waiting)
+    waiter.start()
+    try:
+        time.sleep(1.5)  # B has opened the file and waits (said after its quiet first second)
+        path.unlink()
+        third = filelock.FileLock(str(path))
+        third.acquire(timeout=0)
+        first.release()
+        assert not entered.wait(1.5)  # B waits for C
+        third.release()
+        assert entered.wait(10)
+        with pytest.raises(filelock.Timeout):  # B holds the file OUT/.NAME.lock names
+            filelock.FileLock(str(path)).acquire(timeout=0)
+    finally:
+        leave.set()
+        waiter.join(30)
+
+
+def test_a_build_that_locked_a_removed_lock_file_takes_the_lock_again(tmp_path, monkeypatch):
+    # The moment the test above cannot force: the build's first lock is taken on a file a failed
+    # build removed meanwhile (between filelock's open and its lock). It must not write then.
+    import fcntl
+
+    out = tmp_path / "out"
+    path = out / f".{NAME}.lock"
+    real, taken = filelock.FileLock, []
+
+    class RemovedFirst:
+        """The first lock: on the file as it was, removed before it is locked."""
+
+        def __init__(self, name):
+            self.fd = None
+
+        def acquire(self, timeout=-1):
+            self.fd = os.open(path, os.O_RDONLY)
+            path.unlink()
+            fcntl.flock(self.fd, fcntl.LOCK_EX)
+
+        @property
+        def is_locked(self):
+            return self.fd is not None
+
+        def release(self):
+            os.close(self.fd)
+            self.fd = None
+
+    def lock(name):
+        taken.append(name)
+        return (real if len(taken) > 1 else RemovedFirst)(name)
+
+    monkeypatch.setattr(filelock, "FileLock", lock)
+    with exports._exclusive(out / NAME):
+        assert len(taken) == 2  # the removed file's lock let go, the lock of the new file taken
+        with pytest.raises(filelock.Timeout):  # held: another build waits
+            real(str(path)).acquire(timeout=0)
+
+
+def test_a_lock_file_removed_and_made_anew_is_another_file(tmp_path):
+    # What a build checks once it holds the lock: the file it opened before is still the one named
+    # OUT/.NAME.lock (filelock opens it again at each try: a removal may fall between that open
+    # and its lock, and the build then holds a file no other build sees).
+    path = tmp_path / ".lock"
+    path.touch()
+    opened = os.open(path, os.O_RDONLY)
+    try:
+        assert exports._same_file(opened, path)
+        path.unlink()
+        assert not exports._same_file(opened, path)
+        path.touch()
+        assert not exports._same_file(opened, path)
+    finally:
+        os.close(opened)
+
+
 def test_a_full_disk_while_the_mark_is_written_names_the_export(tmp_path, monkeypatch):
     # The mark is written after the body of the transaction: a full disk there (reported at close,
     # without a file) is said about OUT/NAME as for the export's other files.
@@ -672,7 +819,7 @@ def test_a_full_disk_while_the_mark_is_written_names_the_export(tmp_path, monkey
     with pytest.raises(OSError) as caught:
         build.export(prepare.Request(NAME, dummy=True), tmp_path / "out")
     assert (caught.value.errno, caught.value.filename) == (errno.ENOSPC, str(tmp_path / "out" / NAME))
-    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [f".{NAME}.lock"]
+    assert sorted(os.listdir(tmp_path)) == []  # the build made OUT: nothing is left, OUT included
 
 
 @pytest.mark.parametrize("option", ["--out", "--data-dir"])

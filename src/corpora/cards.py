@@ -497,8 +497,8 @@ def write_sizes_from_export(corpus: registry.Corpus, export: Path, examples: dic
     from an export of the checked release files (its mark says so), not the dummy data or a
     modified copy."""
     measured = card_byte_sizes(corpus, Path(export) / "README.md")
-    mark = exports.read_mark(Path(export)) or {}
-    if mark.get("sources") != "release":
+    mark = exports.read_mark(Path(export))
+    if mark is None or mark.sources != "release":
         measured = {config: sizes for config, sizes in measured.items() if "rows" not in sizes}
     if measured:
         sizes = {**card_byte_sizes(corpus), **measured}

@@ -232,8 +232,8 @@ def recorded_corpus(folder: Path) -> str | None:
     """The corpus an export says it is of: its mark (a build on this machine), else its card's
     `corpora: corpus:` (a published export: the mark is not uploaded). None if it says none."""
     mark = exports.read_mark(folder)
-    if mark is not None and isinstance(mark.get("corpus"), str):
-        return mark["corpus"]
+    if mark is not None:
+        return mark.corpus
     try:
         recorded = cards.read_metadata(folder / "README.md").get("corpora") or {}
     except (OSError, ValueError, AttributeError):  # no card, or not the YAML of one

@@ -9,7 +9,8 @@ Layout in OUT, for a corpus NAME:
 
     NAME/                        the export: a plain folder (Parquet, README.md, croissant.json)
                                  and its mark, NAME/.corpora-export.json
-    .NAME.lock, .NAME.lock.info  the writer's lock (filelock) and who holds it (pid, host, start)
+    .NAME.lock, .NAME.lock.info  the writer's lock (filelock) and who holds it (pid, host, start);
+                                 the lock file stays after a build (`_exclusive` says why)
     .NAME.partial-<pid>-<id>/    a build in progress: `NAME/` (the export being made) and `cache/`
                                  (its datasets cache)
 
@@ -34,6 +35,7 @@ import shutil
 import signal
 import socket
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -108,7 +110,6 @@ def transaction(out, name: str, configs, find_sources: Callable[[], object], *, 
     if local_copy is not None:
         _check_no_overlap(target, [local_copy])  # before any work: the swap would delete them
     _check_replaceable(target, configs, known, drop_others)  # before any work; again under the lock
-    _prepare_out(out)
     with _exclusive(target, lock_timeout):
         _repair_and_clean(target)
         _check_replaceable(target, configs, known, drop_others)
@@ -130,6 +131,19 @@ def transaction(out, name: str, configs, find_sources: Callable[[], object], *, 
             _abandon(partial.workspace, target)
 
 
+@dataclass(frozen=True)
+class Mark:
+    """The mark of an export (NAME/.corpora-export.json): the corpus and configs this tool built
+    there, what from, and the files it wrote."""
+
+    corpus: str
+    configs: tuple[str, ...]
+    sources: str | None  # "release", "modified" or "dummy"
+    differing: tuple[str, ...]  # the source files that differ from the release
+    files: tuple[str, ...] | None  # None: a mark of corpora 0.1.0's first exports, which lists none
+    version: str | None = None  # of the tool that wrote it
+
+
 def _write_mark(export: Path, name: str, configs: list[str], sources) -> None:
     """Mark `export` as an export of corpus `name` made by this tool, with its configs and what it
     was built from (sources.Sources): "release", "modified" or "dummy", and the files that
@@ -142,13 +156,27 @@ def _write_mark(export: Path, name: str, configs: list[str], sources) -> None:
     (export / MARK).write_text(json.dumps(mark, indent=2) + "\n")
 
 
-def read_mark(folder: Path) -> dict | None:
-    """The mark of an export folder, None if it has none (not an export of this tool)."""
+def read_mark(folder: Path) -> Mark | None:
+    """The mark of an export folder, None if it has none (not an export of this tool) or one this
+    tool did not write (a field of the wrong type)."""
     try:
-        mark = json.loads((folder / MARK).read_text())
+        mark = json.loads((Path(folder) / MARK).read_text())
     except (OSError, ValueError):
         return None
-    return mark if isinstance(mark, dict) and mark.get("tool") == "corpora" else None
+    if not (isinstance(mark, dict) and mark.get("tool") == "corpora" and isinstance(mark.get("corpus"), str)):
+        return None
+    lists = {field: mark.get(field, []) for field in ("configs", "differing")}
+    files = mark.get("files")  # absent from corpora 0.1.0's first marks
+    if not all(_strings(value) for value in lists.values()) or not (files is None or _strings(files)):
+        return None
+    version, sources = mark.get("version"), mark.get("sources")
+    return Mark(mark["corpus"], tuple(lists["configs"]), sources if isinstance(sources, str) else None,
+                tuple(lists["differing"]), None if files is None else tuple(files),
+                version if isinstance(version, str) else None)
+
+
+def _strings(value) -> bool:
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
 
 
 def published_files(folder: Path) -> list[str]:
@@ -172,20 +200,19 @@ def _check_replaceable(target: Path, configs: list[str], known: list[str] | None
             "is: pass the folder that holds the export it points to as --out, or move the link away"
         )
     mark = read_mark(target) if target.is_dir() else None
-    if mark is None or mark.get("corpus") != target.name:
+    if mark is None or mark.corpus != target.name:
         raise CorporaError(
             f"{target} is not an export of corpora (no {MARK} of {target.name} in it) and is left as it is: "
             "move it away, or choose another --out"
         )
-    written = mark.get("files")
-    if isinstance(written, list):  # a mark of corpora 0.1.0's first exports lists none
-        theirs = sorted(set(published_files(target)) - set(written))
+    if mark.files is not None:  # a mark of corpora 0.1.0's first exports lists none
+        theirs = sorted(set(published_files(target)) - set(mark.files))
         if theirs:
             raise CorporaError(
                 f"{target} holds file(s) this tool did not write, which the build would delete with the export it "
                 f"replaces: {shorten(theirs)}; move them out of it first, or choose another --out"
             )
-    dropped = [config for config in mark.get("configs", []) if config not in configs]
+    dropped = [config for config in mark.configs if config not in configs]
     if drop_others:
         return
     gone = [config for config in dropped if known is not None and config not in known]
@@ -220,41 +247,121 @@ def _check_no_overlap(target: Path, sources: list[Path]) -> None:
                 )
 
 
-def _prepare_out(out: Path) -> None:
+def _prepare_out(out: Path) -> list[Path]:
+    """Make OUT if it is not there. Returns the folders this call made (OUT and any missing
+    parent), deepest first: a failed build removes them if it left them empty (`_exclusive`)."""
     if out.exists() and not out.is_dir():
         raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(out))
-    out.mkdir(parents=True, exist_ok=True)
+    missing = []
+    folder = out
+    while not os.path.lexists(folder):
+        missing.append(folder)
+        folder = folder.parent
+    made = []
+    for folder in reversed(missing):
+        try:
+            folder.mkdir()
+        except FileExistsError:  # made by another process at the same moment: not this build's
+            if not folder.is_dir():
+                raise
+            continue
+        made.insert(0, folder)
+    return made
 
 
 @contextlib.contextmanager
 def _exclusive(target: Path, timeout: float | None = None):
-    """Hold the lock of `target` (OUT/.NAME.lock). If another build holds it, say who and wait
-    for it (at most `timeout` seconds if given): the later build then exports after the earlier
-    one, so both ask-for-a-build requests end with a whole export."""
+    """Hold the lock of `target` (OUT/.NAME.lock), making OUT if it is not there. If another build
+    holds it, say who and wait for it (at most `timeout` seconds if given): the later build then
+    exports after the earlier one, so both ask-for-a-build requests end with a whole export.
+
+    The lock file stays after a build, as filelock leaves it: removing a lock file others may be
+    waiting on lets two builds hold two files of one name. Only a build that fails, having made
+    OUT, and leaves nothing else in it, removes OUT: its lock file first, while it holds it (the
+    builds waiting on that file see it gone, `_take`, and take the lock of OUT anew)."""
     path = target.with_name(f".{target.name}.lock")
     info = target.with_name(f".{target.name}.lock.info")
-    lock = filelock.FileLock(str(path))
-    # A quiet first second: the other build may be ending, and one that has just taken the lock
-    # has then written who it is.
-    first = 1.0 if timeout is None else min(1.0, timeout)
-    try:
-        lock.acquire(timeout=first)
-    except filelock.Timeout:
-        print(f"corpora: {target}: waiting for another build ({_holder(info)})", file=sys.stderr, flush=True)
-        try:
-            lock.acquire(timeout=-1 if timeout is None else max(0.0, timeout - first))
-        except filelock.Timeout:
-            raise CorporaError(
-                f"{target}: another build is writing it ({_holder(info)}); gave up after {timeout:g} s"
-            ) from None
+    lock, made = _take(target, path, info, timeout)
+    failed = True
     try:
         started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
         info.write_text(f"pid {os.getpid()} on {socket.gethostname()}, started {started}\n")
         yield
+        failed = False
     finally:
         with contextlib.suppress(OSError):
             info.unlink()
+        remove = failed and made and _only(target.parent, path)
+        if remove:
+            with contextlib.suppress(OSError):
+                path.unlink()
         lock.release()
+        if remove:
+            for folder in made:  # rmdir: only a folder nothing was put in since
+                with contextlib.suppress(OSError):
+                    folder.rmdir()
+
+
+def _take(target: Path, path: Path, info: Path, timeout: float | None) -> tuple[filelock.FileLock, list[Path]]:
+    """The lock of `target`, taken (see `_exclusive`), and the folders made for it."""
+    deadline = None if timeout is None else time.monotonic() + timeout
+    made, said = [], False
+    while True:
+        made += _prepare_out(target.parent)
+        try:
+            # Held open while the lock is taken: if `path` still names this file after, the file
+            # locked is this one (a removed file is never named again; `_same_file`).
+            opened = os.open(path, os.O_RDONLY | os.O_CREAT, 0o644)
+        except FileNotFoundError:  # OUT removed meanwhile by a build that failed
+            continue
+        try:
+            lock = filelock.FileLock(str(path))
+            try:
+                # A quiet first second: the other build may be ending, and one that has just
+                # taken the lock has then written who it is.
+                if not said:
+                    try:
+                        lock.acquire(timeout=_left(deadline, 1.0))
+                    except filelock.Timeout:
+                        print(f"corpora: {target}: waiting for another build ({_holder(info)})", file=sys.stderr,
+                              flush=True)
+                        said = True
+                if not lock.is_locked:
+                    lock.acquire(timeout=_left(deadline))
+            except filelock.Timeout:
+                raise CorporaError(
+                    f"{target}: another build is writing it ({_holder(info)}); gave up after {timeout:g} s"
+                ) from None
+            except FileNotFoundError:  # OUT removed meanwhile by a build that failed
+                continue
+            if _same_file(opened, path):
+                return lock, made
+            lock.release()  # the lock of a file a failed build removed: take the new one
+        finally:
+            os.close(opened)
+
+
+def _left(deadline: float | None, most: float | None = None) -> float:
+    """The seconds to wait for the lock (-1: for ever), at most `most`."""
+    left = -1 if deadline is None else max(0.0, deadline - time.monotonic())
+    return left if most is None else most if left < 0 else min(most, left)
+
+
+def _same_file(opened: int, path: Path) -> bool:
+    try:
+        now = os.stat(path)
+    except FileNotFoundError:
+        return False
+    then = os.fstat(opened)
+    return (now.st_dev, now.st_ino) == (then.st_dev, then.st_ino)
+
+
+def _only(out: Path, lock: Path) -> bool:
+    """OUT holds nothing but `lock`."""
+    try:
+        return os.listdir(out) == [lock.name]
+    except OSError:
+        return False
 
 
 def _holder(info: Path) -> str:

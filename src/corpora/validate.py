@@ -146,20 +146,20 @@ def validate_export(folder: Path) -> Iterator[tuple[str, str | None]]:
         yield "mark", f"{folder} {what}"
         return
     mark = exports.read_mark(folder)
-    if mark is None or mark.get("corpus") not in registry.names():
+    if mark is None or mark.corpus not in registry.names():
         yield "mark", f"{folder} is not an export of a corpus of this collection (no {exports.MARK} naming one)"
         return
-    corpus = registry.get(mark["corpus"])
+    corpus = registry.get(mark.corpus)
     yield "mark", None
     try:
         yield "card", "; ".join(export_problems(corpus, folder)) or None
     except Exception as error:  # noqa: BLE001 - a file that is not Parquet: reported, the other checks still run
         yield "card", f"its files cannot be read: {_said(error)}"
-    yield "files", _stray_problem(folder)
+    yield "files", _stray_problem(folder, mark)
     yield "croissant.json", _croissant_problem(folder)
     yield "parquet files", "; ".join(parquet_problems(folder)) or None
     with tempfile.TemporaryDirectory(prefix="corpora-validate-") as cache:
-        for config in mark.get("configs", []):
+        for config in mark.configs:
             if config not in corpus.configs:  # an export of an older loader (a config since renamed)
                 yield f"reload {config}", (
                     f"{corpus.name} has no config {config!r} (its configs: {', '.join(corpus.configs)}); "
@@ -170,19 +170,25 @@ def validate_export(folder: Path) -> Iterator[tuple[str, str | None]]:
             yield f"reload {config}", _reload_problem(corpus, folder, config, cache)
 
 
-def _stray_problem(folder: Path) -> str | None:
-    """The files of the folder that are not the export's (the card, croissant.json, the mark, the
-    files the card's `configs:` name): an upload of the folder would publish them too."""
-    kept = {folder / "README.md", folder / "croissant.json", folder / exports.MARK}
-    try:
-        metadata = cards.read_metadata(folder / "README.md")
-    except Exception:  # noqa: BLE001 - no card, or not YAML: the card check says so
-        metadata = {}
-    for config in metadata.get("configs") or []:
-        for data_files in config.get("data_files") or []:
-            pattern = data_files.get("path") if isinstance(data_files, dict) else None
-            if isinstance(pattern, str) and pattern:  # any other shape: the card check names it
-                kept.update(folder.glob(pattern))
+def _stray_problem(folder: Path, mark: exports.Mark) -> str | None:
+    """The files of the folder that are not the export's: an upload of the folder would publish
+    them too. The export's files are those its mark lists (the files the build wrote); for a mark
+    that lists none (corpora 0.1.0's first exports), the card, croissant.json and the files the
+    card's `configs:` name."""
+    if mark.files is not None:
+        kept = {folder / path for path in mark.files}
+    else:
+        kept = {folder / "README.md", folder / "croissant.json"}
+        try:
+            metadata = cards.read_metadata(folder / "README.md")
+        except Exception:  # noqa: BLE001 - no card, or not YAML: the card check says so
+            metadata = {}
+        for config in metadata.get("configs") or []:
+            for data_files in config.get("data_files") or []:
+                pattern = data_files.get("path") if isinstance(data_files, dict) else None
+                if isinstance(pattern, str) and pattern:  # any other shape: the card check names it
+                    kept.update(folder.glob(pattern))
+    kept.add(folder / exports.MARK)
     stray = [p.relative_to(folder).as_posix() for p in sorted(folder.rglob("*")) if not p.is_dir() and p not in kept]
     return f"not part of the export, and an upload would publish them: {shorten(stray)}" if stray else None
 
