@@ -753,45 +753,6 @@ def test_a_build_waiting_on_a_lock_file_a_failed_build_removed_takes_the_new_one
         waiter.join(30)
 
 
-def test_a_build_that_locked_a_removed_lock_file_takes_the_lock_again(tmp_path, monkeypatch):
-    # The moment the test above cannot force: the build's first lock is taken on a file a failed
-    # build removed meanwhile (between filelock's open and its lock). It must not write then.
-    import fcntl
-
-    out = tmp_path / "out"
-    path = out / f".{NAME}.lock"
-    real, taken = filelock.FileLock, []
-
-    class RemovedFirst:
-        """The first lock: on the file as it was, removed before it is locked."""
-
-        def __init__(self, name):
-            self.fd = None
-
-        def acquire(self, timeout=-1):
-            self.fd = os.open(path, os.O_RDONLY)
-            path.unlink()
-            fcntl.flock(self.fd, fcntl.LOCK_EX)
-
-        @property
-        def is_locked(self):
-            return self.fd is not None
-
-        def release(self):
-            os.close(self.fd)
-            self.fd = None
-
-    def lock(name):
-        taken.append(name)
-        return (real if len(taken) > 1 else RemovedFirst)(name)
-
-    monkeypatch.setattr(filelock, "FileLock", lock)
-    with exports._exclusive(out / NAME):
-        assert len(taken) == 2  # the removed file's lock let go, the lock of the new file taken
-        with pytest.raises(filelock.Timeout):  # held: another build waits
-            real(str(path)).acquire(timeout=0)
-
-
 def test_a_lock_file_removed_and_made_anew_is_another_file(tmp_path):
     # What a build checks once it holds the lock: the file it opened before is still the one named
     # OUT/.NAME.lock (filelock opens it again at each try: a removal may fall between that open
