@@ -9,8 +9,7 @@ Layout in OUT, for a corpus NAME:
 
     NAME/                        the export: a plain folder (Parquet, README.md, croissant.json)
                                  and its mark, NAME/.corpora-export.json
-    .NAME.lock, .NAME.lock.info  the writer's lock (filelock) and who holds it (pid, host, start);
-                                 the lock file stays after a build (`_exclusive` says why)
+    .NAME.lock, .NAME.lock.info  the writer's lock (filelock) and who holds it (pid, host, start)
     .NAME.partial-<pid>-<id>/    a build in progress: `NAME/` (the export being made) and `cache/`
                                  (its datasets cache)
 
@@ -35,7 +34,6 @@ import shutil
 import signal
 import socket
 import sys
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -110,6 +108,7 @@ def transaction(out, name: str, configs, find_sources: Callable[[], object], *, 
     if local_copy is not None:
         _check_no_overlap(target, [local_copy])  # before any work: the swap would delete them
     _check_replaceable(target, configs, known, drop_others)  # before any work; again under the lock
+    _prepare_out(out)
     with _exclusive(target, lock_timeout):
         _repair_and_clean(target)
         _check_replaceable(target, configs, known, drop_others)
@@ -247,121 +246,41 @@ def _check_no_overlap(target: Path, sources: list[Path]) -> None:
                 )
 
 
-def _prepare_out(out: Path) -> list[Path]:
-    """Make OUT if it is not there. Returns the folders this call made (OUT and any missing
-    parent), deepest first: a failed build removes them if it left them empty (`_exclusive`)."""
+def _prepare_out(out: Path) -> None:
     if out.exists() and not out.is_dir():
         raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(out))
-    missing = []
-    folder = out
-    while not os.path.lexists(folder):
-        missing.append(folder)
-        folder = folder.parent
-    made = []
-    for folder in reversed(missing):
-        try:
-            folder.mkdir()
-        except FileExistsError:  # made by another process at the same moment: not this build's
-            if not folder.is_dir():
-                raise
-            continue
-        made.insert(0, folder)
-    return made
+    out.mkdir(parents=True, exist_ok=True)
 
 
 @contextlib.contextmanager
 def _exclusive(target: Path, timeout: float | None = None):
-    """Hold the lock of `target` (OUT/.NAME.lock), making OUT if it is not there. If another build
-    holds it, say who and wait for it (at most `timeout` seconds if given): the later build then
-    exports after the earlier one, so both ask-for-a-build requests end with a whole export.
-
-    The lock file stays after a build, as filelock leaves it: removing a lock file others may be
-    waiting on lets two builds hold two files of one name. Only a build that fails, having made
-    OUT, and leaves nothing else in it, removes OUT: its lock file first, while it holds it (the
-    builds waiting on that file see it gone, `_take`, and take the lock of OUT anew)."""
+    """Hold the lock of `target` (OUT/.NAME.lock). If another build holds it, say who and wait
+    for it (at most `timeout` seconds if given): the later build then exports after the earlier
+    one, so both ask-for-a-build requests end with a whole export."""
     path = target.with_name(f".{target.name}.lock")
     info = target.with_name(f".{target.name}.lock.info")
-    lock, made = _take(target, path, info, timeout)
-    failed = True
+    lock = filelock.FileLock(str(path))
+    # A quiet first second: the other build may be ending, and one that has just taken the lock
+    # has then written who it is.
+    first = 1.0 if timeout is None else min(1.0, timeout)
+    try:
+        lock.acquire(timeout=first)
+    except filelock.Timeout:
+        print(f"corpora: {target}: waiting for another build ({_holder(info)})", file=sys.stderr, flush=True)
+        try:
+            lock.acquire(timeout=-1 if timeout is None else max(0.0, timeout - first))
+        except filelock.Timeout:
+            raise CorporaError(
+                f"{target}: another build is writing it ({_holder(info)}); gave up after {timeout:g} s"
+            ) from None
     try:
         started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
         info.write_text(f"pid {os.getpid()} on {socket.gethostname()}, started {started}\n")
         yield
-        failed = False
     finally:
         with contextlib.suppress(OSError):
             info.unlink()
-        remove = failed and made and _only(target.parent, path)
-        if remove:
-            with contextlib.suppress(OSError):
-                path.unlink()
         lock.release()
-        if remove:
-            for folder in made:  # rmdir: only a folder nothing was put in since
-                with contextlib.suppress(OSError):
-                    folder.rmdir()
-
-
-def _take(target: Path, path: Path, info: Path, timeout: float | None) -> tuple[filelock.FileLock, list[Path]]:
-    """The lock of `target`, taken (see `_exclusive`), and the folders made for it."""
-    deadline = None if timeout is None else time.monotonic() + timeout
-    made, said = [], False
-    while True:
-        made += _prepare_out(target.parent)
-        try:
-            # Held open while the lock is taken: if `path` still names this file after, the file
-            # locked is this one (a removed file is never named again; `_same_file`).
-            opened = os.open(path, os.O_RDONLY | os.O_CREAT, 0o644)
-        except FileNotFoundError:  # OUT removed meanwhile by a build that failed
-            continue
-        try:
-            lock = filelock.FileLock(str(path))
-            try:
-                # A quiet first second: the other build may be ending, and one that has just
-                # taken the lock has then written who it is.
-                if not said:
-                    try:
-                        lock.acquire(timeout=_left(deadline, 1.0))
-                    except filelock.Timeout:
-                        print(f"corpora: {target}: waiting for another build ({_holder(info)})", file=sys.stderr,
-                              flush=True)
-                        said = True
-                if not lock.is_locked:
-                    lock.acquire(timeout=_left(deadline))
-            except filelock.Timeout:
-                raise CorporaError(
-                    f"{target}: another build is writing it ({_holder(info)}); gave up after {timeout:g} s"
-                ) from None
-            except FileNotFoundError:  # OUT removed meanwhile by a build that failed
-                continue
-            if _same_file(opened, path):
-                return lock, made
-            lock.release()  # the lock of a file a failed build removed: take the new one
-        finally:
-            os.close(opened)
-
-
-def _left(deadline: float | None, most: float | None = None) -> float:
-    """The seconds to wait for the lock (-1: for ever), at most `most`."""
-    left = -1 if deadline is None else max(0.0, deadline - time.monotonic())
-    return left if most is None else most if left < 0 else min(most, left)
-
-
-def _same_file(opened: int, path: Path) -> bool:
-    try:
-        now = os.stat(path)
-    except FileNotFoundError:
-        return False
-    then = os.fstat(opened)
-    return (now.st_dev, now.st_ino) == (then.st_dev, then.st_ino)
-
-
-def _only(out: Path, lock: Path) -> bool:
-    """OUT holds nothing but `lock`."""
-    try:
-        return os.listdir(out) == [lock.name]
-    except OSError:
-        return False
 
 
 def _holder(info: Path) -> str:
