@@ -306,6 +306,15 @@ def test_out_a_regular_file(tmp_path):
         assert (result.returncode, result.stderr) == (1, f"corpora build: error: {out}: Not a directory\n")
 
 
+def test_out_a_dangling_symbolic_link(tmp_path):
+    (tmp_path / "out").symlink_to(tmp_path / "nowhere")
+    result = run(command(tmp_path / "out"))
+    assert (result.returncode, result.stderr) == (1, (
+        f"corpora build: error: {tmp_path / 'out'}: a symbolic link to {tmp_path / 'nowhere'}, which does not exist; "
+        "make that folder, or choose another --out\n"))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+
+
 def test_a_full_file_system_is_one_line_and_leaves_nothing(tmp_path):
     mount = tmp_path / "small"
     prefix = namespace_with_tmpfs(mount, "size=32k")  # the dummy export takes 56 kB, about 88 kB while built

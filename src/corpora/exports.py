@@ -247,6 +247,9 @@ def _check_no_overlap(target: Path, sources: list[Path]) -> None:
 
 
 def _prepare_out(out: Path) -> None:
+    if out.is_symlink() and not out.exists():
+        raise CorporaError(f"{out}: a symbolic link to {os.readlink(out)}, which does not exist; "
+                           "make that folder, or choose another --out")
     if out.exists() and not out.is_dir():
         raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(out))
     out.mkdir(parents=True, exist_ok=True)
