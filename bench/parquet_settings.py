@@ -61,13 +61,15 @@ def measure(tables, work: Path, runs: int) -> dict:
     for codec, level in CODECS:
         size = write_s = read_s = 0.0
         for index, (_, table, schema) in enumerate(tables):
-            path = work / f"{codec}-{level}-{index}.parquet"
+            name = f"{codec}-{level}-{index}"
             with mock.patch.object(parquet_files, "COMPRESSION", codec), \
                     mock.patch.object(parquet_files, "COMPRESSION_LEVEL", level):
                 best = []
                 for _ in range(runs):
                     start = time.perf_counter()
-                    parquet_files.write(table, schema, path)
+                    writer = parquet_files.SplitWriter(work, name, schema)
+                    writer.write(table)
+                    (path,) = writer.close()
                     best.append(time.perf_counter() - start)
                 write_s += min(best)
             size += path.stat().st_size

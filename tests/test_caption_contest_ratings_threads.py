@@ -7,9 +7,12 @@ import gc
 import importlib
 import os
 import shlex
+import shutil
+import signal
 import subprocess
 import sys
 import threading
+import time
 
 import datasets
 import pytest
@@ -183,3 +186,25 @@ def test_an_error_of_the_thread_beside_stops_the_build_and_leaves_no_thread(tmp_
     error = raised.value if group_rows > 400 else raised.value.__cause__
     assert type(error) is NotADirectoryError and error.filename == str(tmp_path / "beside" / "summaries")
     assert [thread.name for thread in threading.enumerate() if thread.name.startswith("parquet-beside")] == []
+
+
+def test_ctrl_c_while_the_thread_beside_writes_leaves_the_lock_only(tmp_path):
+    # A copy of the dummy data whose contest 510 holds 300,000 ratings: row groups of 100,000 rows
+    # are written beside the builder (a `.part` file) before it ends; Ctrl-C then.
+    data = shutil.copytree(corpus.dummy_dir, tmp_path / "data")
+    write_big_cardinal(data / "contests/responses/510-responses.csv.zip", 300_000)
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "corpora.cli", "build", "caption_contest_ratings", "--config", "cardinal_responses",
+               "--data-dir", str(data), "--allow-modified-sources", "--out", str(out)]
+    build = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not list(out.glob(".caption_contest_ratings.partial-*/caption_contest_ratings/cardinal_responses/*.part")):
+            assert build.poll() is None and time.monotonic() < deadline, "no Parquet file was begun beside the builder"
+            time.sleep(0.01)
+        build.send_signal(signal.SIGINT)
+        _, err = build.communicate(timeout=60)
+    finally:
+        build.kill()
+    assert (build.returncode, err) == (130, "corpora build: interrupted\n")
+    assert sorted(p.name for p in out.iterdir()) == [".caption_contest_ratings.lock"]

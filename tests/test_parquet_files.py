@@ -51,19 +51,26 @@ def test_every_file_of_an_export_has_the_settings_in_its_footer(dummy_export):
     assert footer(folder / "ratings" / "train-00000-of-00001.parquet").num_rows == 10
 
 
+def one_file(table, schema, folder):
+    """The one file SplitWriter writes of `table`."""
+    writer = parquet_files.SplitWriter(folder, "train", schema)
+    writer.write(table)
+    (path,) = writer.close()
+    return path
+
+
 def test_row_groups_are_capped_in_bytes_and_rows(tmp_path, monkeypatch):
     table = pa.table({"n": pa.array(range(1000), pa.int64())})  # 8 bytes a row
     schema = pa.schema([pa.field("n", pa.int64())], metadata={"huggingface": "{}"})
     monkeypatch.setattr(parquet_files, "MAX_ROW_GROUP_BYTES", 3000)  # 375 rows at most
-    parquet_files.write(table, schema, tmp_path / "bytes.parquet")
-    metadata = footer(tmp_path / "bytes.parquet")
+    metadata = footer(one_file(table, schema, tmp_path / "bytes"))
     # 1,000 rows halved to 250; the 750 left halved to 375, twice.
     assert [metadata.row_group(i).num_rows for i in range(metadata.num_row_groups)] == [250, 375, 375]
     monkeypatch.setattr(parquet_files, "MAX_ROW_GROUP_ROWS", 300)
-    parquet_files.write(table, schema, tmp_path / "rows.parquet")
-    metadata = footer(tmp_path / "rows.parquet")
+    path = one_file(table, schema, tmp_path / "rows")
+    metadata = footer(path)
     assert [metadata.row_group(i).num_rows for i in range(metadata.num_row_groups)] == [300, 300, 300, 100]
-    assert pq.read_table(tmp_path / "rows.parquet")["n"].to_pylist() == list(range(1000))
+    assert pq.read_table(path)["n"].to_pylist() == list(range(1000))
 
 
 def test_a_row_over_the_cap_is_a_row_group_alone(monkeypatch):
@@ -80,13 +87,13 @@ def test_only_columns_whose_values_repeat_are_dictionary_encoded(tmp_path):
     })
     schema = pa.schema(table.schema, metadata={"huggingface": "{}"})
     assert parquet_files.dictionary_columns(table) == ["label", "words.list.element"]
-    parquet_files.write(table, schema, tmp_path / "mixed.parquet")
-    group = footer(tmp_path / "mixed.parquet").row_group(0)
+    path = one_file(table, schema, tmp_path)
+    group = footer(path).row_group(0)
     encodings = {group.column(i).path_in_schema: group.column(i).encodings for i in range(group.num_columns)}
     assert "RLE_DICTIONARY" in encodings["label"]
     assert "RLE_DICTIONARY" not in encodings["score"]
     assert "RLE_DICTIONARY" in encodings["words.list.element"]
-    assert pq.read_table(tmp_path / "mixed.parquet").to_pylist() == table.to_pylist()
+    assert pq.read_table(path).to_pylist() == table.to_pylist()
 
 
 ROWS = pa.table({"n": pa.array(range(1000), pa.int64()), "text": [f"row {i}" * (i % 7) for i in range(1000)]})

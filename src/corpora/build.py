@@ -120,8 +120,9 @@ def write_files(request: prepare.Request, partial: exports.Partial, repo_id, exp
                 beside.abort()  # after an error: the thread stops, the files are discarded with the partial folder
         builder = prepared.builder
         tables, computing = {}, {}
-        # The statistics are computed from the Arrow table of each split, in a thread beside the
-        # Parquet writer: both spend their time in Arrow, which releases the GIL.
+        # The statistics are computed from the Arrow table of each split, in a thread: beside the
+        # Parquet writer where the files are written from the cache (both spend their time in
+        # Arrow, which releases the GIL).
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="statistics") as pool:
             for split, dataset in builder.as_dataset().items():
                 tables[split] = dataset.with_format("arrow")[:]
@@ -168,7 +169,9 @@ class ParquetBeside:
     casts them for its cache, and the files are the ones `write_parquet` writes from that cache
     (docs/parquet.md says where that is tested)."""
 
-    AHEAD = 2  # tables handed to the thread and not yet written: memory stays a few tables
+    # Tables handed to the thread and not yet written: memory holds these few tables, and the
+    # rows of a row group not yet complete (SplitWriter).
+    AHEAD = 2
 
     def __init__(self, folder: Path, schema: pyarrow.Schema):
         self.folder, self.schema = folder, schema
@@ -197,9 +200,7 @@ class ParquetBeside:
         return finished
 
     def abort(self) -> None:
-        for step in self.pending:
-            step.cancel()
-        self.pool.shutdown(wait=True)  # at most the table being written
+        self.pool.shutdown(wait=True, cancel_futures=True)  # waits for the table being written only
         for writer in self.writers.values():
             writer.abort()
 

@@ -45,7 +45,10 @@ def observe_tables(builder: datasets.DatasetBuilder, observe) -> bool:
 
     def prepare_one_split(split_generator, *args, **kwargs):
         current[:] = [split_generator.name]
-        return prepare_split(split_generator, *args, **kwargs)
+        try:
+            return prepare_split(split_generator, *args, **kwargs)
+        finally:
+            current.clear()
 
     def observed_tables(**gen_kwargs):
         if not current:

@@ -56,18 +56,6 @@ VIEWER_ROW_GROUP_LIMIT = 300_000_000
 DICTIONARY_MAX_DISTINCT = 0.5
 
 
-def write(table: pa.Table, schema: pa.Schema, path: Path) -> None:
-    """Write `table` to `path` with the export's settings, as one file. `schema` is the features'
-    Arrow schema (`Features.arrow_schema`): its `huggingface` metadata is what `load_dataset`
-    reads the features back from (class label names among them)."""
-    table = table.replace_schema_metadata(schema.metadata)
-    groups = [table.slice(offset, rows) for offset, rows in row_groups(table)]
-    with _writer(path, groups[0] if groups else table) as writer:
-        for group in groups:
-            writer.write_table(group, row_group_size=group.num_rows)
-        writer.add_key_value_metadata({CDC_KEY: json.dumps(CDC_OPTIONS)})
-
-
 def _writer(path: Path, first_group: pa.Table) -> pq.ParquetWriter:
     return pq.ParquetWriter(
         str(path),
@@ -85,8 +73,9 @@ class SplitWriter:
     come, in order, in Arrow tables of any size (`write`): row groups cut as `row_groups` cuts the
     whole split, and a new file begun where the next row group would take the current one over
     MAX_SHARD_BYTES of Arrow data. So the files are the same whether the rows come from datasets'
-    cache or straight from a builder. `close` names the files (n is known only then) and returns
-    their paths; `rows` counts the rows written."""
+    cache or straight from a builder (but see docs/parquet.md on a row group near the byte cap).
+    It holds at most one row group's rows (MAX_ROW_GROUP_ROWS) not yet written. `close` names the
+    files (n is known only then) and returns their paths; `rows` counts the rows written."""
 
     def __init__(self, folder: Path, split: str, schema: pa.Schema):
         self.folder, self.split, self.schema = Path(folder), split, schema
