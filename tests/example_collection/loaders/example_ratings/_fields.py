@@ -166,8 +166,9 @@ def integer(domain, text=False):
 
 
 def one_of(names):
-    """A value equal to one of `names` (a list: a value of any JSON type can be compared)."""
-    return lambda value: value if value in names else INVALID
+    """A string equal to one of the strings `names` (a class label's names): not a number or a
+    bool that compares equal to one."""
+    return lambda value: value if isinstance(value, str) and value in names else INVALID
 
 
 def choices(names):
