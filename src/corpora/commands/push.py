@@ -11,7 +11,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("name", metavar="NAME", help="the corpus to build and upload")
     parser.add_argument("--repo-id", required=True, metavar="ID", help="the Hub dataset repository, e.g. your-org/NAME")
     parser.add_argument("--private", action="store_true", help="create the Hub repository as private")
-    parser.add_argument("--dry-run", action="store_true", help="build and show what would be uploaded")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="build and show what would be uploaded and deleted (no token needed)")
     parser.add_argument("--config", action="append", dest="configs", metavar="C",
                         help="build and upload only this config (repeatable; default: every config)")
     parser.add_argument("--data-dir", metavar="DIR", help="build from a local copy instead of the pinned URLs")
