@@ -32,7 +32,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--out", default="build", metavar="DIR", help="export folder (default: build)")
     parser.add_argument("--num-proc", type=int, metavar="N", help="processes for preparing the splits")
     parser.add_argument("--allow-modified-sources", action="store_true",
-                        help="build source files that differ from the recorded release (sizes are still checked)")
+                        help="build source files that differ from the recorded release (checksums.tsv), into "
+                             "splits of any size (one that differs from the official size is shown, not refused); "
+                             "every record is still checked, and every split still holds one row per source record")
     parser.add_argument("--lock-timeout", type=_seconds, metavar="SECONDS",
                         help="while another build writes the same OUT/NAME, wait at most this long (default: until "
                              "it ends)")

@@ -19,7 +19,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--out", default="build", metavar="DIR",
                         help="where the export is built first (default: build)")
     parser.add_argument("--allow-modified-sources", action="store_true",
-                        help="publish a build of files that differ from the recorded release")
+                        help="publish a build of files that differ from the recorded release (checksums.tsv), "
+                             "in splits of any size; every record is still checked, and every split still holds one "
+                             "row per source record")
     parser.add_argument("--revision", metavar="BRANCH",
                         help="commit to this branch, created from main if needed (default: main)")
     parser.add_argument("--create-pr", action="store_true",
