@@ -341,6 +341,12 @@ def test_build_with_worker_processes_gives_the_rows_of_one_process(tmp_path):
             [NAME, "ratings", "validation", "5", "5", "5"],
             [NAME, "ratings", "test", "6", "6", "6"],
         ]
+        # validation and test are one file each: said once, in the command's words (datasets says
+        # "Setting num_proc from 2 back to 1 ..." once per split).
+        said = [line for line in result.stderr.splitlines() if "num_proc" in line or "num-proc" in line]
+        assert said == ([] if num_proc == "1" else [
+            "corpora build: --num-proc 2: 2 of 3 splits were prepared by fewer processes: a process takes whole "
+            "source files, and these splits have too few"])
     one = sorted(p.name for p in (tmp_path / "1" / NAME / "ratings").iterdir())
     two = sorted(p.name for p in (tmp_path / "2" / NAME / "ratings").iterdir())
     assert one == ["test-00000-of-00001.parquet", "train-00000-of-00001.parquet", "validation-00000-of-00001.parquet"]
