@@ -175,6 +175,48 @@ def test_the_readme_turns_class_label_ids_into_names(dummy_export, monkeypatch):
     assert list(frame["language"]) == ["en", "de", "en", "en"]
 
 
+def labels_named(feature, ids, names):
+    """(label feature, id, name) at each label of `feature` in a row's `ids` (pyarrow's) and `names`
+    (the snippet's): lists, lists of structs and structs of lists walked alike."""
+    import datasets
+
+    if isinstance(feature, datasets.ClassLabel):
+        return [(feature, ids, names)]
+    if ids is None:
+        assert names is None
+        return []
+    if isinstance(feature, dict):
+        return [pair for key in feature for pair in labels_named(feature[key], ids[key], names[key])]
+    inner = feature[0] if isinstance(feature, list) else getattr(feature, "feature", None)
+    if inner is None:
+        return []
+    assert len(ids) == len(names)
+    return [pair for i, n in zip(ids, names, strict=True) for pair in labels_named(inner, i, n)]
+
+
+# Columns whose labels are in lists (Sequence / List of ClassLabel), or in lists of structs.
+LISTED_LABELS = [("diplomacy_detection", "messages", "players"), ("crowd_deliberation", "deliberations", "members"),
+                 ("curiosity_dialogs", "dialogs", "messages")]
+
+
+@pytest.mark.both_legs  # Features.from_arrow_schema of each datasets version
+@pytest.mark.parametrize(("name", "config", "column"), LISTED_LABELS)
+def test_the_readme_names_class_labels_in_lists_and_structs_too(name, config, column, dummy_export, monkeypatch):
+    import datasets
+
+    folder = dummy_export(name)
+    monkeypatch.chdir(folder.parent)
+    namespace = {}
+    exec(on_corpus(readme_snippet(), name, config), namespace)  # noqa: S102 - the README's own code
+    frame = namespace["df"]
+    table = pq.read_table(folder / config / "train-00000-of-00001.parquet")
+    feature = datasets.Features.from_arrow_schema(table.schema)[column]
+    found = [label for ids, names in zip(table.column(column).to_pylist(), frame[column], strict=True)
+             for label in labels_named(feature, ids, names)]
+    assert any(i is not None for _, i, _ in found)  # the dummy rows hold labels there
+    assert [name for _, _, name in found] == [None if i is None else f.int2str(i) for f, i, _ in found]
+
+
 @pytest.mark.usefixtures("example_collection")  # CORPORA_ROOT: the subprocess reads the example too
 @pytest.mark.parametrize("argv", [["build", EXAMPLE, "--dummy", "--out", "OUT"], ["card", EXAMPLE, "--check"]])
 def test_no_progress_bars_when_the_output_is_not_a_terminal(argv, tmp_path):
