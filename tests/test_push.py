@@ -202,6 +202,12 @@ PUSH_LINES = {
         "sentences, which a push of --config ratings would leave out of its card and croissant.json: push every "
         "config with `corpora push example_ratings --repo-id my-org/ratings` (your other options, without --config)",
     ),
+    "read_as_split": (
+        "a file no push made where the card reads a split (`ratings/train-mine.parquet`)",
+        "corpora push: error: example_ratings: dataset repository my-org/ratings holds 1 file(s) no push of corpora "
+        "made where the card reads a split (CONFIG/SPLIT-*), which the dataset would load as its rows: "
+        "ratings/train-mine.parquet; move them out of the config's folder (or delete them) and push again",
+    ),
     "unauthorized": (
         "a token the Hub refuses (HTTP 401)",
         "corpora push: error: example_ratings: reading dataset repository my-org/ratings failed: the server "
@@ -282,6 +288,16 @@ def test_a_push_deletes_only_stale_shards_of_its_configs_and_names_them(hub, ups
     assert tree.pop(".gitattributes").startswith(b"*.parquet filter=lfs")
     assert tree == {**release_export, **own}
     assert hub.repos[REPO_ID].tags == {"v1.0.0": commit["sha"]}
+
+
+def test_a_file_no_push_made_where_a_split_is_read_is_kept_by_refusing(hub, upstream_copy, tmp_path, release_export):
+    # Not deleted (no push made it), and not left to be loaded as rows of ratings/train either.
+    hub.put(REPO_ID, release_export, "Upload example_ratings v0.9.0 built by corpora")
+    sha = hub.put(REPO_ID, {"ratings/train-mine.parquet": b"PAR1 mine PAR1"}, "my rows")
+    result = push_release(hub, upstream_copy, tmp_path)
+    assert error_line(result) == PUSH_LINES["read_as_split"][1]
+    assert not (tmp_path / "out").exists()  # refused before any build
+    assert hub.head(REPO_ID) == sha and hub.commits == []
 
 
 def test_a_push_of_one_config_keeps_the_others_by_refusing(hub, upstream_copy, tmp_path):

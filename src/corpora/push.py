@@ -240,12 +240,29 @@ def check_pushable(api: HfApi, corpus, repo_id: str, remote: Remote, pushed: lis
             f"--config {' --config '.join(asked)} would leave out of its card and croissant.json: push every config "
             f"with `corpora push {name} --repo-id {repo_id}` (your other options, without --config)"
         )
-    if ours:
-        try:
-            return made_files(api, repo_id, remote)
-        except Exception as error:  # noqa: BLE001 - one line, before anything was built
-            raise _unreadable(name, repo_id, error) from error
-    return set(remote.files) if take_over else set()
+    if not ours:
+        return set(remote.files) if take_over else set()
+    try:
+        made = made_files(api, repo_id, remote)
+    except Exception as error:  # noqa: BLE001 - one line, before anything was built
+        raise _unreadable(name, repo_id, error) from error
+    # Kept, as every file no push made; but where the card reads a split (CONFIG/SPLIT-*), the
+    # dataset would load it as rows of that split.
+    read = sorted(path for path in content if path not in made and _read_as_split(corpus, pushed, path))
+    if read:
+        raise CorporaError(
+            f"{name}: dataset repository {repo_id} holds {len(read)} file(s) no push of corpora made where the card "
+            f"reads a split (CONFIG/SPLIT-*), which the dataset would load as its rows: {', '.join(read)}; move them "
+            "out of the config's folder (or delete them) and push again"
+        )
+    return made
+
+
+def _read_as_split(corpus, configs, path: str) -> bool:
+    """Whether the card's data_files (`<config>/<split>-*`, cards.py) of one of `configs` match `path`."""
+    config, _, rest = path.partition("/")
+    return config in configs and "/" not in rest and any(
+        rest.startswith(f"{split}-") for split in corpus.split_sizes[config])
 
 
 def read_file(api: HfApi, repo_id: str, revision: str, path: str) -> str:
