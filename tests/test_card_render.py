@@ -175,6 +175,61 @@ def test_the_readme_turns_class_label_ids_into_names(dummy_export, monkeypatch):
     assert list(frame["language"]) == ["en", "de", "en", "en"]
 
 
+def labels_named(feature, ids, names):
+    """(label feature, id, name) at each label of `feature` in a row's `ids` (pyarrow's) and `names`
+    (the snippet's): lists, lists of structs and structs of lists walked alike."""
+    import datasets
+
+    if isinstance(feature, datasets.ClassLabel):
+        return [(feature, ids, names)]
+    if ids is None:
+        assert names is None
+        return []
+    if isinstance(feature, dict):
+        return [pair for key in feature for pair in labels_named(feature[key], ids[key], names[key])]
+    inner = feature[0] if isinstance(feature, list) else getattr(feature, "feature", None)
+    if inner is None:
+        return []
+    assert len(ids) == len(names)
+    return [pair for i, n in zip(ids, names, strict=True) for pair in labels_named(inner, i, n)]
+
+
+def _class_labels(feature) -> list:
+    """The ClassLabels in a feature, at any depth."""
+    import datasets
+
+    if isinstance(feature, datasets.ClassLabel):
+        return [feature]
+    if isinstance(feature, dict):
+        return [label for inner in feature.values() for label in _class_labels(inner)]
+    inner = feature[0] if isinstance(feature, list) else getattr(feature, "feature", None)
+    return [] if inner is None else _class_labels(inner)
+
+
+@pytest.mark.both_legs  # Features.from_arrow_schema of each datasets version
+@pytest.mark.parametrize("name", NAMES)
+def test_the_readme_names_class_labels_in_lists_and_structs_too(name, dummy_export, monkeypatch):
+    """Each column that holds labels in a list (a Sequence / List of ClassLabel) or in a list of
+    structs, of every config: the README's snippet names each label in it."""
+    import datasets
+
+    folder = dummy_export(name)
+    monkeypatch.chdir(folder.parent)
+    for config in registry.get(name).configs:
+        table = pq.read_table(folder / config / "train-00000-of-00001.parquet")
+        features = datasets.Features.from_arrow_schema(table.schema)
+        nested = [c for c, f in features.items() if not isinstance(f, datasets.ClassLabel) and _class_labels(f)]
+        if not nested:
+            continue
+        namespace = {}
+        exec(on_corpus(readme_snippet(), name, config), namespace)  # noqa: S102 - the README's own code
+        for column in nested:
+            found = [label for ids, names in zip(table.column(column).to_pylist(), namespace["df"][column], strict=True)
+                     for label in labels_named(features[column], ids, names)]
+            assert any(i is not None for _, i, _ in found), (config, column)  # the dummy rows hold labels there
+            assert [n for _, _, n in found] == [None if i is None else f.int2str(i) for f, i, _ in found], (config, column)
+
+
 @pytest.mark.usefixtures("example_collection")  # CORPORA_ROOT: the subprocess reads the example too
 @pytest.mark.parametrize("argv", [["build", EXAMPLE, "--dummy", "--out", "OUT"], ["card", EXAMPLE, "--check"]])
 def test_no_progress_bars_when_the_output_is_not_a_terminal(argv, tmp_path):

@@ -241,6 +241,19 @@ def test_allow_modified_sources_builds_a_cut_copy_and_shows_the_official_sizes(c
     ) in " ".join(card.split())
 
 
+@pytest.mark.parametrize("command", ["build", "push"])
+def test_the_help_of_allow_modified_sources_says_what_it_lifts_and_what_stays(command, capsys):
+    # What the two tests above and test_a_bad_record_is_named_on_one_line show: the official sizes
+    # are not enforced; the records and rows in = rows out still are.
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    said = text.split("--allow-modified-sources ", 1)[1].split(" --", 1)[0]  # its help, after the usage line
+    assert "sizes are still checked" not in text
+    assert "differ from the recorded release (checksums.tsv)" in said and "splits of any size" in said
+    assert said.endswith("every record is still checked, and every split still holds one row per source record")
+
+
 def test_errors_are_one_line_without_traceback(capsys, tmp_path):
     code, _, err = run(capsys, "build", "nope", "--dummy", "--out", str(tmp_path))
     assert code == 1
@@ -332,6 +345,12 @@ def test_build_with_worker_processes_gives_the_rows_of_one_process(tmp_path):
             [NAME, "ratings", "validation", "5", "5", "5"],
             [NAME, "ratings", "test", "6", "6", "6"],
         ]
+        # validation and test are one file each: said once, in the command's words (datasets says
+        # "Setting num_proc from 2 back to 1 ..." once per split).
+        said = [line for line in result.stderr.splitlines() if "num_proc" in line or "num-proc" in line]
+        assert said == ([] if num_proc == "1" else [
+            "corpora build: --num-proc 2: 2 of 3 splits were prepared by fewer processes: a process takes whole "
+            "source files, and these splits have too few"])
     one = sorted(p.name for p in (tmp_path / "1" / NAME / "ratings").iterdir())
     two = sorted(p.name for p in (tmp_path / "2" / NAME / "ratings").iterdir())
     assert one == ["test-00000-of-00001.parquet", "train-00000-of-00001.parquet", "validation-00000-of-00001.parquet"]

@@ -198,5 +198,7 @@ def test_the_other_commands_from_another_folder(installed, tmp_path):
     push = run(installed, tmp_path, "corpora", "push", NAME, "--repo-id", "a/b", "--data-dir", str(dummy),
                "--allow-modified-sources", "--dry-run", env=ON_EXAMPLE)
     assert push.returncode == 0, push.stderr
-    assert push.stdout.splitlines()[-10].startswith("would upload 9 files, ")
-    assert push.stdout.splitlines()[-10].endswith(f" bytes, from build/{NAME} to https://huggingface.co/datasets/a/b (public):")
+    assert push.stdout.splitlines()[-11].startswith("would upload 9 files, ")
+    assert push.stdout.splitlines()[-11].endswith(f" bytes, from build/{NAME} to https://huggingface.co/datasets/a/b (public):")
+    assert push.stdout.splitlines()[-1] == ("cannot read a/b (offline mode is on (HF_HUB_OFFLINE=1 or HF_DATASETS_OFFLINE=1)): "
+                                            "the files a push would delete there are not known")

@@ -67,6 +67,66 @@ def test_streaming_one_split(dummy_build):
     )
 
 
+def test_streaming_from_the_urls_in_offline_mode_is_one_clear_error(monkeypatch):
+    # The tests run offline (HF_DATASETS_OFFLINE=1); fsspec would say FileNotFoundError(URL) at
+    # the first row, without why or what to do.
+    for flag in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE"):
+        if hasattr(datasets.config, flag):
+            monkeypatch.setattr(datasets.config, flag, flag == "HF_DATASETS_OFFLINE")
+    with pytest.raises(CorporaError) as caught:
+        load(NAME, "sentences", split="test", streaming=True)
+    assert str(caught.value) == (
+        "example_ratings/sentences: cannot stream https://example.org/corpora-example/ratings/v1/data/train-1.jsonl "
+        "(and 4 more pinned URL(s)): offline mode is on (HF_HUB_OFFLINE=1 or HF_DATASETS_OFFLINE=1), and streaming "
+        "reads the pinned URLs as it goes. To stream a local copy of the upstream files instead, pass data_dir=DIR "
+        "with this file at DIR/data/train-1.jsonl"
+    )
+
+
+STREAM_FROM = """
+import sys, time
+import corpora
+from corpora import registry
+module = registry.get("example_ratings").module
+module._URLS = {path: sys.argv[1] + path for path in module._URLS}
+started = time.monotonic()
+try:
+    next(iter(corpora.load("example_ratings", "sentences", split="test", streaming=True)))
+except FileNotFoundError as error:
+    print(f"{time.monotonic() - started:.1f} {error} ({type(error.__cause__).__name__})")
+"""
+
+
+def test_streaming_from_a_server_that_never_answers_gives_up_after_the_download_timeout(tmp_path):
+    # A real process and a server on 127.0.0.1 that accepts connections and never answers: aiohttp
+    # waits 5 minutes by default; CORPORA_DOWNLOAD_TIMEOUT=1 is 1 s of silence per request (fsspec
+    # asks twice: HEAD, then GET).
+    import os
+    import socket
+    import subprocess
+    import sys
+    import threading
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    accepted = []
+    threading.Thread(target=lambda: [accepted.append(listener.accept()[0]) for _ in range(10)], daemon=True).start()
+    base = f"http://127.0.0.1:{listener.getsockname()[1]}/"
+    env = dict(os.environ, HF_HUB_OFFLINE="0", HF_DATASETS_OFFLINE="0", CORPORA_DOWNLOAD_TIMEOUT="1",
+               HF_HOME=str(tmp_path / "home"))
+    try:
+        result = subprocess.run([sys.executable, "-c", STREAM_FROM, base], capture_output=True, text=True, env=env,
+                                timeout=120, check=False)
+    finally:
+        listener.close()
+        for connection in accepted:
+            connection.close()
+    assert result.returncode == 0, result.stderr
+    seconds, said = result.stdout.strip().split(" ", 1)
+    # aiohttp 3.10 and later: SocketTimeoutError; earlier: ServerTimeoutError
+    assert said.startswith(f"{base}data/test.jsonl (") and said.endswith("TimeoutError)"), said
+    assert 1 <= float(seconds) < 10
+
+
 def test_num_proc_gives_the_rows_of_one_process(dummy_build, tmp_path):
     # The dummy train split is three files: two processes share them.
     loaded = load(NAME, "sentences", dummy=True, num_proc=2, cache_dir=tmp_path)

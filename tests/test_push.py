@@ -10,6 +10,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -97,7 +98,9 @@ def test_dry_run_sends_nothing(hub, upstream_copy, tmp_path):
     )
     assert lines[-9:] == [f"  {path} ({size:,} bytes)" for path, size in sizes.items()]
     assert "Generating" not in result.stderr and "%|" not in result.stderr  # no progress bars in a pipe
-    assert [r for r in hub.requests if r[1].startswith("/api/")] == []
+    # The repository is read (what a push would delete there), nothing written: there is none.
+    assert {method for method, path, auth in hub.requests if path.startswith("/api/")} == {"GET"}
+    assert hub.created == [] and hub.commits == []
 
 
 def test_push_refuses_data_that_is_not_the_release(hub, tmp_path):
@@ -199,6 +202,12 @@ PUSH_LINES = {
         "sentences, which a push of --config ratings would leave out of its card and croissant.json: push every "
         "config with `corpora push example_ratings --repo-id my-org/ratings` (your other options, without --config)",
     ),
+    "read_as_split": (
+        "a file no push made where the card reads a split (`ratings/train-mine.parquet`)",
+        "corpora push: error: example_ratings: dataset repository my-org/ratings holds 1 file(s) no push of corpora "
+        "made where the card reads a split (CONFIG/SPLIT-*), which the dataset would load as its rows: "
+        "ratings/train-mine.parquet; move them out of the config's folder (or delete them) and push again",
+    ),
     "unauthorized": (
         "a token the Hub refuses (HTTP 401)",
         "corpora push: error: example_ratings: reading dataset repository my-org/ratings failed: the server "
@@ -241,24 +250,54 @@ PUSH_LINES = {
 }
 
 
-def test_a_push_deletes_only_stale_shards_of_its_configs(hub, upstream_copy, tmp_path, release_export):
-    # An earlier push (by an earlier version: no v1.0.0 tag) whose ratings/train had two shards,
-    # and a file of the user's own beside it.
+def with_shards(croissant: bytes, shard: str, shards: list[str]) -> bytes:
+    """An export's croissant.json with the FileObject of `shard` replaced by one per `shards`."""
+    described = json.loads(croissant)
+    at = next(i for i, item in enumerate(described["distribution"]) if item["@id"] == shard)
+    item = described["distribution"].pop(at)
+    described["distribution"][at:at] = [{**item, "@id": path, "name": path, "contentUrl": path} for path in shards]
+    return json.dumps(described, indent=2).encode()
+
+
+def test_a_push_deletes_only_stale_shards_of_its_configs_and_names_them(hub, upstream_copy, tmp_path, release_export):
+    # An earlier push (by an earlier version: no v1.0.0 tag) whose ratings/train had two shards
+    # (its croissant.json lists them), and files of the user's own beside them: one a Parquet file
+    # in the folder of ratings, which no push made.
     stale = ["ratings/train-00000-of-00002.parquet", "ratings/train-00001-of-00002.parquet"]
     earlier = {path: content for path, content in release_export.items() if path != "ratings/train-00000-of-00001.parquet"}
     earlier.update({path: b"PAR1 an older shard PAR1" for path in stale})
+    earlier["croissant.json"] = with_shards(earlier["croissant.json"], "ratings/train-00000-of-00001.parquet", stale)
     hub.put(REPO_ID, earlier, "Upload example_ratings v0.9.0 built by corpora")
-    hub.put(REPO_ID, {OWN_FILE: b"PAR1 the user's own PAR1", "ratings/my_notes.txt": b"mine"}, "my notes")
+    own = {OWN_FILE: b"PAR1 the user's own PAR1", "ratings/my_notes.txt": b"mine", "ratings/mine.parquet": b"PAR1 mine PAR1"}
+    hub.put(REPO_ID, own, "my notes")
+    naming = ["deleting 2 file(s) an earlier push made that this export does not have:", *(f"  {path}" for path in stale)]
+    dry = push_release(hub, upstream_copy, tmp_path, "--dry-run", out="dry")
+    assert dry.returncode == 0, dry.stderr
+    assert dry.stdout.splitlines()[-3:] == [naming[0].replace("deleting", "would delete"), *naming[1:]]
+    assert hub.commits == [] and {method for method, path, auth in hub.requests} <= {"GET", "HEAD"}  # read, nothing written
     result = push_release(hub, upstream_copy, tmp_path)
     assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[lines.index(naming[0]):lines.index(naming[0]) + 3] == naming
     [commit] = hub.commits
-    assert commit["deleted"] == stale  # not the user's own file in the folder of ratings
-    # huggingface_hub 0.25 sends every file; later versions only what changed: the new shard.
-    assert sorted(commit["files"]) in (sorted(release_export), ["ratings/train-00000-of-00001.parquet"])
+    assert commit["deleted"] == stale  # not the user's own files in the folder of ratings
+    # huggingface_hub 0.25 sends every file; later versions only what changed: the new shard and
+    # the croissant.json that lists it.
+    assert sorted(commit["files"]) in (sorted(release_export), ["croissant.json", "ratings/train-00000-of-00001.parquet"])
     tree = hub.tree(REPO_ID)
     assert tree.pop(".gitattributes").startswith(b"*.parquet filter=lfs")
-    assert tree == {**release_export, OWN_FILE: b"PAR1 the user's own PAR1", "ratings/my_notes.txt": b"mine"}
+    assert tree == {**release_export, **own}
     assert hub.repos[REPO_ID].tags == {"v1.0.0": commit["sha"]}
+
+
+def test_a_file_no_push_made_where_a_split_is_read_is_kept_by_refusing(hub, upstream_copy, tmp_path, release_export):
+    # Not deleted (no push made it), and not left to be loaded as rows of ratings/train either.
+    hub.put(REPO_ID, release_export, "Upload example_ratings v0.9.0 built by corpora")
+    sha = hub.put(REPO_ID, {"ratings/train-mine.parquet": b"PAR1 mine PAR1"}, "my rows")
+    result = push_release(hub, upstream_copy, tmp_path)
+    assert error_line(result) == PUSH_LINES["read_as_split"][1]
+    assert not (tmp_path / "out").exists()  # refused before any build
+    assert hub.head(REPO_ID) == sha and hub.commits == []
 
 
 def test_a_push_of_one_config_keeps_the_others_by_refusing(hub, upstream_copy, tmp_path):
@@ -284,6 +323,8 @@ def test_a_repository_of_the_users_own_is_refused_before_any_build(hub, upstream
     taken = push_release(hub, upstream_copy, tmp_path, "--take-over")
     assert taken.returncode == 0, taken.stderr
     assert hub.commits[0]["deleted"] == ["ratings/mine.parquet"]  # in a config pushed: not of the export
+    assert ("deleting 1 Parquet file(s) in the folders of the configs pushed that this export does not have "
+            "(--take-over):\n  ratings/mine.parquet\n") in taken.stdout  # named before the commit
     tree = hub.tree(REPO_ID)
     assert tree.pop(".gitattributes").startswith(b"*.parquet filter=lfs")
     assert tree == {**release_export, OWN_FILE: b"PAR1 the user's own PAR1"}
@@ -339,6 +380,12 @@ def test_a_token_the_hub_refuses_is_one_line_before_any_build(hub, upstream_copy
     result = push_release(hub, upstream_copy, tmp_path)
     assert error_line(result) == PUSH_LINES["unauthorized"][1]
     assert not (tmp_path / "out").exists()
+    # A dry run, which needs no token, builds and lists all the same, and says what it cannot know.
+    dry = push_release(hub, upstream_copy, tmp_path, "--dry-run", out="dry")
+    assert dry.returncode == 0, dry.stderr
+    assert dry.stdout.splitlines()[-1] == (
+        f"cannot read {REPO_ID} (the server answered HTTP 401 Unauthorized (Invalid credentials in Authorization "
+        "header)): the files a push would delete there are not known")
 
 
 def test_a_push_is_tagged_with_the_loader_version_and_a_tag_never_moves(hub, upstream_copy, tmp_path):
@@ -447,16 +494,21 @@ def test_a_push_of_some_configs_is_not_a_release(hub, upstream_copy, tmp_path):
     assert sorted(hub.tree(REPO_ID)) == [".gitattributes", *EXPORTED]
 
 
+SILENT_ACCEPTS = []  # when silent_hub accepted each connection (time.monotonic)
+
+
 @pytest.fixture
 def silent_hub():
     """A Hub on 127.0.0.1 that accepts connections and never answers."""
     listener = socket.create_server(("127.0.0.1", 0))
     accepted = []
+    SILENT_ACCEPTS.clear()
 
     def accept():
         with contextlib.suppress(OSError):  # the listener closed: the test is over
             while True:
                 accepted.append(listener.accept()[0])
+                SILENT_ACCEPTS.append(time.monotonic())
 
     threading.Thread(target=accept, daemon=True).start()
     yield f"http://127.0.0.1:{listener.getsockname()[1]}"
@@ -471,10 +523,14 @@ def test_a_hub_that_never_answers_is_one_line_after_the_time_limit(silent_hub, u
     corpora_command = str(Path(sys.executable).with_name("corpora"))
     push = subprocess.run([corpora_command, "push", NAME, "--repo-id", REPO_ID, "--data-dir", str(upstream_copy), "--out",
                            str(tmp_path / "out")], capture_output=True, text=True, env=env, timeout=120, check=False)
+    ended = time.monotonic()
     assert error_line(push) == (
         f"corpora push: error: {NAME}: reading dataset repository {REPO_ID} failed: the connection timed out; "
         "nothing was built or uploaded")
     assert not (tmp_path / "out").exists()
+    # The limit is the whole wait from the first request: not 1 s more per request (huggingface_hub
+    # 1.x and later first ask for a list of their own, with a timeout of 3 s: 4 s and more before).
+    assert 1 <= ended - SILENT_ACCEPTS[0] < 2.5
     diff = subprocess.run([corpora_command, "diff", f"hf://datasets/{REPO_ID}@v1.0.0", str(tmp_path)], capture_output=True,
                           text=True, env=env, timeout=120, check=False)
     assert (diff.returncode, diff.stderr) == (

@@ -282,3 +282,49 @@ def _check_is_data(url: str, path: Path) -> None:
 def show_progress() -> bool:
     """Progress on a terminal only: nothing in logs."""
     return sys.stderr.isatty()
+
+
+# --- streaming: datasets reads the pinned URLs as it goes, through fsspec and aiohttp ---------------
+
+
+def check_streamable(corpus, config: str) -> None:
+    """Streaming from the pinned URLs in offline mode would fail at the first file with a bare
+    FileNotFoundError (fsspec's); said here before anything is read, with what to do instead."""
+    if not any(getattr(datasets.config, flag, False) for flag in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE")):
+        return
+    paths = corpus.source_files([config])
+    more = f" (and {len(paths) - 1} more pinned URL(s))" if len(paths) > 1 else ""
+    raise CorporaError(
+        f"{corpus.name}/{config}: cannot stream {corpus.urls[paths[0]]}{more}: offline mode is on (HF_HUB_OFFLINE=1 "
+        "or HF_DATASETS_OFFLINE=1), and streaming reads the pinned URLs as it goes. To stream a local copy of the "
+        f"upstream files instead, pass data_dir=DIR with this file at DIR/{paths[0]}"
+    )
+
+
+_STREAM_TIMEOUT = [Settings.timeout]
+
+
+async def _timed_client(**kwargs):
+    """fsspec's HTTP client (aiohttp), giving up on a connection or a read silent for the timeout:
+    by default aiohttp waits 5 minutes for a server that accepts a connection and never answers."""
+    import aiohttp
+
+    seconds = _STREAM_TIMEOUT[0]
+    kwargs.setdefault("timeout", aiohttp.ClientTimeout(total=None, sock_connect=seconds, sock_read=seconds))
+    return aiohttp.ClientSession(**kwargs)
+
+
+def stream_with_time_limit() -> None:
+    """Give datasets' streaming from the pinned URLs CORPORA_DOWNLOAD_TIMEOUT. datasets passes a
+    builder's `storage_options` (client_kwargs timeout) only to the `open` it patches into the
+    loader's module (3.6, 4.x and 5.x alike); the loaders open files with datasets' `xopen` itself,
+    which takes none. So the client goes where fsspec looks for defaults, `fsspec.config.conf`,
+    unless a client of the user's own is set there."""
+    import fsspec.config
+
+    _STREAM_TIMEOUT[0] = Settings.from_environment().timeout
+    conf = fsspec.config.conf
+    if not any("get_client" in conf.get(protocol, {}) for protocol in ("http", "https")) or (
+        conf.get("http", {}).get("get_client") is _timed_client
+    ):
+        conf.setdefault("http", {})["get_client"] = _timed_client

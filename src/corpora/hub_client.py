@@ -2,14 +2,16 @@
 
 huggingface_hub's HTTP client waits without limit by default (httpx with `timeout=None` from 1.0
 on; requests without a timeout in 0.x): a Hub that accepts the connection and never answers
-would hold a push or a diff forever. Here every call gives up after `HUB_TIMEOUT` seconds
-without a byte (`CORPORA_HUB_TIMEOUT` sets it), and the command says so in one line.
+would hold a push or a diff forever. Here a command gives up after `HUB_TIMEOUT` seconds
+without an answer from the Hub (`CORPORA_HUB_TIMEOUT` sets it), counted across its requests,
+and says so in one line.
 """
 
 from __future__ import annotations
 
 import math
 import os
+import time
 
 from corpora.errors import CorporaError
 
@@ -68,15 +70,28 @@ def use_time_limit() -> None:
 
 
 class _TimedTransport:
-    """An httpx transport that gives every request the `limits` it has none of."""
+    """An httpx transport that holds every request to the `limits` (or to the request's own, if
+    shorter), less the silence the requests before it met: a request that fails spends its wait
+    from the limit of the next ones until the Hub answers. So the limit is the whole wait, also
+    when huggingface_hub first asks the Hub for something of its own (1.x and later, once a day:
+    its list of AI agents, with a timeout of 3 s), which would otherwise add to it."""
 
     def __init__(self, transport, limits):
-        self._transport, self._limits = transport, limits
+        self._transport, self._limits, self._silent = transport, limits, 0.0
 
     def handle_request(self, request):
         given = request.extensions.get("timeout") or {}
-        request.extensions["timeout"] = {key: given.get(key) or value for key, value in self._limits.items()}
-        return self._transport.handle_request(request)
+        request.extensions["timeout"] = {
+            key: max(min(given.get(key) or value, value) - self._silent, 0.001) for key, value in self._limits.items()
+        }
+        started = time.monotonic()
+        try:
+            response = self._transport.handle_request(request)
+        except BaseException:
+            self._silent += time.monotonic() - started
+            raise
+        self._silent = 0.0
+        return response
 
     def close(self):
         self._transport.close()

@@ -4,6 +4,7 @@ release: one commit, tagged with the loader's version, that removes nothing `cor
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
@@ -63,9 +64,11 @@ def push(
     export folder to the dataset repo in one commit and tag it with the loader's version. The
     repository is read first: one that holds files `corpora` did not publish for NAME is refused
     (unless `take_over`), and so is a push of some configs into a repository that holds others.
-    Only the Parquet files under <config>/ of the configs pushed that the export does not have are deleted. The
-    token comes from HF_TOKEN or `hf auth login`, as huggingface_hub finds it; it is never printed,
-    and without one nothing is built. Returns the uploaded paths."""
+    Deleted are only the Parquet files under <config>/ of the configs pushed that the export does not
+    have and that an earlier push made (its croissant.json lists them; with `take_over`, any), each
+    named first, also by a dry run (which reads the repository when it can). The token comes from
+    HF_TOKEN or `hf auth login`, as huggingface_hub finds it; it is never printed, and without one
+    nothing is built. Returns the uploaded paths."""
     corpus = registry.get(name)  # an unknown corpus is said before anything else
     request = prepare.Request(name, configs, data_dir, allow_modified_sources=allow_modified_sources)
     # Known offline (the environment, the stored login): no build of hours before a certain failure.
@@ -76,11 +79,15 @@ def push(
         )
     hub_client.use_time_limit()
     api = HfApi()
-    remote = None
-    if not dry_run:  # what the repository holds decides whether to build at all
+    remote, made, unread = None, set(), None
+    try:  # what the repository holds decides whether to build at all, and what a push deletes
         remote = read_repo(api, name, repo_id, revision)
-        if remote is not None:
-            check_pushable(api, corpus, repo_id, remote, list(request.configs), configs, take_over)
+    except CorporaError as error:
+        if not dry_run:
+            raise
+        unread = describe_failure(error.__cause__ or error)  # a dry run needs no token: say what is not known
+    if remote is not None:
+        made = check_pushable(api, corpus, repo_id, remote, list(request.configs), configs, take_over)
     build.export(request, out, repo_id=repo_id)
     folder = Path(out) / name
     problems = validate.export_problems(corpus, folder)
@@ -96,6 +103,16 @@ def push(
           f"{api.endpoint}/datasets/{repo_id} ({'private' if private else 'public'}):")
     for path, size in sizes.items():
         print(f"  {path} ({size:,} bytes)")
+    stale = stale_files(remote, paths, request.configs, made)
+    if stale:  # every file a push deletes is named first
+        print(f"{'would delete' if dry_run else 'deleting'} {len(stale)} file(s) an earlier push made that this "
+              "export does not have:" if not take_over else
+              f"{'would delete' if dry_run else 'deleting'} {len(stale)} Parquet file(s) in the folders of the "
+              "configs pushed that this export does not have (--take-over):")
+        for path in stale:
+            print(f"  {path}")
+    if unread is not None:
+        print(f"cannot read {repo_id} ({unread}): the files a push would delete there are not known")
     if dry_run:
         return paths
     parent = None
@@ -109,7 +126,7 @@ def push(
         if revision is not None and revision not in remote.branches and not is_pull_request(revision):
             # as `hf upload --revision` does
             api.create_branch(repo_id, branch=revision, revision=parent, repo_type="dataset", exist_ok=True)
-        operations = commit_operations(folder, paths, remote, request.configs)
+        operations = commit_operations(folder, paths, stale_files(remote, paths, request.configs, made))
         # One commit (atomic), on the commit read above: a push meanwhile makes it fail, not mix.
         commit = api.create_commit(
             repo_id, operations, commit_message=f"Upload {name} {tag} built by corpora", repo_type="dataset",
@@ -194,9 +211,12 @@ def _lfs_sha256(sibling) -> str | None:
     return getattr(lfs, "sha256", None) or (lfs.get("sha256") if isinstance(lfs, dict) else None)
 
 
-def check_pushable(api: HfApi, corpus, repo_id: str, remote: Remote, pushed: list[str], asked, take_over: bool):
+def check_pushable(api: HfApi, corpus, repo_id: str, remote: Remote, pushed: list[str], asked,
+                   take_over: bool) -> set[str]:
     """Refuse, before any build, a repository of someone else's files (unless `take_over`), and a
-    push of some configs into a repository that holds others (its card would name only these)."""
+    push of some configs into a repository that holds others (its card would name only these).
+    Returns the files of the repository a push may delete (`stale_files`): those an earlier push
+    made; with `take_over`, also every other file."""
     name = corpus.name
     content = [path for path in remote.files if path not in HUB_FILES]
     try:
@@ -220,6 +240,29 @@ def check_pushable(api: HfApi, corpus, repo_id: str, remote: Remote, pushed: lis
             f"--config {' --config '.join(asked)} would leave out of its card and croissant.json: push every config "
             f"with `corpora push {name} --repo-id {repo_id}` (your other options, without --config)"
         )
+    if not ours:
+        return set(remote.files) if take_over else set()
+    try:
+        made = made_files(api, repo_id, remote)
+    except Exception as error:  # noqa: BLE001 - one line, before anything was built
+        raise _unreadable(name, repo_id, error) from error
+    # Kept, as every file no push made; but where the card reads a split (CONFIG/SPLIT-*), the
+    # dataset would load it as rows of that split.
+    read = sorted(path for path in content if path not in made and _read_as_split(corpus, pushed, path))
+    if read:
+        raise CorporaError(
+            f"{name}: dataset repository {repo_id} holds {len(read)} file(s) no push of corpora made where the card "
+            f"reads a split (CONFIG/SPLIT-*), which the dataset would load as its rows: {', '.join(read)}; move them "
+            "out of the config's folder (or delete them) and push again"
+        )
+    return made
+
+
+def _read_as_split(corpus, configs, path: str) -> bool:
+    """Whether the card's data_files (`<config>/<split>-*`, cards.py) of one of `configs` match `path`."""
+    config, _, rest = path.partition("/")
+    return config in configs and "/" not in rest and any(
+        rest.startswith(f"{split}-") for split in corpus.split_sizes[config])
 
 
 def read_file(api: HfApi, repo_id: str, revision: str, path: str) -> str:
@@ -227,16 +270,35 @@ def read_file(api: HfApi, repo_id: str, revision: str, path: str) -> str:
     return Path(local).read_text(encoding="utf-8", errors="replace")
 
 
-def commit_operations(folder: Path, paths: list[str], remote: Remote, configs) -> list:
-    """Every file of the export, and the deletion of the Parquet files under <config>/ of the configs
-    pushed that the export does not have (stale shards); nothing else is deleted."""
+def stale_files(remote: Remote | None, paths: list[str], configs, made: set[str]) -> list[str]:
+    """The files a push deletes: those `made` (by an earlier push, or taken over) that are Parquet
+    files under <config>/ of the configs pushed and that the export does not have (stale shards)."""
+    if remote is None:
+        return []
+    uploaded = set(paths)
+    return sorted(p for p in remote.files if p in made and _is_shard(p, configs) and p not in uploaded)
+
+
+def commit_operations(folder: Path, paths: list[str], stale: list[str]) -> list:
+    """Every file of the export, and the deletion of `stale`; nothing else is deleted."""
     from huggingface_hub import CommitOperationAdd
     from huggingface_hub import CommitOperationDelete
 
-    uploaded = set(paths)
-    stale = sorted(p for p in remote.files if _is_shard(p, configs) and p not in uploaded)
     return ([CommitOperationAdd(path_in_repo=path, path_or_fileobj=str(folder / path)) for path in paths]
             + [CommitOperationDelete(path_in_repo=path) for path in stale])
+
+
+def made_files(api: HfApi, repo_id: str, remote: Remote) -> set[str]:
+    """The files an earlier push of corpora made in the repository: the Parquet files its
+    croissant.json lists (each one a FileObject); none if it has none."""
+    if "croissant.json" not in remote.files:
+        return set()
+    try:
+        described = json.loads(read_file(api, repo_id, remote.sha, "croissant.json"))
+        return {item["contentUrl"] for item in described.get("distribution", [])
+                if isinstance(item, dict) and item.get("@type") == "cr:FileObject" and "contentUrl" in item}
+    except ValueError:  # not JSON as this tool writes it: it made none of them, as far as is known
+        return set()
 
 
 def already_published(api: HfApi, name: str, repo_id: str, folder: Path, paths: list[str], configs, tag: str,

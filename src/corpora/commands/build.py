@@ -1,7 +1,9 @@
 """`corpora build`."""
 
 import argparse
+import logging
 import math
+import sys
 
 from corpora.commands import names
 from corpora.commands import print_table
@@ -32,7 +34,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--out", default="build", metavar="DIR", help="export folder (default: build)")
     parser.add_argument("--num-proc", type=int, metavar="N", help="processes for preparing the splits")
     parser.add_argument("--allow-modified-sources", action="store_true",
-                        help="build source files that differ from the recorded release (sizes are still checked)")
+                        help="build source files that differ from the recorded release (checksums.tsv), into "
+                             "splits of any size (one that differs from the official size is shown, not refused); "
+                             "every record is still checked, and every split still holds one row per source record")
     parser.add_argument("--lock-timeout", type=_seconds, metavar="SECONDS",
                         help="while another build writes the same OUT/NAME, wait at most this long (default: until "
                              "it ends)")
@@ -49,12 +53,37 @@ def add_arguments(parser) -> None:
 LASTING_IMPORTS = ("corpora.build",)
 
 
+class _FewerProcesses(logging.Filter):
+    """datasets' "Setting num_proc from N ..." warning, which it logs once per split that has fewer
+    shards (source files, as the loaders share them out) than processes: kept from the output and
+    counted, for the command to say once."""
+
+    def __init__(self):
+        super().__init__()
+        self.splits = 0
+
+    def filter(self, record) -> bool:
+        if str(record.msg).startswith("Setting num_proc from "):
+            self.splits += 1
+            return False
+        return True
+
+
 def run(args) -> int:
     from corpora import build
     from corpora import prepare
     from corpora import registry
 
     quiet_progress()
+    fewer = _FewerProcesses()
+    logging.getLogger("datasets.builder").addFilter(fewer)
+    try:
+        return _run(args, build, prepare, registry, fewer)
+    finally:
+        logging.getLogger("datasets.builder").removeFilter(fewer)
+
+
+def _run(args, build, prepare, registry, fewer: _FewerProcesses) -> int:
     rows = []
     last = "dummy data expects" if args.dummy else "official"
     header = ["corpus", "config", "split", "source records", "rows written", last]
@@ -78,4 +107,7 @@ def run(args) -> int:
     # The rows written are those load_dataset reads back through each exported card.
     print(f"exported to {args.out}/:")
     print_table(header, rows)
+    if fewer.splits:
+        print(f"corpora build: --num-proc {args.num_proc}: {fewer.splits} of {len(rows)} splits were prepared by fewer "
+              "processes: a process takes whole source files, and these splits have too few", file=sys.stderr)
     return 0
