@@ -191,20 +191,37 @@ def test_an_error_of_the_thread_beside_stops_the_build_and_leaves_no_thread(tmp_
 def test_ctrl_c_while_the_thread_beside_writes_leaves_the_lock_only(tmp_path):
     # A copy of the dummy data whose contest 510 holds 300,000 ratings: row groups of 100,000 rows
     # are written beside the builder (a `.part` file) before it ends; Ctrl-C then.
+    if not build.ParquetBeside.worth_it(prepare.Request("caption_contest_ratings")):
+        pytest.skip("one core: a build writes its Parquet files from the cache, after the builder")
     data = shutil.copytree(corpus.dummy_dir, tmp_path / "data")
     write_big_cardinal(data / "contests/responses/510-responses.csv.zip", 300_000)
     out = tmp_path / "out"
     command = [sys.executable, "-m", "corpora.cli", "build", "caption_contest_ratings", "--config", "cardinal_responses",
                "--data-dir", str(data), "--allow-modified-sources", "--out", str(out)]
-    build = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 120
         while not list(out.glob(".caption_contest_ratings.partial-*/caption_contest_ratings/cardinal_responses/*.part")):
-            assert build.poll() is None and time.monotonic() < deadline, "no Parquet file was begun beside the builder"
+            assert process.poll() is None and time.monotonic() < deadline, "no Parquet file was begun beside the builder"
             time.sleep(0.01)
-        build.send_signal(signal.SIGINT)
-        _, err = build.communicate(timeout=60)
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=60)
     finally:
-        build.kill()
-    assert (build.returncode, err) == (130, "corpora build: interrupted\n")
+        process.kill()
+    assert (process.returncode, err) == (130, "corpora build: interrupted\n")
     assert sorted(p.name for p in out.iterdir()) == [".caption_contest_ratings.lock"]
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_getaffinity"), reason="no CPU affinity to set on this system")
+def test_on_one_core_the_files_are_written_after_the_builder(tmp_path):
+    # Where the two threads would only take turns, the build writes from the cache (worth_it).
+    script = (
+        "import os; from corpora import build, prepare; "
+        "request = prepare.Request('caption_contest_ratings'); "
+        "print(build.ParquetBeside.worth_it(request), build.ParquetBeside.worth_it(prepare.Request("
+        "'caption_contest_ratings', num_proc=2))); "
+        "os.sched_setaffinity(0, {min(os.sched_getaffinity(0))}); print(build.ParquetBeside.worth_it(request))"
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
+    cores = len(os.sched_getaffinity(0))
+    assert result.stdout == f"{cores > 1} False\nFalse\n"

@@ -6,6 +6,7 @@ prepares it (`corpora.prepare`, with every check), written as Parquet shards wit
 from __future__ import annotations
 
 import collections
+import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -109,9 +110,10 @@ def write_files(request: prepare.Request, partial: exports.Partial, repo_id, exp
         partial.phase("generating")
         # Prepared as Arrow, written as Parquet by this package (corpora.parquet_files): the same
         # file settings under every datasets version, which its own Parquet writer does not give.
-        # Where datasets generates the tables in this process, the Parquet files are written from
-        # them as they come, in a thread beside it (ParquetBeside); else from its cache after.
-        beside = ParquetBeside(folder / config, features.arrow_schema) if (request.num_proc or 1) <= 1 else None
+        # Where datasets generates the tables in this process and a second core is free, the
+        # Parquet files are written from them as they come, in a thread beside it (ParquetBeside);
+        # else from its cache after.
+        beside = ParquetBeside(folder / config, features.arrow_schema) if ParquetBeside.worth_it(request) else None
         try:
             prepared = prepare.prepare_config(request, config, sources, partial.cache, beside and beside.attach)
             written = beside.finish() if beside else {}
@@ -172,6 +174,15 @@ class ParquetBeside:
     # Tables handed to the thread and not yet written: memory holds these few tables, and the
     # rows of a row group not yet complete (SplitWriter).
     AHEAD = 2
+
+    @staticmethod
+    def worth_it(request: prepare.Request) -> bool:
+        """Written beside the builder: datasets generates in this process (no worker processes),
+        and the process may run on more than one core. On one core the two threads take turns,
+        and the Parquet encoding, interleaved with the parsing, costs more CPU (about 0.3 s more
+        for the summaries of bench/toolkit_overhead.py) than writing from the cache after."""
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+        return (request.num_proc or 1) <= 1 and cores > 1
 
     def __init__(self, folder: Path, schema: pyarrow.Schema):
         self.folder, self.schema = folder, schema
