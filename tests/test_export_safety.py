@@ -234,7 +234,8 @@ def test_a_swap_without_an_atomic_exchange_replaces_the_export(tmp_path):
     only_the_export(out)
 
 
-@pytest.mark.parametrize("signum, code, line", [(signal.SIGTERM, 143, "terminated"), (signal.SIGINT, 130, "interrupted")])
+@pytest.mark.parametrize("signum, code, line", [(signal.SIGTERM, 143, "terminated"), (signal.SIGINT, 130, "interrupted"),
+                                                 (signal.SIGHUP, 129, "hung up")])
 def test_a_signal_at_the_swap_leaves_the_previous_export_and_nothing_else(tmp_path, signum, code, line):
     out = tmp_path / "out"
     build.export(prepare.Request(NAME, dummy=True), out)
@@ -248,7 +249,8 @@ def test_a_signal_at_the_swap_leaves_the_previous_export_and_nothing_else(tmp_pa
     only_the_export(out)
 
 
-@pytest.mark.parametrize("signum, code, line", [(signal.SIGTERM, 143, "terminated"), (signal.SIGINT, 130, "interrupted")])
+@pytest.mark.parametrize("signum, code, line", [(signal.SIGTERM, 143, "terminated"), (signal.SIGINT, 130, "interrupted"),
+                                                 (signal.SIGHUP, 129, "hung up")])
 def test_sigterm_and_ctrl_c_leave_no_partial_folder_and_no_cache(tmp_path, signum, code, line):
     out = tmp_path / "out"
     process = start(out, pause="writing")
@@ -621,7 +623,8 @@ def start_with_workers(out, release):
 @pytest.mark.both_legs  # datasets' worker pool differs between versions
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs /proc to list a process's children")
 @pytest.mark.parametrize("how, code, line", [("SIGINT", 130, "interrupted"), ("SIGTERM", 143, "terminated"),
-                                             ("Ctrl-C", 130, "interrupted"), ("SIGKILL", -9, "")])
+                                             ("Ctrl-C", 130, "interrupted"), ("terminal closed", 129, "hung up"),
+                                             ("SIGKILL", -9, "")])
 def test_a_signal_with_worker_processes_ends_them_all_with_one_line(tmp_path, example_release, how, code, line):
     out = tmp_path / "out"
     build.export(prepare.Request(NAME, dummy=True), out)
@@ -630,6 +633,8 @@ def test_a_signal_with_worker_processes_ends_them_all_with_one_line(tmp_path, ex
     children = children_of(process.pid)  # the two workers and datasets' queue manager
     if how == "Ctrl-C":  # a terminal sends SIGINT to the whole process group
         os.killpg(process.pid, signal.SIGINT)
+    elif how == "terminal closed":  # and SIGHUP, when it closes
+        os.killpg(process.pid, signal.SIGHUP)
     else:
         process.send_signal(getattr(signal, how))
     assert process.wait(timeout=60) == code

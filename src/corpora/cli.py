@@ -29,7 +29,7 @@ def make_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    # From the first instruction on, Ctrl-C and SIGTERM end the command with one line (130, 143).
+    # From the first instruction on, Ctrl-C, SIGTERM and SIGHUP end the command with one line (130, 143, 129).
     handlers = process.handle_stops()
     command, debug = process.command_name(argv), "--debug" in (sys.argv[1:] if argv is None else argv)
     error_status = 1

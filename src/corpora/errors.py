@@ -23,10 +23,15 @@ def shorten(items, keep: int = 5, sep: str = ", ") -> str:
 
 
 class Terminated(BaseException):
-    """SIGTERM, raised like KeyboardInterrupt so that cleanup in `finally` blocks runs."""
+    """SIGTERM or SIGHUP (`signum`), raised like KeyboardInterrupt so that cleanup in `finally`
+    blocks runs."""
+
+    def __init__(self, signum: int = signal.SIGTERM):
+        super().__init__(signum)
+        self.signum = signum
 
 
-# The signals (SIGINT, SIGTERM) the command's handler has raised. Python ignores an exception
+# The signals (SIGINT, SIGTERM, SIGHUP) the command's handler has raised. Python ignores an exception
 # raised in a weakref or at-fork callback (it prints "Exception ignored in ..."), so a signal can be
 # swallowed there: `stop_if_asked` raises it again at the next phase of the work.
 STOP_SIGNALS: list[int] = []
@@ -35,7 +40,7 @@ STOP_SIGNALS: list[int] = []
 def stop_if_asked() -> None:
     """Raise the stop the command was asked for, if one was (see STOP_SIGNALS)."""
     if STOP_SIGNALS:
-        raise KeyboardInterrupt() if STOP_SIGNALS[0] == signal.SIGINT else Terminated()
+        raise KeyboardInterrupt() if STOP_SIGNALS[0] == signal.SIGINT else Terminated(STOP_SIGNALS[0])
 
 
 def printable(path) -> str:
@@ -82,7 +87,8 @@ def chain(error: BaseException | None):
 
 # --- what an exception means: one table, walked along the chain ----------------------------------
 
-STOPPED = {signal.SIGINT: "interrupted", signal.SIGTERM: "terminated"}  # the command's line for each stop
+# The signals that stop the command, and its line for each: Ctrl-C, `kill`, and the terminal closing.
+STOPPED = {signal.SIGINT: "interrupted", signal.SIGTERM: "terminated", signal.SIGHUP: "hung up"}
 
 
 # Named tuples rather than dataclasses: the command imports this module before it answers Ctrl-C
@@ -130,7 +136,7 @@ def _loader_error(error: BaseException) -> BaseException:
 
 
 def _signal(stop: BaseException) -> int:
-    return signal.SIGINT if isinstance(stop, KeyboardInterrupt) else signal.SIGTERM
+    return signal.SIGINT if isinstance(stop, KeyboardInterrupt) else getattr(stop, "signum", signal.SIGTERM)
 
 
 def _http_status(error: BaseException) -> int | None:

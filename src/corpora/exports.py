@@ -40,6 +40,7 @@ from pathlib import Path
 
 import filelock
 
+from corpora.errors import STOPPED
 from corpora.errors import CorporaError
 from corpora.errors import full_disk
 from corpora.errors import shorten
@@ -332,7 +333,7 @@ def _new_workspace(target: Path) -> Path:
 def _swap_in(export: Path, target: Path, hooks: Hooks) -> None:
     """Make `export` (a finished, checked folder of this build's workspace) the folder OUT/NAME, in
     one step a reader sees before or after; the previous export is left at `export`'s path, and
-    goes with the workspace (`_abandon`). Ctrl-C and SIGTERM wait for the end of the step."""
+    goes with the workspace (`_abandon`). Ctrl-C, SIGTERM and SIGHUP wait for the end of the step."""
     with _signals_held():
         if not os.path.lexists(target):
             export.rename(target)
@@ -366,8 +367,9 @@ def abandon_all() -> None:
 
 @contextlib.contextmanager
 def _signals_held():
-    """Ctrl-C and SIGTERM are delivered after the block, not inside it."""
-    held = {signal.SIGINT, signal.SIGTERM}
+    """The signals that stop the command (Ctrl-C, SIGTERM, SIGHUP) are delivered after the block,
+    not inside it."""
+    held = set(STOPPED)
     previous = signal.pthread_sigmask(signal.SIG_BLOCK, held) if hasattr(signal, "pthread_sigmask") else None
     try:
         yield

@@ -1,4 +1,4 @@
-"""The `corpora` command's process: Ctrl-C and SIGTERM end it with one line, its worker processes
+"""The `corpora` command's process: Ctrl-C, SIGTERM and SIGHUP end it with one line, its worker processes
 (--num-proc) end with it, and it exits when its work is done.
 
 Imported by corpora.cli before anything else of the command: run as the command (not imported as
@@ -44,15 +44,15 @@ def _stopped_early(signum, frame):
 
 
 if AS_COMMAND:  # until main() installs `stop`
-    for _signum in (signal.SIGINT, signal.SIGTERM):
+    for _signum in STOPPED:
         signal.signal(_signum, _stopped_early)
 
 
 def handle_stops() -> dict:
-    """From here on, Ctrl-C and SIGTERM unwind the stack like an exception (`stop`), so that every
-    `finally` cleans up. Returns the handlers they replace."""
+    """From here on, Ctrl-C, SIGTERM and SIGHUP unwind the stack like an exception (`stop`), so
+    that every `finally` cleans up. Returns the handlers they replace."""
     STOP_SIGNALS.clear()
-    return {signum: signal.signal(signum, stop) for signum in (signal.SIGINT, signal.SIGTERM)}
+    return {signum: signal.signal(signum, stop) for signum in STOPPED}
 
 
 def restore(handlers: dict) -> None:
@@ -101,7 +101,7 @@ _STOPPING: list[int] = []  # the signal that is ending the build with its worker
 
 
 def stop(signum, frame):
-    """Ctrl-C or SIGTERM. With worker processes alive (--num-proc), their pool cannot be closed
+    """Ctrl-C, SIGTERM or SIGHUP. With worker processes alive (--num-proc), their pool cannot be closed
     safely any more (a worker killed while it holds the task queue's lock hangs the parent), so
     the workers are killed, the build's partial folder removed, and the process exits here."""
     if _STOPPING:  # a second signal while the first one ends the build
@@ -127,7 +127,7 @@ def stop(signum, frame):
         os.write(2, f"{prefix(command_name())}: {STOPPED[signum]}\n".encode())
         os._exit(128 + signum)
     STOP_SIGNALS.append(signum)
-    raise KeyboardInterrupt() if signum == signal.SIGINT else Terminated()
+    raise KeyboardInterrupt() if signum == signal.SIGINT else Terminated(signum)
 
 
 def _reap(children: list[int], seconds: float = 5.0) -> None:
@@ -161,11 +161,13 @@ def _worker_processes() -> list[int]:
 def _in_worker():
     # A forked worker (num_proc) is ended by its pool with SIGTERM, and dies of it as usual (a
     # Python handler would only set a flag, and a worker whose other thread took the signal
-    # waited forever on its task queue). Ctrl-C is for the parent, which ends the workers. A
+    # waited forever on its task queue). Ctrl-C and a closing terminal (SIGHUP, sent to the whole
+    # process group) are for the parent, which ends the workers. A
     # worker dies with its parent, even one killed with SIGKILL (Linux: PR_SET_PDEATHSIG).
     if signal.getsignal(signal.SIGTERM) is stop or _STOPPING:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
         if sys.platform.startswith("linux"):
             import ctypes  # here: the command imports it after its start (with datasets), a worker has it
 
