@@ -319,6 +319,17 @@ def test_errors_exit_2(tmp_path, exports):
     assert (code, err) == (2, f"corpora diff: error: old export {tmp_path / 'empty'} holds no <config>/<split>-*.parquet files\n")
 
 
+def test_exports_of_two_corpora_are_an_error(tmp_path, exports):
+    old, _ = exports
+    other = shutil.copytree(old, tmp_path / "other")
+    mark = json.loads((other / MARK).read_text())
+    (other / MARK).write_text(json.dumps(dict(mark, corpus="another_corpus")))
+    code, out, err = cli("diff", old, other)
+    assert (code, out, err) == (2, "", (
+        f"corpora diff: error: {old} is an export of {NAME} and {other} one of another_corpus: "
+        "a diff compares two exports of one corpus\n"))
+
+
 def test_configs_are_in_the_loader_order_with_the_key_each_is_matched_by(dummy_export, tmp_path, capsys):
     build.export(prepare.Request(NAME, dummy=True), tmp_path)
     assert main(["diff", str(dummy_export(NAME)), str(tmp_path / NAME)]) == 0

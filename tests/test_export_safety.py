@@ -514,7 +514,7 @@ def test_a_build_of_some_configs_never_drops_the_others(tmp_path):
     assert result.stderr == (
         f"corpora build: error: {out / NAME} holds config(s) sentences, raters that this build of ratings would "
         "drop: build them together (--config ratings --config sentences --config raters, or no --config for every "
-        "config), or choose another --out\n"
+        "config), replace the export with this config only (--drop-other-configs), or choose another --out\n"
     )
     assert files_of(out / NAME) == before
     # A build of more configs than the export holds replaces it.

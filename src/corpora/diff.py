@@ -121,7 +121,11 @@ def compare(old, new, name: str | None = None, configs: list[str] | None = None,
         if unknown:
             raise CorporaError(f"no config {', '.join(unknown)} in either export")
         layouts = {side: {c: s for c, s in layout.items() if c in configs} for side, layout in layouts.items()}
-    guesses = (recorded_corpus(new), recorded_corpus(old), hinted[0] or new.name, hinted[1] or old.name)
+    recorded = {side: recorded_corpus(folder) for side, folder in (("old", old), ("new", new))}
+    if None not in recorded.values() and recorded["old"] != recorded["new"]:
+        raise CorporaError(f"{old_label} is an export of {recorded['old']} and {new_label} one of {recorded['new']}: "
+                           "a diff compares two exports of one corpus")
+    guesses = (recorded["new"], recorded["old"], hinted[0] or new.name, hinted[1] or old.name)
     name = name or next((n for n in guesses if n in registry.names()), None)
     _check_given_keys(keys or {}, layouts)
     keys = dict(_keys(name), **(keys or {}))

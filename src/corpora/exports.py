@@ -229,7 +229,8 @@ def _check_replaceable(target: Path, configs: list[str], known: list[str] | None
         every = " ".join(f"--config {config}" for config in [*configs, *dropped])
         raise CorporaError(
             f"{target} holds config(s) {', '.join(dropped)} that this build of {', '.join(configs)} would drop: "
-            f"build them together ({every}, or no --config for every config), or choose another --out"
+            f"build them together ({every}, or no --config for every config), replace the export with "
+            f"{'this config' if len(configs) == 1 else 'these configs'} only (--drop-other-configs), or choose another --out"
         )
 
 
