@@ -183,6 +183,16 @@ def test_a_lock_timeout_that_is_no_number_of_seconds_is_refused(capsys, value):
     )
 
 
+@pytest.mark.parametrize("value", ["0", "-2", "1.5", "two"])
+def test_a_num_proc_that_is_no_number_of_processes_is_refused(capsys, value):
+    with pytest.raises(SystemExit) as ended:
+        main(["build", NAME, "--dummy", "--num-proc", value])
+    assert ended.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        f"corpora build: error: argument --num-proc: expected a number of processes, 1 or more; got {value!r}"
+    )
+
+
 def test_checksums_says_a_file_recorded_as_never_measured_so(capsys, example_release, record_release):
     corpus = registry.get(NAME)
     first = next(iter(RELEASE))

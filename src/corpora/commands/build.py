@@ -24,6 +24,17 @@ def _seconds(text: str) -> float:
     return seconds
 
 
+def _processes(text: str) -> int:
+    """--num-proc: a whole number of processes, 1 or more."""
+    try:
+        processes = int(text)
+    except ValueError:
+        processes = 0
+    if processes < 1:
+        raise argparse.ArgumentTypeError(f"expected a number of processes, 1 or more; got {text!r}")
+    return processes
+
+
 def add_arguments(parser) -> None:
     parser.add_argument("names", nargs="*", metavar="NAME", help="the corpora to build (`corpora list` names them)")
     parser.add_argument("--all", action="store_true", help="every corpus")
@@ -32,7 +43,7 @@ def add_arguments(parser) -> None:
     source.add_argument("--data-dir", metavar="DIR", help="a local copy laid out like the upstream repository")
     source.add_argument("--dummy", action="store_true", help="the dummy data in dummy_data/NAME/")
     parser.add_argument("--out", default="build", metavar="DIR", help="export folder (default: build)")
-    parser.add_argument("--num-proc", type=int, metavar="N", help="processes for preparing the splits")
+    parser.add_argument("--num-proc", type=_processes, metavar="N", help="processes for preparing the splits")
     parser.add_argument("--allow-modified-sources", action="store_true",
                         help="build source files that differ from the recorded release (checksums.tsv), into "
                              "splits of any size (one that differs from the official size is shown, not refused); "
