@@ -22,6 +22,11 @@ os.environ["HF_DATASETS_OFFLINE"] = "1"
 if "HF_HOME" not in os.environ:  # a bare `pytest`: a throw-away home, removed at exit
     os.environ["HF_HOME"] = tempfile.mkdtemp(prefix="corpora-hf-home-")
     atexit.register(shutil.rmtree, os.environ["HF_HOME"], ignore_errors=True)
+# The servers of the tests are on 127.0.0.1: a proxy of the user's would take their requests (the
+# proxy tests of tests/test_push.py set their own).
+for _variable in ("http_proxy", "https_proxy", "all_proxy", "no_proxy"):
+    os.environ.pop(_variable, None)
+    os.environ.pop(_variable.upper(), None)
 
 import socket  # noqa: E402
 

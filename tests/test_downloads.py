@@ -229,6 +229,35 @@ def test_a_bad_setting_is_named(capsys, tmp_path, cache, serve, monkeypatch, var
     assert (code, err) == (1, f"corpora build: error: {variable}={value!r}: expected a positive number\n")
 
 
+@pytest.mark.parametrize("scheme", ["https", "http"])
+def test_a_proxy_that_never_answers_is_the_same_timeout(capsys, tmp_path, cache, monkeypatch, scheme):
+    """The proxy of the environment, a server on 127.0.0.1 that accepts connections and never
+    answers; the URL a port of 127.0.0.1 where nothing listens: a time-out only through the proxy
+    (https: its answer to CONNECT never comes)."""
+    import socket
+    import threading
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    accepted = []
+    threading.Thread(target=lambda: [accepted.append(listener.accept()[0]) for _ in range(3)], daemon=True).start()
+    with socket.create_server(("127.0.0.1", 0)) as closed:
+        url = f"{scheme}://127.0.0.1:{closed.getsockname()[1]}/{FILE}"
+    for variable in ("HTTPS_PROXY", "HTTP_PROXY"):
+        monkeypatch.setenv(variable, f"http://127.0.0.1:{listener.getsockname()[1]}")
+    try:
+        with pytest.raises(download.DownloadFailed) as failed:
+            download.fetch(url, tmp_path / "file")
+    finally:
+        listener.close()
+        for connection in accepted:
+            connection.close()
+    assert failed.value.reason == "no answer within 1 s (3 tries)"
+    assert len(accepted) == 3
+    assert capsys.readouterr().err == "".join(
+        f"corpora: {url}: no answer within 1 s; trying again in {0.01 * 2 ** n:g} s (try {n + 2} of 3)\n"
+        for n in range(2))
+
+
 def test_a_full_download_cache_names_its_folder(tmp_path):
     """HF_HOME on a 16 KiB tmpfs, in a mount namespace of a real `corpora build` whose loader's
     URLs point at the server; the file served is 64 KiB."""

@@ -398,7 +398,7 @@ def test_a_library_class_is_matched_once_its_module_is_imported():
 
 
 @pytest.mark.parametrize("error, said", [
-    (raised(RuntimeError("wrapped"), cause=TimeoutError("timed out")), "the connection timed out"),
+    (raised(RuntimeError("wrapped"), cause=TimeoutError("timed out")), "no answer within 60 s (CORPORA_HUB_TIMEOUT)"),
     (ConnectionRefusedError(111, "Connection refused"), "no connection ([Errno 111] Connection refused): no network, "
                                                         "or the host cannot be reached"),
     (socket.gaierror(-2, "Name or service not known"), "no connection ([Errno -2] Name or service not known): no "

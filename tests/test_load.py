@@ -97,10 +97,13 @@ except FileNotFoundError as error:
 """
 
 
-def test_streaming_from_a_server_that_never_answers_gives_up_after_the_download_timeout(tmp_path):
+@pytest.mark.parametrize("proxy", [None, "https", "http"])
+def test_streaming_from_a_server_that_never_answers_gives_up_after_the_download_timeout(proxy, tmp_path):
     # A real process and a server on 127.0.0.1 that accepts connections and never answers: aiohttp
     # waits 5 minutes by default; CORPORA_DOWNLOAD_TIMEOUT=1 is 1 s of silence per request (fsspec
-    # asks twice: HEAD, then GET).
+    # asks twice: HEAD, then GET). With `proxy`, that server is the proxy of the environment and
+    # the URLs (of that scheme) a port of 127.0.0.1 where nothing listens: a time-out only through
+    # the proxy (https: aiohttp reads the answer to its CONNECT without its read limit).
     import os
     import socket
     import subprocess
@@ -110,9 +113,15 @@ def test_streaming_from_a_server_that_never_answers_gives_up_after_the_download_
     listener = socket.create_server(("127.0.0.1", 0))
     accepted = []
     threading.Thread(target=lambda: [accepted.append(listener.accept()[0]) for _ in range(10)], daemon=True).start()
-    base = f"http://127.0.0.1:{listener.getsockname()[1]}/"
+    silent = f"http://127.0.0.1:{listener.getsockname()[1]}"
     env = dict(os.environ, HF_HUB_OFFLINE="0", HF_DATASETS_OFFLINE="0", CORPORA_DOWNLOAD_TIMEOUT="1",
                HF_HOME=str(tmp_path / "home"))
+    if proxy is None:
+        base = f"{silent}/"
+    else:
+        with socket.create_server(("127.0.0.1", 0)) as closed:
+            base = f"{proxy}://127.0.0.1:{closed.getsockname()[1]}/"
+        env.update(HTTPS_PROXY=silent, HTTP_PROXY=silent, NO_PROXY="", no_proxy="")
     try:
         result = subprocess.run([sys.executable, "-c", STREAM_FROM, base], capture_output=True, text=True, env=env,
                                 timeout=120, check=False)
@@ -121,8 +130,9 @@ def test_streaming_from_a_server_that_never_answers_gives_up_after_the_download_
         for connection in accepted:
             connection.close()
     assert result.returncode == 0, result.stderr
+    assert accepted
     seconds, said = result.stdout.strip().split(" ", 1)
-    # aiohttp 3.10 and later: SocketTimeoutError; earlier: ServerTimeoutError
+    # aiohttp 3.10 and later: SocketTimeoutError (ConnectionTimeoutError for CONNECT); earlier: ServerTimeoutError
     assert said.startswith(f"{base}data/test.jsonl (") and said.endswith("TimeoutError)"), said
     assert 1 <= float(seconds) < 10
 

@@ -517,27 +517,85 @@ def silent_hub():
         connection.close()
 
 
-def test_a_hub_that_never_answers_is_one_line_after_the_time_limit(silent_hub, upstream_copy, tmp_path):
-    env = dict(os.environ, HF_ENDPOINT=silent_hub, HF_TOKEN=TOKEN, HF_HUB_OFFLINE="0", HF_HOME=str(tmp_path / "home"),
-               HF_HUB_DISABLE_XET="1", CORPORA_HUB_TIMEOUT="1")
+def silent_push_and_diff(tmp_path, upstream_copy, **env):
+    """`corpora push` then `corpora diff hf://...` with CORPORA_HUB_TIMEOUT=1 and `env`: the
+    push's result, when it ended (time.monotonic), and the diff's result."""
+    env = dict(os.environ, HF_TOKEN=TOKEN, HF_HUB_OFFLINE="0", HF_HOME=str(tmp_path / "home"), HF_HUB_DISABLE_XET="1",
+               CORPORA_HUB_TIMEOUT="1", **env)
     corpora_command = str(Path(sys.executable).with_name("corpora"))
     push = subprocess.run([corpora_command, "push", NAME, "--repo-id", REPO_ID, "--data-dir", str(upstream_copy), "--out",
                            str(tmp_path / "out")], capture_output=True, text=True, env=env, timeout=120, check=False)
     ended = time.monotonic()
-    assert error_line(push) == (
-        f"corpora push: error: {NAME}: reading dataset repository {REPO_ID} failed: the connection timed out; "
-        "nothing was built or uploaded")
+    diff = subprocess.run([corpora_command, "diff", f"hf://datasets/{REPO_ID}@v1.0.0", str(tmp_path)], capture_output=True,
+                          text=True, env=env, timeout=120, check=False)
+    return push, ended, diff
+
+
+SILENT_PUSH = (f"corpora push: error: {NAME}: reading dataset repository {REPO_ID} failed: no answer within 1 s "
+               "(CORPORA_HUB_TIMEOUT); nothing was built or uploaded")
+SILENT_DIFF = f"corpora diff: error: hf://datasets/{REPO_ID}@v1.0.0: cannot download it: no answer within 1 s (CORPORA_HUB_TIMEOUT)\n"
+
+
+def test_a_hub_that_never_answers_is_one_line_after_the_time_limit(silent_hub, upstream_copy, tmp_path):
+    push, ended, diff = silent_push_and_diff(tmp_path, upstream_copy, HF_ENDPOINT=silent_hub)
+    assert error_line(push) == SILENT_PUSH
     assert not (tmp_path / "out").exists()
     # The limit is the whole wait from the first request: not 1 s more per request (huggingface_hub
     # 1.x and later first ask for a list of their own, with a timeout of 3 s: 4 s and more before).
     assert 1 <= ended - SILENT_ACCEPTS[0] < 2.5
-    diff = subprocess.run([corpora_command, "diff", f"hf://datasets/{REPO_ID}@v1.0.0", str(tmp_path)], capture_output=True,
-                          text=True, env=env, timeout=120, check=False)
-    assert (diff.returncode, diff.stderr) == (
-        2, f"corpora diff: error: hf://datasets/{REPO_ID}@v1.0.0: cannot download it: the connection timed out\n")
-    bad = subprocess.run([corpora_command, "push", NAME, "--repo-id", REPO_ID, "--data-dir", str(upstream_copy)],
-                         capture_output=True, text=True, env=dict(env, CORPORA_HUB_TIMEOUT="nan"), timeout=120, check=False)
+    assert (diff.returncode, diff.stderr) == (2, SILENT_DIFF)
+    env = dict(os.environ, HF_ENDPOINT=silent_hub, HF_TOKEN=TOKEN, HF_HUB_OFFLINE="0", HF_HOME=str(tmp_path / "home"),
+               CORPORA_HUB_TIMEOUT="nan")
+    bad = subprocess.run([str(Path(sys.executable).with_name("corpora")), "push", NAME, "--repo-id", REPO_ID,
+                          "--data-dir", str(upstream_copy)], capture_output=True, text=True, env=env, timeout=120,
+                         check=False)
     assert error_line(bad) == "corpora push: error: CORPORA_HUB_TIMEOUT='nan': expected a positive number"
+
+
+@pytest.mark.parametrize("scheme", ["https", "http"])
+def test_a_hub_behind_a_proxy_that_never_answers_is_the_same_line_after_the_time_limit(scheme, silent_hub,
+                                                                                        upstream_copy, tmp_path):
+    # The silent server is the proxy of the environment, and the Hub a port of 127.0.0.1 where
+    # nothing listens: a time-out only through the proxy (without it: connection refused). httpx
+    # sends such requests through a transport of their own (https: CONNECT, then TLS).
+    with socket.create_server(("127.0.0.1", 0)) as closed:
+        hub = f"{scheme}://127.0.0.1:{closed.getsockname()[1]}"
+    push, ended, diff = silent_push_and_diff(tmp_path, upstream_copy, HF_ENDPOINT=hub, HTTPS_PROXY=silent_hub,
+                                             HTTP_PROXY=silent_hub, NO_PROXY="", no_proxy="")
+    assert error_line(push) == SILENT_PUSH
+    assert 1 <= ended - SILENT_ACCEPTS[0] < 2.5
+    assert (diff.returncode, diff.stderr) == (2, SILENT_DIFF)
+
+
+def test_a_hub_that_never_accepts_the_connection_is_one_line_after_the_time_limit(upstream_copy, tmp_path):
+    # A listener of backlog 0 whose one place is taken: the system drops the next connections' SYN.
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(0)
+    with listener, socket.create_connection(listener.getsockname()):
+        push, ended, diff = silent_push_and_diff(tmp_path, upstream_copy,
+                                                 HF_ENDPOINT=f"http://127.0.0.1:{listener.getsockname()[1]}")
+    assert error_line(push) == (f"corpora push: error: {NAME}: reading dataset repository {REPO_ID} failed: no "
+                                "connection within 1 s (CORPORA_HUB_TIMEOUT); nothing was built or uploaded")
+    assert (diff.returncode, diff.stderr) == (
+        2, f"corpora diff: error: hf://datasets/{REPO_ID}@v1.0.0: cannot download it: no connection within 1 s "
+           "(CORPORA_HUB_TIMEOUT)\n")
+
+
+def test_the_hub_time_out_names_the_limit(monkeypatch):
+    import requests  # huggingface_hub 0.x's client; its time-outs have httpx's names
+
+    from corpora import errors
+
+    monkeypatch.setenv("CORPORA_HUB_TIMEOUT", "60")
+    assert errors.describe_failure(requests.exceptions.ReadTimeout("timed out")) == (
+        "no answer within 60 s (CORPORA_HUB_TIMEOUT)")
+    # Connecting is held to 10 s of the limit at most.
+    assert errors.describe_failure(requests.exceptions.ConnectTimeout("timed out")) == (
+        "no connection within 10 s (CORPORA_HUB_TIMEOUT)")
+    monkeypatch.setenv("CORPORA_HUB_TIMEOUT", "2.5")
+    assert errors.describe_failure(requests.exceptions.ConnectTimeout("timed out")) == (
+        "no connection within 2.5 s (CORPORA_HUB_TIMEOUT)")
 
 
 def test_diff_of_a_revision_that_is_not_there_is_one_line(hub, tmp_path):

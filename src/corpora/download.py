@@ -306,11 +306,16 @@ _STREAM_TIMEOUT = [Settings.timeout]
 
 async def _timed_client(**kwargs):
     """fsspec's HTTP client (aiohttp), giving up on a connection or a read silent for the timeout:
-    by default aiohttp waits 5 minutes for a server that accepts a connection and never answers."""
+    by default aiohttp waits 5 minutes for a server that accepts a connection and never answers.
+    `connect` holds the whole connection: behind a proxy from the environment (datasets passes
+    trust_env) an https:// URL first waits for the proxy's answer to CONNECT, which aiohttp reads
+    without `sock_read`."""
     import aiohttp
 
     seconds = _STREAM_TIMEOUT[0]
-    kwargs.setdefault("timeout", aiohttp.ClientTimeout(total=None, sock_connect=seconds, sock_read=seconds))
+    kwargs.setdefault(
+        "timeout", aiohttp.ClientTimeout(total=None, connect=seconds, sock_connect=seconds, sock_read=seconds)
+    )
     return aiohttp.ClientSession(**kwargs)
 
 

@@ -144,6 +144,12 @@ def _http_status(error: BaseException) -> int | None:
     return status if isinstance(status, int) else None
 
 
+def _hub_timed_out(error: BaseException) -> str:
+    from corpora import hub_client  # which imports this module
+
+    return hub_client.timed_out(error)
+
+
 def _server_answered(error: BaseException) -> str:
     response = getattr(error, "response", None)
     phrase = getattr(error, "message", None) or getattr(response, "reason", None)
@@ -182,7 +188,7 @@ HUB_FAILURES = (
     Kind((TimeoutError, "asyncio.TimeoutError", "concurrent.futures.TimeoutError", "requests.exceptions.Timeout",
           "urllib3.exceptions.TimeoutError", "httpx.TimeoutException", "httpx2.TimeoutException",
           "aiohttp.ServerTimeoutError"),
-         lambda error: "the connection timed out", anywhere=True),
+         _hub_timed_out, anywhere=True),
     Kind((ConnectionError, "socket.gaierror", "requests.exceptions.ConnectionError", "httpx.ConnectError",
           "httpx2.ConnectError", "aiohttp.ClientConnectorError"),
          lambda error: f"no connection ({_text(error)}): no network, or the host cannot be reached", anywhere=True),

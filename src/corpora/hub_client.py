@@ -4,7 +4,7 @@ huggingface_hub's HTTP client waits without limit by default (httpx with `timeou
 on; requests without a timeout in 0.x): a Hub that accepts the connection and never answers
 would hold a push or a diff forever. Here a command gives up after `HUB_TIMEOUT` seconds
 without an answer from the Hub (`CORPORA_HUB_TIMEOUT` sets it), counted across its requests,
-and says so in one line.
+also through a proxy of the environment, and says so in one line (`timed_out`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ import time
 
 from corpora.errors import CorporaError
 
-HUB_TIMEOUT = 60.0  # seconds without a byte, read or written; connecting: at most 10 s of it
+HUB_TIMEOUT = 60.0  # seconds without a byte, read or written; connecting: at most CONNECT_TIMEOUT of it
+CONNECT_TIMEOUT = 10.0
 _SET = []
 
 
@@ -39,14 +40,19 @@ def use_time_limit() -> None:
         return
     from huggingface_hub.utils import _http
 
-    limits = {"connect": min(10.0, seconds), "read": seconds, "write": seconds, "pool": seconds}
+    limits = {"connect": min(CONNECT_TIMEOUT, seconds), "read": seconds, "write": seconds, "pool": seconds}
     if hasattr(_http, "set_client_factory"):  # huggingface_hub >= 1.0: httpx
 
         def client():
             made = _http.default_client_factory()
             # Its calls pass `timeout=None` (no limit) explicitly, which overrides a client's
             # default: the limits are set on each request, by the transport it goes through.
-            made._transport = _TimedTransport(made._transport, limits)
+            # That is `_transport`, or with a proxy from the environment (HTTPS_PROXY, ...) the
+            # one mounted for the URL's pattern: all of them, sharing one count of silence.
+            silence = _Silence()
+            made._transport = _TimedTransport(made._transport, limits, silence)
+            made._mounts = {pattern: None if mounted is None else _TimedTransport(mounted, limits, silence)
+                            for pattern, mounted in made._mounts.items()}
             return made
 
         _http.set_client_factory(client)
@@ -69,6 +75,25 @@ def use_time_limit() -> None:
     _SET[:] = [seconds]
 
 
+def timed_out(error: BaseException) -> str:
+    """A Hub request's time-out in words (errors.HUB_FAILURES): the limit it met. push and diff
+    set it before their first request (use_time_limit)."""
+    try:
+        seconds = hub_timeout()
+    except CorporaError:  # said already, by use_time_limit
+        return "the connection timed out"
+    # httpx's and requests' ConnectTimeout: the connection never came, within its shorter limit
+    if type(error).__name__ == "ConnectTimeout":
+        return f"no connection within {min(CONNECT_TIMEOUT, seconds):g} s (CORPORA_HUB_TIMEOUT)"
+    return f"no answer within {seconds:g} s (CORPORA_HUB_TIMEOUT)"
+
+
+class _Silence:
+    """The seconds the requests of one client met without an answer since the last one."""
+
+    seconds = 0.0
+
+
 class _TimedTransport:
     """An httpx transport that holds every request to the `limits` (or to the request's own, if
     shorter), less the silence the requests before it met: a request that fails spends its wait
@@ -76,21 +101,22 @@ class _TimedTransport:
     when huggingface_hub first asks the Hub for something of its own (1.x and later, once a day:
     its list of AI agents, with a timeout of 3 s), which would otherwise add to it."""
 
-    def __init__(self, transport, limits):
-        self._transport, self._limits, self._silent = transport, limits, 0.0
+    def __init__(self, transport, limits, silence):
+        self._transport, self._limits, self._silence = transport, limits, silence
 
     def handle_request(self, request):
         given = request.extensions.get("timeout") or {}
+        spent = self._silence.seconds
         request.extensions["timeout"] = {
-            key: max(min(given.get(key) or value, value) - self._silent, 0.001) for key, value in self._limits.items()
+            key: max(min(given.get(key) or value, value) - spent, 0.001) for key, value in self._limits.items()
         }
         started = time.monotonic()
         try:
             response = self._transport.handle_request(request)
         except BaseException:
-            self._silent += time.monotonic() - started
+            self._silence.seconds += time.monotonic() - started
             raise
-        self._silent = 0.0
+        self._silence.seconds = 0.0
         return response
 
     def close(self):
