@@ -227,10 +227,11 @@ def _check_replaceable(target: Path, configs: list[str], known: list[str] | None
         )
     if dropped:
         every = " ".join(f"--config {config}" for config in [*configs, *dropped])
+        these = "this config" if len(configs) == 1 else "these configs"
         raise CorporaError(
             f"{target} holds config(s) {', '.join(dropped)} that this build of {', '.join(configs)} would drop: "
-            f"build them together ({every}, or no --config for every config), replace the export with "
-            f"{'this config' if len(configs) == 1 else 'these configs'} only (--drop-other-configs), or choose another --out"
+            f"build them together ({every}, or no --config for every config), replace the export with {these} "
+            "only (--drop-other-configs), or choose another --out"
         )
 
 
