@@ -276,10 +276,10 @@ def test_list_aligns_numbers_and_unknown_to_the_right(capsys):
     ]
 
 
-# Each module may import only those of earlier layers (errors, feature_types, datasets_adapter,
-# parquet_files and hub_client are leaves; exports imports errors only).
+# Each module may import only those of earlier layers (errors, feature_types, datasets_adapter and
+# parquet_files are leaves; exports and settings import errors only, hub_client settings).
 LAYERS = [
-    {"errors", "feature_types", "datasets_adapter", "exports", "loader_shared", "parquet_files", "hub_client"},
+    {"errors", "feature_types", "datasets_adapter", "exports", "loader_shared", "parquet_files", "hub_client", "settings"},
     {"registry", "download"},
     {"sources"},
     {"prepare"},

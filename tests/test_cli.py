@@ -173,23 +173,17 @@ def test_checksums_measures_a_copy_and_update_records_it(capsys, example_release
     assert [line.split()[-1] for line in out.splitlines()[1:]] == ["ok"] * 6
 
 
-@pytest.mark.parametrize("value", ["-1", "nan", "inf", "soon"])
-def test_a_lock_timeout_that_is_no_number_of_seconds_is_refused(capsys, value):
+@pytest.mark.parametrize(
+    ("option", "value", "expected"),
+    [("--lock-timeout", value, "a number of seconds, 0 or more") for value in ("-1", "nan", "inf", "soon")]
+    + [("--num-proc", value, "a number of processes, 1 or more") for value in ("0", "-2", "1.5", "two")],
+)
+def test_a_number_option_out_of_its_range_is_refused(capsys, option, value, expected):
     with pytest.raises(SystemExit) as ended:
-        main(["build", NAME, "--dummy", "--lock-timeout", value])
+        main(["build", NAME, "--dummy", option, value])
     assert ended.value.code == 2
     assert capsys.readouterr().err.splitlines()[-1] == (
-        f"corpora build: error: argument --lock-timeout: expected a number of seconds, 0 or more; got {value!r}"
-    )
-
-
-@pytest.mark.parametrize("value", ["0", "-2", "1.5", "two"])
-def test_a_num_proc_that_is_no_number_of_processes_is_refused(capsys, value):
-    with pytest.raises(SystemExit) as ended:
-        main(["build", NAME, "--dummy", "--num-proc", value])
-    assert ended.value.code == 2
-    assert capsys.readouterr().err.splitlines()[-1] == (
-        f"corpora build: error: argument --num-proc: expected a number of processes, 1 or more; got {value!r}"
+        f"corpora build: error: argument {option}: expected {expected}; got {value!r}"
     )
 
 

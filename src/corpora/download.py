@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import contextlib
 import email.utils
-import math
 import os
 import re
 import secrets
@@ -37,6 +36,7 @@ from typing import TYPE_CHECKING
 import datasets
 import filelock
 
+from corpora import settings
 from corpora.errors import CorporaError
 
 if TYPE_CHECKING:
@@ -56,23 +56,10 @@ class Settings:
 
     @classmethod
     def from_environment(cls) -> Settings:
-        def number(variable, default, kind):
-            text = os.environ.get(variable)
-            if text is None or text == "":
-                return default
-            try:
-                value = kind(text)
-            except ValueError:
-                value = -1
-            # float() takes "nan" and "inf" in any case: neither is a number of seconds.
-            if not math.isfinite(value) or value < 0 or (kind is float and value == 0):
-                raise CorporaError(f"{variable}={text!r}: expected a positive number")
-            return value
-
         return cls(
-            timeout=number("CORPORA_DOWNLOAD_TIMEOUT", cls.timeout, float),
-            retries=number("CORPORA_DOWNLOAD_RETRIES", cls.retries, int),
-            backoff=number("CORPORA_DOWNLOAD_BACKOFF", cls.backoff, float),
+            timeout=settings.from_environment("CORPORA_DOWNLOAD_TIMEOUT", cls.timeout, float, 0, above=True),
+            retries=settings.from_environment("CORPORA_DOWNLOAD_RETRIES", cls.retries, int, 0),
+            backoff=settings.from_environment("CORPORA_DOWNLOAD_BACKOFF", cls.backoff, float, 0, above=True),
         )
 
 

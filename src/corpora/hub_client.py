@@ -9,10 +9,9 @@ also through a proxy of the environment, and says so in one line (`timed_out`).
 
 from __future__ import annotations
 
-import math
-import os
 import time
 
+from corpora import settings
 from corpora.errors import CorporaError
 
 HUB_TIMEOUT = 60.0  # seconds without a byte, read or written; connecting: at most CONNECT_TIMEOUT of it
@@ -21,16 +20,7 @@ _SET = []
 
 
 def hub_timeout() -> float:
-    text = os.environ.get("CORPORA_HUB_TIMEOUT", "")
-    if not text:
-        return HUB_TIMEOUT
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not math.isfinite(value) or value <= 0:
-        raise CorporaError(f"CORPORA_HUB_TIMEOUT={text!r}: expected a positive number")
-    return value
+    return settings.from_environment("CORPORA_HUB_TIMEOUT", HUB_TIMEOUT, float, 0, above=True)
 
 
 def use_time_limit() -> None:

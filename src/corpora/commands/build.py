@@ -2,9 +2,9 @@
 
 import argparse
 import logging
-import math
 import sys
 
+from corpora import settings
 from corpora.commands import names
 from corpora.commands import print_table
 from corpora.commands import quiet_progress
@@ -13,26 +13,16 @@ HELP = "build corpora and export them as Parquet folders"
 EXAMPLE = "corpora build NAME --config CONFIG --out build"
 
 
-def _seconds(text: str) -> float:
-    """--lock-timeout: a number of seconds, 0 or more (not nan or inf)."""
-    try:
-        seconds = float(text)
-    except ValueError:
-        seconds = math.nan
-    if not math.isfinite(seconds) or seconds < 0:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, 0 or more; got {text!r}")
-    return seconds
+def _at_least(kind: type[int] | type[float], minimum: int, what: str):
+    """An argparse type: a `kind` of `minimum` or more, said as "a number of WHAT"."""
 
+    def parse(text: str):
+        value = settings.number(text, kind, minimum)
+        if value is None:
+            raise argparse.ArgumentTypeError(f"expected a number of {what}, {minimum} or more; got {text!r}")
+        return value
 
-def _processes(text: str) -> int:
-    """--num-proc: a whole number of processes, 1 or more."""
-    try:
-        processes = int(text)
-    except ValueError:
-        processes = 0
-    if processes < 1:
-        raise argparse.ArgumentTypeError(f"expected a number of processes, 1 or more; got {text!r}")
-    return processes
+    return parse
 
 
 def add_arguments(parser) -> None:
@@ -43,12 +33,13 @@ def add_arguments(parser) -> None:
     source.add_argument("--data-dir", metavar="DIR", help="a local copy laid out like the upstream repository")
     source.add_argument("--dummy", action="store_true", help="the dummy data in dummy_data/NAME/")
     parser.add_argument("--out", default="build", metavar="DIR", help="export folder (default: build)")
-    parser.add_argument("--num-proc", type=_processes, metavar="N", help="processes for preparing the splits")
+    parser.add_argument("--num-proc", type=_at_least(int, 1, "processes"), metavar="N",
+                        help="processes for preparing the splits")
     parser.add_argument("--allow-modified-sources", action="store_true",
                         help="build source files that differ from the recorded release (checksums.tsv), into "
                              "splits of any size (one that differs from the official size is shown, not refused); "
                              "every record is still checked, and every split still holds one row per source record")
-    parser.add_argument("--lock-timeout", type=_seconds, metavar="SECONDS",
+    parser.add_argument("--lock-timeout", type=_at_least(float, 0, "seconds"), metavar="SECONDS",
                         help="while another build writes the same OUT/NAME, wait at most this long (default: until "
                              "it ends)")
     parser.add_argument("--drop-other-configs", action="store_true",
