@@ -29,6 +29,8 @@ setup(
     packages=["corpora", "corpora.commands", "corpora.templates", "corpora.loader_shared", *packages],
     package_dir={"": "src", **packages},
     # The package's own data; every file of the data folders (not dotfiles, not __pycache__).
+    # setuptools' own build folder goes under .cache/: build/ is where `corpora build` exports by default.
+    options={"build": {"build_base": ".cache/setuptools-build"}},
     package_data={
         "corpora": ["vocabularies.yaml"],
         "corpora.templates": ["*.j2"],

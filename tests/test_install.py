@@ -65,6 +65,8 @@ def dist(tmp_path_factory):
         # setuptools warns of data folders it was not given as packages, and says it will stop
         # shipping them (setup.py lists every one)
         assert "absent from the `packages` configuration" not in result.stderr, result.stderr[-3000:]
+    # build/ is where `corpora build` exports by default: setuptools builds under .cache/ instead
+    assert not (source / "build").exists() and (source / ".cache" / "setuptools-build").is_dir()
     return out / "corpora-0.1.0-py3-none-any.whl", out / "corpora-0.1.0.tar.gz"
 
 
