@@ -237,6 +237,18 @@ def _json(cell, where, column):
     return loads(cell, where, field=column)
 
 
+def _objects(cell, where, column, keys, what):
+    """The items of a JSON list of objects with exactly the keys `keys`, each with its index; one
+    at a time, so that an item's own values are checked before the next item's keys."""
+    items = _json(cell, where, column)
+    if not isinstance(items, list):
+        raise invalid(where, column, cell, f"a JSON list of {what}")
+    for index, item in enumerate(items):
+        if not isinstance(item, dict) or sorted(item) != sorted(keys):
+            raise invalid(where, (column, index), item, f"an object with the keys {list(keys)}")
+        yield index, item
+
+
 def _string_list(cell, where, column, context=None):
     """A JSON list of strings (the "why" answers)."""
     value = _json(cell, where, column)
@@ -451,13 +463,8 @@ def _read_labels(filepath, source, texts):
 
 
 def _evidence(cell, where, column, text):
-    items = _json(cell, where, column)
-    if not isinstance(items, list):
-        raise invalid(where, column, cell, "a JSON list of objects")
     evidence = []
-    for index, item in enumerate(items):
-        if not isinstance(item, dict) or sorted(item) != sorted(_EVIDENCE_ITEM):
-            raise invalid(where, (column, index), item, f"an object with the keys {list(_EVIDENCE_ITEM)}")
+    for index, item in _objects(cell, where, column, _EVIDENCE_ITEM, "objects"):
         value = {key: field.value(item[key], where, (column, index, key)) for key, field in _EVIDENCE_ITEM.items()}
         start, end, quote = value["start"], value["end"], value["quote"]
         if end < start:
@@ -509,13 +516,8 @@ def _member(row, prefix, label_ids):
 
 
 def _messages(cell, where, column, names):
-    items = _json(cell, where, column)
-    if not isinstance(items, list):
-        raise invalid(where, column, cell, "a JSON list of messages")
     messages = []
-    for index, item in enumerate(items):
-        if not isinstance(item, dict) or sorted(item) != sorted(_CHAT_MESSAGE):
-            raise invalid(where, (column, index), item, f"an object with the keys {list(_CHAT_MESSAGE)}")
+    for index, item in _objects(cell, where, column, _CHAT_MESSAGE, "messages"):
         user_id, pseudonym = item["user_id"], item["user_pseudonym"]
         if type(user_id) is not int or user_id not in names:
             raise invalid(where, (column, index, "user_id"), user_id, f"the USER_ID of a member: {sorted(names)}")
