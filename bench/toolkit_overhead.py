@@ -141,7 +141,7 @@ def main(argv=None) -> None:
             "HF_DATASETS_OFFLINE": "1",
             "HF_HOME": str(tmp / "hf"),
             "HF_DATASETS_DISABLE_PROGRESS_BARS": "1",
-            "OPENBLAS_NUM_THREADS": "1",  # as bench/caption_contest_build.py: no idle BLAS threads spinning
+            "OPENBLAS_NUM_THREADS": "1",  # as bench/caption_contest_ratings_build.py: no idle BLAS threads spinning
             # This checkout's toolkit and loaders, whichever is installed.
             "PYTHONPATH": str(ROOT / "src"),
             "CORPORA_ROOT": str(ROOT),

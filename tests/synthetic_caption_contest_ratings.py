@@ -302,7 +302,7 @@ def write_big_cardinal(path: Path, rows: int, seed: int = 0, captions: int = 600
     every visitor rates a run of captions in one session (one participant_uid, timestamps rising
     by the response times). The real archives hold about 46 to 55 bytes per rating zipped (format
     file: 519, 540 and 577 archive sizes over the response counts of the upstream notebooks);
-    these hold about 48 (bench/caption_contest_build.py prints the figure).
+    these hold about 48 (bench/caption_contest_ratings_build.py prints the figure).
     """
     rng = random.Random(seed)
     cells = [csv_cell(caption(rng, long=True)) for _ in range(captions)]

@@ -17,7 +17,7 @@ exactly the records and errors of each file read whole.
   GIL, so one process keeps two cores busy. Small tables are joined (`gather_small_tables`).
 
 Only the standard library, pyarrow and, where installed, isal; files are opened by the caller's
-`open_file` (the loader passes datasets' `xopen`). `bench/caption_contest_build.py` measures the
+`open_file` (the loader passes datasets' `xopen`). `bench/caption_contest_ratings_build.py` measures the
 pieces (figures in loaders/caption_contest_ratings/SCALE.md).
 """
 

@@ -18,7 +18,7 @@ maximum resident set size (os.wait4), worker processes of num_proc included as t
    builder without its read-ahead threads, in one process and in num_proc 2 worker processes
    (whether threads still pay beside a second process); the record count; peak memory.
 
-Usage: python bench/caption_contest_build.py [--quick] [--scale 0.05] [--runs N] [--only summaries|cardinal]
+Usage: python bench/caption_contest_ratings_build.py [--quick] [--scale 0.05] [--runs N] [--only summaries|cardinal]
 (--quick: summaries at full size and 400,000 cardinal rows, one run each.)
 """
 
