@@ -18,6 +18,7 @@ from conftest import LFS
 from corpora import errors
 from corpora import push
 from corpora import registry
+from corpora import stops
 from corpora.cli import main
 
 pytestmark = pytest.mark.usefixtures("example_collection")
@@ -356,10 +357,10 @@ def raised(error, during=None, cause=None):
 
 @pytest.mark.parametrize("error, line, status", [
     (KeyboardInterrupt(), "interrupted", 130),
-    (errors.Terminated(), "terminated", 143),
+    (stops.Terminated(), "terminated", 143),
     # a stop some code turned into an error of its own while the stack unwound is still the stop
     (raised(TimeoutError("pool closed"), during=KeyboardInterrupt()), "interrupted", 130),
-    (raised(errors.Terminated(), during=KeyboardInterrupt()), "terminated", 143),  # the latest stop
+    (raised(stops.Terminated(), during=KeyboardInterrupt()), "terminated", 143),  # the latest stop
     (BrokenPipeError(32, "Broken pipe"), None, 141),
     (FileNotFoundError(2, "No such file or directory", "data/x.jsonl"), "error: data/x.jsonl: No such file or directory", 1),
     (OSError("Not enough disk space"), "error: Not enough disk space", 1),
@@ -407,6 +408,33 @@ def test_a_library_class_is_matched_once_its_module_is_imported():
 ])
 def test_describe_failure_says_why_a_call_to_the_hub_failed(error, said):
     assert errors.describe_failure(error) == said
+
+
+def download_failure(error):
+    import requests
+
+    wrapped = raised(requests.exceptions.ConnectionError("wrapped"), during=error)
+    return errors.describe_failure(wrapped, errors.DOWNLOAD_FAILURES), errors.find(wrapped, errors.DOWNLOAD_FAILURES)[1].heals
+
+
+def test_a_failed_download_is_said_by_the_exceptions_of_its_chain_not_their_text():
+    import http.client
+
+    assert download_failure(ConnectionRefusedError(111, "x")) == (
+        "no connection (connection refused): no network, or the host cannot be reached", False)
+    assert download_failure(socket.gaierror(-2, "x")) == (
+        "no connection (the host name does not resolve): no network, or the host cannot be reached", False)
+    assert download_failure(OSError("x")) == ("no connection: no network, or the host cannot be reached", False)
+    assert download_failure(ConnectionResetError(104, "x")) == ("the connection was reset", True)
+    assert download_failure(http.client.RemoteDisconnected("x")) == (
+        "the server closed the connection without an answer", True)
+
+
+def test_the_phrases_of_a_failed_call_are_shared_by_the_hub_and_downloads():
+    assert errors.server_answered(404, "Not Found") == "the server answered HTTP 404 Not Found"
+    assert errors.server_answered(500, None, " a\n b ") == "the server answered HTTP 500 (a b)"
+    assert errors.no_connection_within(2.5) == "no connection within 2.5 s"
+    assert errors.no_answer_within(30.0) == "no answer within 30 s"
 
 
 def test_describe_failure_knows_offline_mode_before_its_class_s_connection_error():

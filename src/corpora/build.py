@@ -25,7 +25,7 @@ from corpora import parquet_files
 from corpora import prepare
 from corpora import stats
 from corpora.errors import CorporaError
-from corpora.errors import check_utf8
+from corpora.files import check_utf8
 
 
 @dataclass(frozen=True)

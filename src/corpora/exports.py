@@ -44,7 +44,7 @@ from corpora.errors import STOPPED
 from corpora.errors import CorporaError
 from corpora.errors import full_disk
 from corpora.errors import shorten
-from corpora.errors import stop_if_asked
+from corpora.stops import stop_if_asked
 
 MARK = ".corpora-export.json"
 
@@ -83,7 +83,7 @@ class Partial:
         return self.workspace / "cache"
 
     def phase(self, name: str) -> None:
-        """Between two phases: a stop Python swallowed (errors.stop_if_asked) ends the build
+        """Between two phases: a stop Python swallowed (stops.stop_if_asked) ends the build
         here, and a test may pause it."""
         stop_if_asked()
         self.hooks.reached(name)

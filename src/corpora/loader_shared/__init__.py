@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from corpora.errors import write_text
+from corpora.files import write_text
 
 HERE = Path(__file__).resolve().parent
 
