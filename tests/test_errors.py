@@ -133,6 +133,18 @@ def test_checksums_of_one_config(capsys):
     )
 
 
+def test_an_unknown_config_is_said_once_in_one_wording_by_the_corpus():
+    from corpora import prepare
+
+    said = f"{NAME} has no config 'xml'; configs: sentences, ratings, raters"
+    with pytest.raises(errors.CorporaError) as caught:
+        registry.get(NAME).config("xml")
+    assert str(caught.value) == said
+    with pytest.raises(errors.CorporaError) as caught:
+        prepare.Request(NAME, ("ratings", "xml"))
+    assert str(caught.value) == said
+
+
 def test_a_data_dir_of_another_config_says_which_config_reads_it(capsys, tmp_path):
     copy = copy_of(NAME, tmp_path)
     for path in SENTENCE_FILES:
@@ -391,6 +403,27 @@ def test_the_loader_error_inside_a_datasets_generation_error_is_the_one_said():
     alone = DatasetGenerationError("An error occurred while generating the dataset")  # no loader error in it
     assert errors.ending(alone) == errors.Ending(
         "error: DatasetGenerationError: An error occurred while generating the dataset (--debug shows the traceback)", 1)
+
+
+def test_the_loader_error_is_found_along_the_chain_through_nested_generation_errors():
+    from datasets.exceptions import DatasetGenerationError
+
+    from corpora import datasets_adapter
+
+    loader = ValueError("data/x.jsonl, line 3: bad")
+    inner = raised(DatasetGenerationError("inner"), cause=loader)
+    assert datasets_adapter.loader_error(raised(DatasetGenerationError("outer"), cause=inner)) is loader
+    sent = DatasetGenerationError("from a worker")  # as a worker's arrives: its cause in `loader_error`
+    sent.loader_error = loader
+    sent.__cause__ = RuntimeError("RemoteTraceback stand-in")
+    assert datasets_adapter.loader_error(sent) is loader
+    plain = ValueError("not datasets'")
+    assert datasets_adapter.loader_error(plain) is plain
+
+
+def test_an_unexpected_error_is_typed_on_one_line_for_the_command_and_the_checks():
+    assert errors.typed(RuntimeError("a\n  b")) == "RuntimeError: a b"
+    assert errors.ending(RuntimeError("a\n  b")).line == "error: RuntimeError: a b (--debug shows the traceback)"
 
 
 def test_a_library_class_is_matched_once_its_module_is_imported():

@@ -82,6 +82,11 @@ def _text(error: BaseException) -> str:
     return " ".join(str(error).split())
 
 
+def typed(error: BaseException) -> str:
+    """An unexpected error on one line, with its type: what a check reports of it too (validate)."""
+    return f"{type(error).__name__}: {_text(error)}"
+
+
 def _loader_error(error: BaseException) -> BaseException:
     from corpora.datasets_adapter import loader_error  # datasets is imported: its error was raised
 
@@ -157,7 +162,7 @@ ENDINGS = (
          test=lambda error: error.errno is not None and error.filename is not None),
     Kind((CorporaError, ValueError, OSError, "huggingface_hub.errors.HfHubHTTPError"), _text),
     # Anything unexpected is still one line, with its type, the way to its traceback.
-    Kind((Exception,), lambda error: f"{type(error).__name__}: {_text(error)} (--debug shows the traceback)"),
+    Kind((Exception,), lambda error: f"{typed(error)} (--debug shows the traceback)"),
 )
 
 # What a time-out is, in the clients of the Hub and of downloads.

@@ -90,7 +90,7 @@ class Corpus:
         for config in self.builder_class.BUILDER_CONFIGS:
             if config.name == name:
                 return config
-        raise CorporaError(f"{self.name}: unknown config {name!r}; known: {', '.join(self.configs)}")
+        raise CorporaError(f"{self.name} has no config {name!r}; configs: {', '.join(self.configs)}")
 
     @property
     def version(self) -> str:
