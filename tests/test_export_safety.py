@@ -715,6 +715,18 @@ def test_a_full_disk_while_the_mark_is_written_names_the_export(tmp_path, monkey
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [f".{NAME}.lock"]
 
 
+def test_a_full_disk_that_names_a_file_of_the_workspace_names_the_export(tmp_path, monkeypatch):
+    # write_text names the file it could not write: the mark in the partial folder, which goes.
+    def full(path, text, encoding="utf-8"):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+
+    monkeypatch.setattr(exports, "write_text", full)
+    with pytest.raises(OSError) as caught:
+        build.export(prepare.Request(NAME, dummy=True), tmp_path / "out")
+    assert (caught.value.errno, caught.value.filename) == (errno.ENOSPC, str(tmp_path / "out" / NAME))
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [f".{NAME}.lock"]
+
+
 @pytest.mark.parametrize("option", ["--out", "--data-dir"])
 def test_a_path_that_is_not_utf8_is_named(tmp_path, option):
     folder = Path(os.fsdecode(os.fsencode(tmp_path) + b"/bad\xffname"))
