@@ -40,11 +40,12 @@ from corpora import errors
 from corpora import settings
 from corpora.errors import CorporaError
 from corpora.files import naming
+from corpora.loader_shared._loader_common import LFS_POINTER
+from corpora.loader_shared._loader_common import is_html
 
 if TYPE_CHECKING:
     import requests
 
-LFS_POINTER = b"version https://git-lfs.github.com/spec/"
 STALL_BYTES = 1024  # less than this in a whole timeout span is a stalled transfer
 MAX_RETRY_AFTER = 300.0  # a server that asks for a longer wait is told as a failure
 BLOCK = 1 << 16
@@ -244,8 +245,7 @@ def _check_is_data(url: str, path: Path) -> None:
         head = f.read(512)
     if head.startswith(LFS_POINTER):
         raise NotTheData(url, "the server sent a Git LFS pointer, not the data")
-    start = head.lstrip().lower()
-    if start.startswith((b"<!doctype html", b"<html", b"<head", b"<body")):  # as the loaders tell a page
+    if is_html(head):  # as the loaders tell a page
         raise NotTheData(url, "the server sent an HTML page, not the data")
 
 
