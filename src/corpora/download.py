@@ -115,10 +115,15 @@ def remove_leftovers(name: str) -> list[Path]:
 _PART = re.compile(r"\..+\.part-\d+-[0-9a-f]{8}")
 
 
+def _offline() -> bool:
+    """datasets' offline mode (errors.OFFLINE names its variables)."""
+    return any(getattr(datasets.config, flag, False) for flag in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE"))
+
+
 def fetch(url: str, target: Path, settings: Settings | None = None, progress=None) -> Path:
     """Download `url` to `target` (replacing it), with the retries above; DownloadFailed if not."""
     settings = settings or Settings.from_environment()
-    if any(getattr(datasets.config, flag, False) for flag in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE")):
+    if _offline():
         raise DownloadFailed(url, errors.OFFLINE)
     _mkdir(target.parent)
     partial = target.with_name(f".{target.name}.part-{os.getpid()}-{secrets.token_hex(4)}")
@@ -260,14 +265,14 @@ def show_progress() -> bool:
 def check_streamable(corpus, config: str) -> None:
     """Streaming from the pinned URLs in offline mode would fail at the first file with a bare
     FileNotFoundError (fsspec's); said here before anything is read, with what to do instead."""
-    if not any(getattr(datasets.config, flag, False) for flag in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE")):
+    if not _offline():
         return
     paths = corpus.source_files([config])
     more = f" (and {len(paths) - 1} more pinned URL(s))" if len(paths) > 1 else ""
     raise CorporaError(
-        f"{corpus.name}/{config}: cannot stream {corpus.urls[paths[0]]}{more}: offline mode is on (HF_HUB_OFFLINE=1 "
-        "or HF_DATASETS_OFFLINE=1), and streaming reads the pinned URLs as it goes. To stream a local copy of the "
-        f"upstream files instead, pass data_dir=DIR with this file at DIR/{paths[0]}"
+        f"{corpus.name}/{config}: cannot stream {corpus.urls[paths[0]]}{more}: {errors.OFFLINE}, and streaming reads "
+        "the pinned URLs as it goes. To stream a local copy of the upstream files instead, pass data_dir=DIR with "
+        f"this file at DIR/{paths[0]}"
     )
 
 
