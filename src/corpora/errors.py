@@ -1,4 +1,5 @@
-"""The toolkit's errors, and the one map from an exception to what the command says of it."""
+"""The toolkit's errors, and the one map from an exception to what the command says of it (and
+to the words of a failed call to the Hub or of a failed download)."""
 
 from __future__ import annotations
 
@@ -125,16 +126,21 @@ def _server_answered(error: BaseException) -> str:
     return server_answered(_http_status(error), phrase, getattr(error, "server_message", None))
 
 
+_CONNECT_TIMEOUT = Kind(("requests.exceptions.ConnectTimeout", "httpx.ConnectTimeout", "httpx2.ConnectTimeout"), None)
+
+
 def _hub_timed_out(error: BaseException) -> str:
     """A Hub request's time-out, with the limit it met: hub_client's, which push and diff set
     before their first request (so hub_client is imported: see `_loaded`)."""
     limits = _loaded("corpora.hub_client.limits")
     try:
-        connect, answer = limits()
-    except (TypeError, CorporaError):  # no limit set, or said already (use_time_limit)
+        connect, answer = limits() if limits is not None else (None, None)
+    except CorporaError:  # said already, by use_time_limit
+        connect = answer = None
+    if answer is None:
         return "the connection timed out"
     # httpx's and requests' ConnectTimeout: the connection never came, within its shorter limit
-    if type(error).__name__ == "ConnectTimeout":
+    if _CONNECT_TIMEOUT.matches(error):
         return f"{no_connection_within(connect)} (CORPORA_HUB_TIMEOUT)"
     return f"{no_answer_within(answer)} (CORPORA_HUB_TIMEOUT)"
 
