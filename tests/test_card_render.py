@@ -276,10 +276,12 @@ def test_list_aligns_numbers_and_unknown_to_the_right(capsys):
     ]
 
 
-# Each module may import only those of earlier layers (errors, feature_types, datasets_adapter and
-# parquet_files are leaves; exports and settings import errors only, hub_client settings).
+# Each module may import only those of earlier layers (stops, feature_types and parquet_files are
+# leaves; errors imports stops, datasets_adapter errors; files and settings import errors,
+# hub_client settings; exports errors, files and stops).
 LAYERS = [
-    {"errors", "feature_types", "datasets_adapter", "exports", "loader_shared", "parquet_files", "hub_client", "settings"},
+    {"stops", "errors", "files", "feature_types", "datasets_adapter", "exports", "loader_shared", "parquet_files",
+     "hub_client", "settings"},
     {"registry", "download"},
     {"sources"},
     {"prepare"},

@@ -591,7 +591,7 @@ def test_validate_an_export_of_a_config_the_loader_no_longer_has(capsys, tmp_pat
     rename_config(folder, "ratings", "ratings_v0")
     checks = ["mark", "card", "files", "croissant.json", "parquet files", "reload sentences"]
     assert run(capsys, "validate", str(folder)) == (1, "".join(f"{folder}: {check}: ok\n" for check in checks) + (
-        f"{folder}: reload ratings_v0: FAILED: {NAME} has no config 'ratings_v0' (its configs: sentences, ratings, "
-        f"raters); `corpora build {NAME} --out {tmp_path} --drop-other-configs` replaces the export without it\n"
+        f"{folder}: reload ratings_v0: FAILED: {NAME} has no config 'ratings_v0'; configs: sentences, ratings, "
+        f"raters; `corpora build {NAME} --out {tmp_path} --drop-other-configs` replaces the export without it\n"
         f"{folder}: reload raters: ok\n"
     ), "")

@@ -18,6 +18,7 @@ from conftest import LFS
 from corpora import errors
 from corpora import push
 from corpora import registry
+from corpora import stops
 from corpora.cli import main
 
 pytestmark = pytest.mark.usefixtures("example_collection")
@@ -130,6 +131,18 @@ def test_checksums_of_one_config(capsys):
     assert (code, err) == (
         1, "corpora checksums: error: example_ratings has no config 'xml'; configs: sentences, ratings, raters\n"
     )
+
+
+def test_an_unknown_config_is_said_once_in_one_wording_by_the_corpus():
+    from corpora import prepare
+
+    said = f"{NAME} has no config 'xml'; configs: sentences, ratings, raters"
+    with pytest.raises(errors.CorporaError) as caught:
+        registry.get(NAME).config("xml")
+    assert str(caught.value) == said
+    with pytest.raises(errors.CorporaError) as caught:
+        prepare.Request(NAME, ("ratings", "xml"))
+    assert str(caught.value) == said
 
 
 def test_a_data_dir_of_another_config_says_which_config_reads_it(capsys, tmp_path):
@@ -356,10 +369,10 @@ def raised(error, during=None, cause=None):
 
 @pytest.mark.parametrize("error, line, status", [
     (KeyboardInterrupt(), "interrupted", 130),
-    (errors.Terminated(), "terminated", 143),
+    (stops.Terminated(), "terminated", 143),
     # a stop some code turned into an error of its own while the stack unwound is still the stop
     (raised(TimeoutError("pool closed"), during=KeyboardInterrupt()), "interrupted", 130),
-    (raised(errors.Terminated(), during=KeyboardInterrupt()), "terminated", 143),  # the latest stop
+    (raised(stops.Terminated(), during=KeyboardInterrupt()), "terminated", 143),  # the latest stop
     (BrokenPipeError(32, "Broken pipe"), None, 141),
     (FileNotFoundError(2, "No such file or directory", "data/x.jsonl"), "error: data/x.jsonl: No such file or directory", 1),
     (OSError("Not enough disk space"), "error: Not enough disk space", 1),
@@ -392,6 +405,27 @@ def test_the_loader_error_inside_a_datasets_generation_error_is_the_one_said():
         "error: DatasetGenerationError: An error occurred while generating the dataset (--debug shows the traceback)", 1)
 
 
+def test_the_loader_error_is_found_along_the_chain_through_nested_generation_errors():
+    from datasets.exceptions import DatasetGenerationError
+
+    from corpora import datasets_adapter
+
+    loader = ValueError("data/x.jsonl, line 3: bad")
+    inner = raised(DatasetGenerationError("inner"), cause=loader)
+    assert datasets_adapter.loader_error(raised(DatasetGenerationError("outer"), cause=inner)) is loader
+    sent = DatasetGenerationError("from a worker")  # as a worker's arrives: its cause in `loader_error`
+    sent.loader_error = loader
+    sent.__cause__ = RuntimeError("RemoteTraceback stand-in")
+    assert datasets_adapter.loader_error(sent) is loader
+    plain = ValueError("not datasets'")
+    assert datasets_adapter.loader_error(plain) is plain
+
+
+def test_an_unexpected_error_is_typed_on_one_line_for_the_command_and_the_checks():
+    assert errors.typed(RuntimeError("a\n  b")) == "RuntimeError: a b"
+    assert errors.ending(RuntimeError("a\n  b")).line == "error: RuntimeError: a b (--debug shows the traceback)"
+
+
 def test_a_library_class_is_matched_once_its_module_is_imported():
     kind = errors.Kind(("corpora_no_such_module.Error",), lambda error: "never")
     assert errors.find(ValueError(), [kind]) is None
@@ -407,6 +441,33 @@ def test_a_library_class_is_matched_once_its_module_is_imported():
 ])
 def test_describe_failure_says_why_a_call_to_the_hub_failed(error, said):
     assert errors.describe_failure(error) == said
+
+
+def download_failure(error):
+    import requests
+
+    wrapped = raised(requests.exceptions.ConnectionError("wrapped"), during=error)
+    return errors.describe_failure(wrapped, errors.DOWNLOAD_FAILURES), errors.find(wrapped, errors.DOWNLOAD_FAILURES)[1].heals
+
+
+def test_a_failed_download_is_said_by_the_exceptions_of_its_chain_not_their_text():
+    import http.client
+
+    assert download_failure(ConnectionRefusedError(111, "x")) == (
+        "no connection (connection refused): no network, or the host cannot be reached", False)
+    assert download_failure(socket.gaierror(-2, "x")) == (
+        "no connection (the host name does not resolve): no network, or the host cannot be reached", False)
+    assert download_failure(OSError("x")) == ("no connection: no network, or the host cannot be reached", False)
+    assert download_failure(ConnectionResetError(104, "x")) == ("the connection was reset", True)
+    assert download_failure(http.client.RemoteDisconnected("x")) == (
+        "the server closed the connection without an answer", True)
+
+
+def test_the_phrases_of_a_failed_call_are_shared_by_the_hub_and_downloads():
+    assert errors.server_answered(404, "Not Found") == "the server answered HTTP 404 Not Found"
+    assert errors.server_answered(500, None, " a\n b ") == "the server answered HTTP 500 (a b)"
+    assert errors.no_connection_within(2.5) == "no connection within 2.5 s"
+    assert errors.no_answer_within(30.0) == "no answer within 30 s"
 
 
 def test_describe_failure_knows_offline_mode_before_its_class_s_connection_error():

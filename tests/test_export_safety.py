@@ -29,10 +29,10 @@ from conftest import namespace_with_tmpfs
 from conftest import rename_config
 from corpora import build
 from corpora import datasets_adapter
-from corpora import errors
 from corpora import exports
 from corpora import prepare
 from corpora import registry
+from corpora import stops
 from corpora.cli import main
 
 NAME = EXAMPLE
@@ -680,7 +680,7 @@ def test_ctrl_c_at_any_moment_of_the_start_is_one_line(tmp_path, delay):
 @pytest.mark.parametrize("phase", ["generating", "writing"])
 def test_a_stop_python_swallowed_ends_the_build_at_its_next_phase(tmp_path, phase):
     # A KeyboardInterrupt raised in a weakref callback is printed ("Exception ignored in ...") and
-    # dropped; the handler has recorded it (errors.STOP_SIGNALS), and the build ends at its next
+    # dropped; the handler has recorded it (stops.STOP_SIGNALS), and the build ends at its next
     # phase instead of running on (once, a test's build ran on into its pause at the swap).
     build.export(prepare.Request(NAME, dummy=True), tmp_path / "out")
     before = {p.relative_to(tmp_path): p.read_bytes() for p in (tmp_path / "out").rglob("*") if p.is_file()}
@@ -690,13 +690,13 @@ def test_a_stop_python_swallowed_ends_the_build_at_its_next_phase(tmp_path, phas
         def reached(self, reached):
             phases.append(reached)
             if reached == phase:
-                errors.STOP_SIGNALS.append(signal.SIGINT)  # as _stop leaves it when Python dropped its raise
+                stops.STOP_SIGNALS.append(signal.SIGINT)  # as _stop leaves it when Python dropped its raise
 
     try:
         with pytest.raises(KeyboardInterrupt):
             build.export(prepare.Request(NAME, dummy=True), tmp_path / "out", hooks=Hooks())
     finally:
-        errors.STOP_SIGNALS.clear()
+        stops.STOP_SIGNALS.clear()
     assert phases[-1] == phase
     # the previous export as it was, and no partial folder left
     assert {p.relative_to(tmp_path): p.read_bytes() for p in (tmp_path / "out").rglob("*") if p.is_file()} == before
@@ -709,6 +709,18 @@ def test_a_full_disk_while_the_mark_is_written_names_the_export(tmp_path, monkey
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
     monkeypatch.setattr(exports, "_write_mark", full)
+    with pytest.raises(OSError) as caught:
+        build.export(prepare.Request(NAME, dummy=True), tmp_path / "out")
+    assert (caught.value.errno, caught.value.filename) == (errno.ENOSPC, str(tmp_path / "out" / NAME))
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [f".{NAME}.lock"]
+
+
+def test_a_full_disk_that_names_a_file_of_the_workspace_names_the_export(tmp_path, monkeypatch):
+    # write_text names the file it could not write: the mark in the partial folder, which goes.
+    def full(path, text, encoding="utf-8"):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+
+    monkeypatch.setattr(exports, "write_text", full)
     with pytest.raises(OSError) as caught:
         build.export(prepare.Request(NAME, dummy=True), tmp_path / "out")
     assert (caught.value.errno, caught.value.filename) == (errno.ENOSPC, str(tmp_path / "out" / NAME))

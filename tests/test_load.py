@@ -238,6 +238,14 @@ def test_a_request_names_its_configs_once_and_refuses_what_cannot_be_built():
     assert str(caught.value) == "give either a data_dir or dummy=True, not both"
 
 
+def test_the_loader_counts_the_records_of_the_config_itself(monkeypatch):
+    corpus = registry.get(NAME)
+    given = []
+    monkeypatch.setattr(corpus.module, "_count_source_records", lambda config, split, paths: given.append(config) or 0)
+    assert corpus.count_source_records("raters", "train", []) == 0
+    assert given == [corpus.config("raters")] and given[0].files == {"train": ["raters.csv"]}
+
+
 def test_a_split_already_in_the_cache_is_not_counted_again(monkeypatch, tmp_path):
     corpus = registry.get(NAME)
     counted, calls = corpus.module._count_source_records, []

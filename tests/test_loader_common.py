@@ -136,6 +136,15 @@ def test_utf8_names_line_and_offset(common):
     assert str(caught.value) == "f, line 2: not UTF-8 (byte 0xe9 at offset 2 of the line: invalid continuation byte)"
 
 
+def test_the_toolkit_and_the_loaders_cut_a_listing_by_one_rule():
+    from corpora import errors
+    from corpora.loader_shared import _loader_common
+
+    assert errors.shorten is _loader_common.shorten
+    assert _loader_common.shorten(range(7)) == "0, 1, 2, 3, 4, and 2 more"
+    assert _loader_common.shorten(range(6)) == "0, 1, 2, 3, 4, 5"
+
+
 def test_local_files_lists_every_missing_path_cut_to_five(common, tmp_path):
     paths = [f"d/{i}.json" for i in range(8)]
     (tmp_path / "d").mkdir()
@@ -143,7 +152,11 @@ def test_local_files_lists_every_missing_path_cut_to_five(common, tmp_path):
     with pytest.raises(FileNotFoundError) as caught:
         common.local_files(str(tmp_path), None, paths, {})
     assert str(caught.value) == (
-        f"7 source file(s) missing in {tmp_path}: d/0.json, d/1.json, d/2.json, d/4.json, d/5.json and 2 more")
+        f"7 source file(s) missing in {tmp_path}: d/0.json, d/1.json, d/2.json, d/4.json, d/5.json, and 2 more")
+    with pytest.raises(FileNotFoundError) as caught:  # one more is shown, not counted (errors.shorten's rule)
+        common.local_files(str(tmp_path), None, paths[:7], {})
+    assert str(caught.value) == (
+        f"6 source file(s) missing in {tmp_path}: d/0.json, d/1.json, d/2.json, d/4.json, d/5.json, d/6.json")
     (tmp_path / "one").mkdir()
     with pytest.raises(FileNotFoundError) as caught:
         common.local_files(str(tmp_path / "one"), None, ["a.csv"], {})

@@ -420,11 +420,11 @@ _read_archive = functools.partial(archive_chunks, xopen)
 _read_archive_whole = functools.partial(archive_whole, xopen)
 
 
-def _count_source_records(config_name, split_name, local_paths):
+def _count_source_records(config, split, local_paths):
     """CSV records or images, counted without typing: pyarrow converts only a CSV's last column."""
-    if config_name == "cartoons":  # downloaded files have no extension in the cache: told apart by their bytes
+    if config.name == "cartoons":  # downloaded files have no extension in the cache: told apart by their bytes
         return sum(1 for path in local_paths if _is_image(path))
-    if config_name == "summaries":
+    if config.name == "summaries":
         return count_records_of_files(_read_summary_file, None, local_paths)
     return count_records_of_files(_read_archive, _read_archive_whole, local_paths)
 

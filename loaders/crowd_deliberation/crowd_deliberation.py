@@ -119,9 +119,6 @@ _CONFIGS = [
         key=("data_id",),
     ),
 ]
-_CONFIG_OF = {config.name: config for config in _CONFIGS}
-
-
 class CrowdDeliberation(SourceBuilder, datasets.GeneratorBasedBuilder):
     """Crowd labels on sarcasm and relation texts, and group deliberations on disagreements."""
 
@@ -423,11 +420,11 @@ def _config_features(config_name):
     return datasets.Features(copy.deepcopy(table))
 
 
-def _count_source_records(config_name, split_name, local_paths):
+def _count_source_records(config, split, local_paths):
     """CSV records of the config's own file (the first path), header excluded: read as the examples
     are (the file's checks, its header, each record's number of cells) but untyped, so that a record
     the typing lost or doubled would show."""
-    source = _CONFIG_OF[config_name].files[split_name][0]
+    source = config.files[split][0]
     return sum(1 for _ in records(local_paths[0], source, _HEADERS[source]))
 
 

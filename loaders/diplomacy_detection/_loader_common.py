@@ -9,7 +9,15 @@ datasets 3.x copies beside a loading script.
 import os
 
 _SHOW_LIMIT = 80
-_MISSING_SHOWN = 5
+
+
+def shorten(items, keep=5, sep=", "):
+    """The first `keep` items, then "and N more": an error line stays readable with 181 paths (and
+    one more is shown rather than counted). The one cutting rule of a listing in an error line."""
+    items = [str(item) for item in items]
+    if len(items) <= keep + 1:
+        return sep.join(items)
+    return sep.join(items[:keep]) + f"{sep}and {len(items) - keep} more"
 
 
 def local_files(data_dir, dl_manager, paths, urls):
@@ -21,19 +29,22 @@ def local_files(data_dir, dl_manager, paths, urls):
     local = {path: os.path.join(data_dir, path) for path in paths}
     missing = [path for path in local if not os.path.isfile(local[path])]
     if missing:
-        shown = ", ".join(missing[:_MISSING_SHOWN])
-        if len(missing) > _MISSING_SHOWN:
-            shown += f" and {len(missing) - _MISSING_SHOWN} more"
-        raise FileNotFoundError(f"{len(missing)} source file(s) missing in {data_dir}: {shown}")
+        raise FileNotFoundError(f"{len(missing)} source file(s) missing in {data_dir}: {shorten(missing)}")
     return local
 
 
-_LFS_POINTER = b"version https://git-lfs.github.com/spec/"
+# The start of a Git LFS pointer (a clone without `git lfs pull`), where the data should be.
+LFS_POINTER = b"version https://git-lfs.github.com/spec/"
 # No release file starts with a byte order mark (the recorded checksums say so): one means a copy
 # re-saved by an editor, refused so that a file is either the release file or an error.
 _BOM = b"\xef\xbb\xbf"
 # An HTML page (a login or error page saved in place of the file). Not `<?xml`: that starts XML data.
-_HTML = (b"<!doctype html", b"<html", b"<head", b"<body")
+HTML_STARTS = (b"<!doctype html", b"<html", b"<head", b"<body")
+
+
+def is_html(head):
+    """Whether the first bytes `head` of a file are an HTML page's."""
+    return head[:512].lstrip().lower().startswith(HTML_STARTS)
 
 
 def check_is_data(head, source, expected):
@@ -41,11 +52,11 @@ def check_is_data(head, source, expected):
     (`expected` says what should be there), a Git LFS pointer, a byte order mark or an HTML page."""
     if not head:
         raise ValueError(f"{source}: is empty (expected {expected})")
-    if head.startswith(_LFS_POINTER):
+    if head.startswith(LFS_POINTER):
         raise ValueError(f"{source}: is a Git LFS pointer, not the data; fetch the real file (git lfs pull)")
     if head.startswith(_BOM):
         raise ValueError(f"{source}: starts with a UTF-8 byte order mark; the release files have none")
-    if head[:512].lstrip().lower().startswith(_HTML):
+    if is_html(head):
         raise ValueError(f"{source}: is an HTML page, not the data (an error page saved in its place?)")
 
 

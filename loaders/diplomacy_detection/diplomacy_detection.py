@@ -186,7 +186,7 @@ def _count_source_records(config, split, local_paths):
     with xopen(local_paths[0], "rb") as f:
         for line in f:
             if line.strip():
-                count += 1 if config == "conversations" else len(json.loads(line)["messages"])
+                count += 1 if config.name == "conversations" else len(json.loads(line)["messages"])
     return count
 
 

@@ -135,9 +135,6 @@ _CONFIGS = [
         key=("id",),
     ),
 ]
-_CONFIG_OF = {config.name: config for config in _CONFIGS}
-
-
 class SafMicroJobGerman(SourceBuilder, datasets.GeneratorBasedBuilder):
     """SAF micro job (German): short answers with reference answers, feedback and scores."""
 
@@ -218,15 +215,15 @@ _XML_DECLARATION = re.compile(rb"<\?xml[^>]*?encoding\s*=\s*[\"']([A-Za-z0-9._-]
 _FORBIDDEN_DECLARATIONS = (b"<!DOCTYPE", b"<!ENTITY")
 
 
-def _count_source_records(config_name, split_name, local_paths):
+def _count_source_records(config, split, local_paths):
     """Answers in the source files of one split, counted without the example generator, but not
     without the loader's file readers: for `default`, the row counts that the Parquet footers
     declare (read by the same `_parquet_file` as the examples, not the rows themselves); for
     `upstream_xml`, the `studentAnswer` elements anywhere in each file, parsed by the same
     `_parse_xml` as the examples (a count of elements, not of the answers the generator types)."""
     total = 0
-    for path, source in zip(local_paths, _CONFIG_OF[config_name].files[split_name], strict=True):
-        if config_name == "default":
+    for path, source in zip(local_paths, config.files[split], strict=True):
+        if config.name == "default":
             with xopen(path, "rb") as f:
                 total += _parquet_file(f, source).metadata.num_rows
         else:

@@ -38,13 +38,12 @@ def load(
     # imports datasets) stays light.
     from corpora import prepare
     from corpora import registry
-    from corpora.errors import check_utf8
+    from corpora.files import check_utf8
 
     corpus = registry.get(name)
     if data_dir is not None:
         check_utf8(data_dir, "data_dir")
-    prepare.check_config(corpus, config)
-    config = config or corpus.default_config
+    config = corpus.config(config or corpus.default_config).name  # one that is not the loader's is said here
     request = prepare.Request(name, (config,), data_dir, dummy, allow_modified_sources, num_proc, config_kwargs)
     prepare.check_split(corpus, config, split, streaming)
     if streaming and data_dir is None and not dummy:  # read from the URLs as it goes: nothing to check ahead

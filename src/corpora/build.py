@@ -19,13 +19,12 @@ from datasets.table import table_cast
 from corpora import cards
 from corpora import croissant
 from corpora import datasets_adapter
-from corpora import errors
 from corpora import exports
 from corpora import parquet_files
 from corpora import prepare
 from corpora import stats
 from corpora.errors import CorporaError
-from corpora.errors import check_utf8
+from corpora.files import check_utf8
 
 
 @dataclass(frozen=True)
@@ -69,18 +68,12 @@ def export(request: prepare.Request, out, repo_id: str | None = None, lock_timeo
     with exports.transaction(out, name, configs, lambda: prepare.find_sources(request).with_differences(),
                              local_copy=given, known=list(corpus.configs), drop_others=drop_other_configs,
                              lock_timeout=lock_timeout, hooks=hooks) as partial:
-        try:
-            report = write_files(request, partial, repo_id, shown_path(out, name))
-            counts = reload_counts(partial.folder, configs, partial.cache)
-            if compare_to is not None:  # every check passed: what the swap is about to change
-                from corpora import diff  # imports DuckDB: not for the builds that do not compare
+        report = write_files(request, partial, repo_id, shown_path(out, name))
+        counts = reload_counts(partial.folder, configs, partial.cache)
+        if compare_to is not None:  # every check passed: what the swap is about to change
+            from corpora import diff  # imports DuckDB: not for the builds that do not compare
 
-                print(diff.summary(Path(compare_to) / name, partial.folder, name, None, target))
-        except Exception as error:
-            full = errors.full_disk(error, target)  # a full disk is said about the export, if no file is named
-            if full is None:
-                raise
-            raise full from error
+            print(diff.summary(Path(compare_to) / name, partial.folder, name, None, target))
     rows = []
     for config, splits in counts.items():
         for split, count in splits.items():

@@ -8,6 +8,7 @@ import sys
 from corpora import commands
 from corpora import errors
 from corpora import process  # run as the command, a signal is one line from this import on
+from corpora import stops
 
 
 def make_parser() -> argparse.ArgumentParser:
@@ -40,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
         error_status = getattr(module, "ERROR_STATUS", error_status)
         process.import_lasting(getattr(module, "LASTING_IMPORTS", ()))
         status = module.run(args)
-        errors.stop_if_asked()  # raised where Python ignored it, after the last phase
+        stops.stop_if_asked()  # raised where Python ignored it, after the last phase
         return process.ended(status)
     except BaseException as error:  # noqa: BLE001 - each kind of ending has its status and line (errors.ENDINGS)
         ending = None if debug or isinstance(error, SystemExit) else errors.ending(error, error_status)

@@ -11,6 +11,8 @@ import copyreg
 import datasets
 from datasets.exceptions import DatasetGenerationError
 
+from corpora.errors import chain
+
 
 class DatasetsChanged(RuntimeError):
     """A private part of datasets this package relies on is gone or changed."""
@@ -62,13 +64,14 @@ def observe_tables(builder: datasets.DatasetBuilder, observe) -> bool:
 
 
 def loader_error(error: BaseException) -> BaseException:
-    """The loader's own error inside datasets' DatasetGenerationError, in this process or sent
-    from a worker process (num_proc), else `error` itself."""
-    while isinstance(error, DatasetGenerationError):
-        cause = getattr(error, "loader_error", None) or error.__cause__
-        if cause is None or type(cause).__name__ == "RemoteTraceback":
-            break
-        error = cause
+    """The loader's own error inside datasets' DatasetGenerationError, in this process (its chain)
+    or sent from a worker process (num_proc: `loader_error`, see below), else `error` itself."""
+    if not isinstance(error, DatasetGenerationError):
+        return error
+    for cause in chain(error):
+        cause = getattr(cause, "loader_error", None) or cause
+        if not isinstance(cause, DatasetGenerationError) and type(cause).__name__ != "RemoteTraceback":
+            return cause
     return error
 
 

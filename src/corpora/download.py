@@ -36,13 +36,16 @@ from typing import TYPE_CHECKING
 import datasets
 import filelock
 
+from corpora import errors
 from corpora import settings
 from corpora.errors import CorporaError
+from corpora.files import naming
+from corpora.loader_shared._loader_common import LFS_POINTER
+from corpora.loader_shared._loader_common import is_html
 
 if TYPE_CHECKING:
     import requests
 
-LFS_POINTER = b"version https://git-lfs.github.com/spec/"
 STALL_BYTES = 1024  # less than this in a whole timeout span is a stalled transfer
 MAX_RETRY_AFTER = 300.0  # a server that asks for a longer wait is told as a failure
 BLOCK = 1 << 16
@@ -112,11 +115,16 @@ def remove_leftovers(name: str) -> list[Path]:
 _PART = re.compile(r"\..+\.part-\d+-[0-9a-f]{8}")
 
 
+def _offline() -> bool:
+    """datasets' offline mode (errors.OFFLINE names its variables)."""
+    return any(getattr(datasets.config, flag, False) for flag in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE"))
+
+
 def fetch(url: str, target: Path, settings: Settings | None = None, progress=None) -> Path:
     """Download `url` to `target` (replacing it), with the retries above; DownloadFailed if not."""
     settings = settings or Settings.from_environment()
-    if any(getattr(datasets.config, flag, False) for flag in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE")):
-        raise DownloadFailed(url, "offline mode is on (HF_HUB_OFFLINE=1 or HF_DATASETS_OFFLINE=1)")
+    if _offline():
+        raise DownloadFailed(url, errors.OFFLINE)
     _mkdir(target.parent)
     partial = target.with_name(f".{target.name}.part-{os.getpid()}-{secrets.token_hex(4)}")
     tries = settings.retries + 1
@@ -149,22 +157,18 @@ def _get(url: str, partial: Path, settings: Settings, progress) -> None:
         # identity: the bytes counted are the file's, and Content-Length is their number.
         response = requests.get(url, stream=True, timeout=settings.timeout, headers={"Accept-Encoding": "identity"})
     except requests.exceptions.ConnectTimeout:
-        raise _Transient(f"no connection within {settings.timeout:g} s") from None
+        raise _Transient(errors.no_connection_within(settings.timeout)) from None
     except requests.exceptions.ReadTimeout:
-        raise _Transient(f"no answer within {settings.timeout:g} s") from None
-    except requests.exceptions.TooManyRedirects:
-        raise DownloadFailed(url, "the server redirects in a loop (more than 30 redirects)") from None
-    except requests.exceptions.ConnectionError as error:
-        reason = _connection_reason(error)
-        if reason.startswith("no connection"):  # no server, no network: another try would not heal it
-            raise DownloadFailed(url, reason) from None
-        raise _Transient(reason) from None
+        raise _Transient(errors.no_answer_within(settings.timeout)) from None
     except requests.exceptions.RequestException as error:
-        raise DownloadFailed(url, " ".join(str(error).split())) from None
+        cause, kind = errors.find(error, errors.DOWNLOAD_FAILURES)
+        if kind.heals:
+            raise _Transient(kind.says(cause)) from None
+        raise DownloadFailed(url, kind.says(cause)) from None  # no server, no network: another try would not heal it
     with response:
         status = response.status_code
         if status >= 400:
-            reason = f"the server answered HTTP {status} {response.reason or ''}".rstrip()
+            reason = errors.server_answered(status, response.reason)
             if status == 429 or status >= 500:
                 raise _Transient(reason, _retry_after(response, url, reason))
             raise DownloadFailed(url, reason)
@@ -199,39 +203,24 @@ def _write(f, block: bytes, partial: Path) -> None:
     try:
         f.write(block)
     except OSError as error:
-        reason = os.strerror(error.errno) if error.errno else str(error)
-        raise OSError(error.errno, reason, str(partial.parent)) from None
+        raise naming(error, partial.parent) from None  # the folder: the partial file is gone after
 
 
 def _mkdir(folder: Path) -> None:
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as error:
-        if error.filename is None:
-            raise OSError(error.errno, os.strerror(error.errno), str(folder)) from None
-        raise
-
-
-def _connection_reason(error: BaseException) -> str:
-    """In words, from requests' text of the failure (which carries urllib3's and the socket's)."""
-    text = str(error)
-    if "Connection reset" in text or "ConnectionResetError" in text:
-        return "the connection was reset"
-    if "RemoteDisconnected" in text or "without response" in text:
-        return "the server closed the connection without an answer"
-    if "Connection refused" in text:
-        return "no connection (connection refused): no network, or the host cannot be reached"
-    if any(words in text for words in ("Name or service not known", "nodename nor servname", "getaddrinfo failed",
-                                       "Temporary failure in name resolution", "No address associated")):
-        return "no connection (the host name does not resolve): no network, or the host cannot be reached"
-    return "no connection: no network, or the host cannot be reached"
+        named = naming(error, folder)
+        if named is error:
+            raise
+        raise named from None
 
 
 def _body_reason(error: BaseException, received: int, expected: int | None, settings: Settings) -> str:
-    text = f"{error!r} {error}".lower()
-    if "timed out" in text or "timeout" in text:
+    """A transfer cut short, in words: by the exceptions of the chain (urllib3 wraps the socket's)."""
+    if errors.caused_by(error, errors.TIMEOUTS):
         return f"nothing came for {settings.timeout:g} s"
-    if "reset" in text:
+    if errors.caused_by(error, (ConnectionResetError,)):
         return f"the connection was reset after {received:,} bytes"
     if expected is not None:
         return f"the connection closed after {received:,} of {expected:,} bytes"
@@ -261,8 +250,7 @@ def _check_is_data(url: str, path: Path) -> None:
         head = f.read(512)
     if head.startswith(LFS_POINTER):
         raise NotTheData(url, "the server sent a Git LFS pointer, not the data")
-    start = head.lstrip().lower()
-    if start.startswith((b"<!doctype html", b"<html", b"<head", b"<body")):  # as the loaders tell a page
+    if is_html(head):  # as the loaders tell a page
         raise NotTheData(url, "the server sent an HTML page, not the data")
 
 
@@ -277,14 +265,14 @@ def show_progress() -> bool:
 def check_streamable(corpus, config: str) -> None:
     """Streaming from the pinned URLs in offline mode would fail at the first file with a bare
     FileNotFoundError (fsspec's); said here before anything is read, with what to do instead."""
-    if not any(getattr(datasets.config, flag, False) for flag in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE")):
+    if not _offline():
         return
     paths = corpus.source_files([config])
     more = f" (and {len(paths) - 1} more pinned URL(s))" if len(paths) > 1 else ""
     raise CorporaError(
-        f"{corpus.name}/{config}: cannot stream {corpus.urls[paths[0]]}{more}: offline mode is on (HF_HUB_OFFLINE=1 "
-        "or HF_DATASETS_OFFLINE=1), and streaming reads the pinned URLs as it goes. To stream a local copy of the "
-        f"upstream files instead, pass data_dir=DIR with this file at DIR/{paths[0]}"
+        f"{corpus.name}/{config}: cannot stream {corpus.urls[paths[0]]}{more}: {errors.OFFLINE}, and streaming reads "
+        "the pinned URLs as it goes. To stream a local copy of the upstream files instead, pass data_dir=DIR with "
+        f"this file at DIR/{paths[0]}"
     )
 
 

@@ -1,4 +1,5 @@
-"""The toolkit's errors, and the one map from an exception to what the command says of it."""
+"""The toolkit's errors, and the one map from an exception to what the command says of it (and
+to the words of a failed call to the Hub or of a failed download)."""
 
 from __future__ import annotations
 
@@ -7,68 +8,13 @@ import os
 import signal
 import sys
 from collections import namedtuple
-from pathlib import Path
+
+from corpora.loader_shared._loader_common import shorten  # noqa: F401 - the loaders' cutting rule, the toolkit's too
+from corpora.stops import Terminated
 
 
 class CorporaError(Exception):
     """An error the CLI reports as one line, without a traceback."""
-
-
-def shorten(items, keep: int = 5, sep: str = ", ") -> str:
-    """The first `keep` items, then "and N more": an error line stays readable with 181 paths."""
-    items = [str(item) for item in items]
-    if len(items) <= keep + 1:
-        return sep.join(items)
-    return sep.join(items[:keep]) + f"{sep}and {len(items) - keep} more"
-
-
-class Terminated(BaseException):
-    """SIGTERM or SIGHUP (`signum`), raised like KeyboardInterrupt so that cleanup in `finally`
-    blocks runs."""
-
-    def __init__(self, signum: int = signal.SIGTERM):
-        super().__init__(signum)
-        self.signum = signum
-
-
-# The signals (SIGINT, SIGTERM, SIGHUP) the command's handler has raised. Python ignores an exception
-# raised in a weakref or at-fork callback (it prints "Exception ignored in ..."), so a signal can be
-# swallowed there: `stop_if_asked` raises it again at the next phase of the work.
-STOP_SIGNALS: list[int] = []
-
-
-def stop_if_asked() -> None:
-    """Raise the stop the command was asked for, if one was (see STOP_SIGNALS)."""
-    if STOP_SIGNALS:
-        raise KeyboardInterrupt() if STOP_SIGNALS[0] == signal.SIGINT else Terminated(STOP_SIGNALS[0])
-
-
-def printable(path) -> str:
-    """A path as text, its bytes that are not UTF-8 shown as \\xNN."""
-    return os.fsencode(path).decode("utf-8", "backslashreplace")
-
-
-def check_utf8(path, what: str) -> None:
-    """Stop, naming the path, if its absolute form is not UTF-8: pyarrow and datasets cannot use
-    such a path (they fail with an encoding error that does not say which)."""
-    try:
-        os.fsencode(os.path.abspath(path)).decode("utf-8")
-    except UnicodeDecodeError:
-        raise CorporaError(
-            f"{printable(os.path.abspath(path))}: {what} is not valid UTF-8, which datasets and pyarrow need; "
-            "rename it or choose another"
-        ) from None
-
-
-def write_text(path, text: str, encoding: str | None = "utf-8") -> None:
-    """Path.write_text, but a failure names the file: a full disk is reported when the buffer is
-    flushed at close, as `[Errno 28] No space left on device` without a path."""
-    try:
-        Path(path).write_text(text, encoding=encoding)
-    except OSError as error:
-        if error.filename is None and error.errno:
-            raise OSError(error.errno, os.strerror(error.errno), str(path)) from None
-        raise
 
 
 def chain(error: BaseException | None):
@@ -93,13 +39,14 @@ STOPPED = {signal.SIGINT: "interrupted", signal.SIGTERM: "terminated", signal.SI
 
 # Named tuples rather than dataclasses: the command imports this module before it answers Ctrl-C
 # with one line, and the dataclasses module alone takes longer than the rest of that start.
-class Kind(namedtuple("Kind", "classes says status test anywhere", defaults=(None, lambda error: True, False))):
+class Kind(namedtuple("Kind", "classes says status test anywhere heals",
+                      defaults=(None, lambda error: True, False, False))):
     """A kind of exception: its `classes` (a library's as "module.Class", matched once that module
     is imported: before, no exception of it can exist), a `test` for what the class alone does not
     say, what it is in words (`says`, a function of the exception) and the command's exit status
     (a number or a function of the exception; None: an error, said after "error: ", with the
     command's error status). `anywhere`: looked for along the whole chain, not in the exception
-    alone."""
+    alone. `heals`: a download failure that another try may heal (DOWNLOAD_FAILURES)."""
 
     __slots__ = ()
 
@@ -129,6 +76,11 @@ def _text(error: BaseException) -> str:
     return " ".join(str(error).split())
 
 
+def typed(error: BaseException) -> str:
+    """An unexpected error on one line, with its type: what a check reports of it too (validate)."""
+    return f"{type(error).__name__}: {_text(error)}"
+
+
 def _loader_error(error: BaseException) -> BaseException:
     from corpora.datasets_adapter import loader_error  # datasets is imported: its error was raised
 
@@ -144,18 +96,53 @@ def _http_status(error: BaseException) -> int | None:
     return status if isinstance(status, int) else None
 
 
-def _hub_timed_out(error: BaseException) -> str:
-    from corpora import hub_client  # which imports this module
+# --- the phrases of a failed call to a server, shared by HUB_FAILURES and download.py ---------------
 
-    return hub_client.timed_out(error)
+OFFLINE = "offline mode is on (HF_HUB_OFFLINE=1 or HF_DATASETS_OFFLINE=1)"
+
+
+def no_connection(detail: str | None = None) -> str:
+    return f"no connection{f' ({detail})' if detail else ''}: no network, or the host cannot be reached"
+
+
+def no_connection_within(seconds: float) -> str:
+    return f"no connection within {seconds:g} s"
+
+
+def no_answer_within(seconds: float) -> str:
+    return f"no answer within {seconds:g} s"
+
+
+def server_answered(status: int | None, phrase: str | None, said: str | None = None) -> str:
+    """The HTTP status a server answered, and what it said of it (`said`: the Hub says why)."""
+    said = " ".join((said or "").split())
+    return f"the server answered HTTP {status} {phrase or ''}".rstrip() + (f" ({said})" if said else "")
 
 
 def _server_answered(error: BaseException) -> str:
     response = getattr(error, "response", None)
     phrase = getattr(error, "message", None) or getattr(response, "reason", None)
-    phrase = phrase or getattr(response, "reason_phrase", None) or ""
-    said = _text(getattr(error, "server_message", None) or "")  # the Hub says why
-    return f"the server answered HTTP {_http_status(error)} {phrase}".rstrip() + (f" ({said})" if said else "")
+    phrase = phrase or getattr(response, "reason_phrase", None)
+    return server_answered(_http_status(error), phrase, getattr(error, "server_message", None))
+
+
+_CONNECT_TIMEOUT = Kind(("requests.exceptions.ConnectTimeout", "httpx.ConnectTimeout", "httpx2.ConnectTimeout"), None)
+
+
+def _hub_timed_out(error: BaseException) -> str:
+    """A Hub request's time-out, with the limit it met: hub_client's, which push and diff set
+    before their first request (so hub_client is imported: see `_loaded`)."""
+    limits = _loaded("corpora.hub_client.limits")
+    try:
+        connect, answer = limits() if limits is not None else (None, None)
+    except CorporaError:  # said already, by use_time_limit
+        connect = answer = None
+    if answer is None:
+        return "the connection timed out"
+    # httpx's and requests' ConnectTimeout: the connection never came, within its shorter limit
+    if _CONNECT_TIMEOUT.matches(error):
+        return f"{no_connection_within(connect)} (CORPORA_HUB_TIMEOUT)"
+    return f"{no_answer_within(answer)} (CORPORA_HUB_TIMEOUT)"
 
 
 # How the command ends, by the exception that ended it: the first row that matches. A stop is one
@@ -174,8 +161,13 @@ ENDINGS = (
          test=lambda error: error.errno is not None and error.filename is not None),
     Kind((CorporaError, ValueError, OSError, "huggingface_hub.errors.HfHubHTTPError"), _text),
     # Anything unexpected is still one line, with its type, the way to its traceback.
-    Kind((Exception,), lambda error: f"{type(error).__name__}: {_text(error)} (--debug shows the traceback)"),
+    Kind((Exception,), lambda error: f"{typed(error)} (--debug shows the traceback)"),
 )
+
+# What a time-out is, in the clients of the Hub and of downloads.
+TIMEOUTS = (TimeoutError, "asyncio.TimeoutError", "concurrent.futures.TimeoutError", "requests.exceptions.Timeout",
+            "urllib3.exceptions.TimeoutError", "httpx.TimeoutException", "httpx2.TimeoutException",
+            "aiohttp.ServerTimeoutError")
 
 # Why a call to the Hub failed, in words (push and diff say it in their own error line): the first
 # row that matches an exception of the chain. A timeout before a failed connection: some
@@ -184,14 +176,27 @@ HUB_FAILURES = (
     Kind((BaseException,), _server_answered, test=lambda error: _http_status(error) is not None, anywhere=True),
     Kind(("huggingface_hub.errors.OfflineModeIsEnabled", "huggingface_hub.utils.OfflineModeIsEnabled",
           "datasets.utils.file_utils.OfflineModeIsEnabled"),
-         lambda error: "offline mode is on (HF_HUB_OFFLINE=1 or HF_DATASETS_OFFLINE=1)", anywhere=True),
-    Kind((TimeoutError, "asyncio.TimeoutError", "concurrent.futures.TimeoutError", "requests.exceptions.Timeout",
-          "urllib3.exceptions.TimeoutError", "httpx.TimeoutException", "httpx2.TimeoutException",
-          "aiohttp.ServerTimeoutError"),
-         _hub_timed_out, anywhere=True),
+         lambda error: OFFLINE, anywhere=True),
+    Kind(TIMEOUTS, _hub_timed_out, anywhere=True),
     Kind((ConnectionError, "socket.gaierror", "requests.exceptions.ConnectionError", "httpx.ConnectError",
           "httpx2.ConnectError", "aiohttp.ClientConnectorError"),
-         lambda error: f"no connection ({_text(error)}): no network, or the host cannot be reached", anywhere=True),
+         lambda error: no_connection(_text(error)), anywhere=True),
+)
+
+# Why a download of a pinned URL failed (download.py, with `requests`), by the exceptions of the
+# chain that requests raises: urllib3's and the socket's are in it. Its time-outs are said there,
+# with the limit. `heals`: retried.
+DOWNLOAD_FAILURES = (
+    Kind(("requests.exceptions.TooManyRedirects",),
+         lambda error: "the server redirects in a loop (more than 30 redirects)"),
+    # RemoteDisconnected is a ConnectionResetError: first
+    Kind(("http.client.RemoteDisconnected",), lambda error: "the server closed the connection without an answer",
+         anywhere=True, heals=True),
+    Kind((ConnectionResetError,), lambda error: "the connection was reset", anywhere=True, heals=True),
+    Kind((ConnectionRefusedError,), lambda error: no_connection("connection refused"), anywhere=True),
+    Kind(("socket.gaierror",), lambda error: no_connection("the host name does not resolve"), anywhere=True),
+    Kind(("requests.exceptions.ConnectionError",), lambda error: no_connection()),
+    Kind((Exception,), _text),
 )
 
 # A full disk, which datasets and pyarrow report without a file (they write through file objects,
@@ -225,10 +230,16 @@ def one_line(error: BaseException) -> str:
     return found[1].says(found[0]) if found else _text(error)
 
 
-def describe_failure(error: BaseException) -> str:
-    """Why a call to the Hub failed, in words: the HTTP status, offline mode, no connection (HUB_FAILURES)."""
-    found = find(error, HUB_FAILURES)
+def describe_failure(error: BaseException, kinds=HUB_FAILURES) -> str:
+    """Why a call to the Hub failed, in words: the HTTP status, offline mode, no connection
+    (HUB_FAILURES; or the first of other `kinds` that matches)."""
+    found = find(error, kinds)
     return found[1].says(found[0]) if found else _text(error)
+
+
+def caused_by(error: BaseException, classes) -> bool:
+    """Whether an exception of `error`'s chain is one of `classes` (as Kind's)."""
+    return find(error, [Kind(tuple(classes), None, anywhere=True)]) is not None
 
 
 def full_disk(error: BaseException, where) -> OSError | None:

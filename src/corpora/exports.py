@@ -44,7 +44,8 @@ from corpora.errors import STOPPED
 from corpora.errors import CorporaError
 from corpora.errors import full_disk
 from corpora.errors import shorten
-from corpora.errors import stop_if_asked
+from corpora.files import write_text
+from corpora.stops import stop_if_asked
 
 MARK = ".corpora-export.json"
 
@@ -83,7 +84,7 @@ class Partial:
         return self.workspace / "cache"
 
     def phase(self, name: str) -> None:
-        """Between two phases: a stop Python swallowed (errors.stop_if_asked) ends the build
+        """Between two phases: a stop Python swallowed (stops.stop_if_asked) ends the build
         here, and a test may pause it."""
         stop_if_asked()
         self.hooks.reached(name)
@@ -117,11 +118,11 @@ def transaction(out, name: str, configs, find_sources: Callable[[], object], *, 
         _check_no_overlap(target, list(sources.files.values()))
         partial = Partial(target, _new_workspace(target), sources, hooks)
         try:
-            yield partial
             try:
+                yield partial
                 _write_mark(partial.folder, name, configs, sources)
-            except OSError as error:  # a full disk is said about the export, as for its other files
-                full = full_disk(error, target)
+            except Exception as error:
+                full = _full_disk(error, partial)
                 if full is None:
                     raise
                 raise full from error
@@ -129,6 +130,15 @@ def transaction(out, name: str, configs, find_sources: Callable[[], object], *, 
             _swap_in(partial.folder, target, hooks)
         finally:
             _abandon(partial.workspace, target)
+
+
+def _full_disk(error: Exception, partial: Partial) -> OSError | None:
+    """A full disk while the export is written, said about OUT/NAME: datasets and pyarrow name no
+    file, and a file of the workspace, which goes, means nothing to the user (errors.full_disk)."""
+    full = full_disk(error, partial.target)
+    if full is not None and full.filename and Path(full.filename).is_relative_to(partial.workspace):
+        return OSError(full.errno, full.strerror, str(partial.target))
+    return full
 
 
 @dataclass(frozen=True)
@@ -153,7 +163,7 @@ def _write_mark(export: Path, name: str, configs: list[str], sources) -> None:
     mark = {"tool": "corpora", "version": __version__, "corpus": name, "configs": configs,
             "sources": sources.kind, "differing": list(sources.differing),
             "files": published_files(export)}  # what a later build may replace (_check_replaceable)
-    (export / MARK).write_text(json.dumps(mark, indent=2) + "\n")
+    write_text(export / MARK, json.dumps(mark, indent=2) + "\n")
 
 
 def read_mark(folder: Path) -> Mark | None:

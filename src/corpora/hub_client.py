@@ -4,7 +4,7 @@ huggingface_hub's HTTP client waits without limit by default (httpx with `timeou
 on; requests without a timeout in 0.x): a Hub that accepts the connection and never answers
 would hold a push or a diff forever. Here a command gives up after `HUB_TIMEOUT` seconds
 without an answer from the Hub (`CORPORA_HUB_TIMEOUT` sets it), counted across its requests,
-also through a proxy of the environment, and says so in one line (`timed_out`).
+also through a proxy of the environment, and says so in one line (errors.HUB_FAILURES).
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from __future__ import annotations
 import time
 
 from corpora import settings
-from corpora.errors import CorporaError
 
 HUB_TIMEOUT = 60.0  # seconds without a byte, read or written; connecting: at most CONNECT_TIMEOUT of it
 CONNECT_TIMEOUT = 10.0
@@ -25,12 +24,12 @@ def hub_timeout() -> float:
 
 def use_time_limit() -> None:
     """Make huggingface_hub's shared client give up after `hub_timeout()` seconds of silence."""
-    seconds = hub_timeout()
+    connect, seconds = limits()
     if _SET == [seconds]:
         return
     from huggingface_hub.utils import _http
 
-    limits = {"connect": min(CONNECT_TIMEOUT, seconds), "read": seconds, "write": seconds, "pool": seconds}
+    limit = {"connect": connect, "read": seconds, "write": seconds, "pool": seconds}
     if hasattr(_http, "set_client_factory"):  # huggingface_hub >= 1.0: httpx
 
         def client():
@@ -40,8 +39,8 @@ def use_time_limit() -> None:
             # That is `_transport`, or with a proxy from the environment (HTTPS_PROXY, ...) the
             # one mounted for the URL's pattern: all of them, sharing one count of silence.
             silence = _Silence()
-            made._transport = _TimedTransport(made._transport, limits, silence)
-            made._mounts = {pattern: None if mounted is None else _TimedTransport(mounted, limits, silence)
+            made._transport = _TimedTransport(made._transport, limit, silence)
+            made._mounts = {pattern: None if mounted is None else _TimedTransport(mounted, limit, silence)
                             for pattern, mounted in made._mounts.items()}
             return made
 
@@ -51,7 +50,7 @@ def use_time_limit() -> None:
         class TimedAdapter(_http.UniqueRequestIdAdapter):
             def send(self, request, **kwargs):
                 if kwargs.get("timeout") is None:
-                    kwargs["timeout"] = (limits["connect"], limits["read"])
+                    kwargs["timeout"] = (limit["connect"], limit["read"])
                 return super().send(request, **kwargs)
 
         def session():
@@ -65,17 +64,11 @@ def use_time_limit() -> None:
     _SET[:] = [seconds]
 
 
-def timed_out(error: BaseException) -> str:
-    """A Hub request's time-out in words (errors.HUB_FAILURES): the limit it met. push and diff
-    set it before their first request (use_time_limit)."""
-    try:
-        seconds = hub_timeout()
-    except CorporaError:  # said already, by use_time_limit
-        return "the connection timed out"
-    # httpx's and requests' ConnectTimeout: the connection never came, within its shorter limit
-    if type(error).__name__ == "ConnectTimeout":
-        return f"no connection within {min(CONNECT_TIMEOUT, seconds):g} s (CORPORA_HUB_TIMEOUT)"
-    return f"no answer within {seconds:g} s (CORPORA_HUB_TIMEOUT)"
+def limits() -> tuple[float, float]:
+    """The seconds a Hub request may wait: to connect, and for an answer (errors.HUB_FAILURES says
+    a time-out with them)."""
+    seconds = hub_timeout()
+    return min(CONNECT_TIMEOUT, seconds), seconds
 
 
 class _Silence:

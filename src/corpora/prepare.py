@@ -44,7 +44,7 @@ class Request:
         if self.data_dir is not None:
             object.__setattr__(self, "data_dir", Path(self.data_dir))
         for config in self.configs or ():
-            check_config(corpus, config)
+            corpus.config(config)  # one that is not the loader's is said here
         # `--config a --config a` builds a once
         object.__setattr__(self, "configs", tuple(dict.fromkeys(self.configs or corpus.configs)))
 
@@ -170,9 +170,4 @@ def check_official_sizes(corpus: registry.Corpus, infos: dict[str, datasets.Data
             "To build a fixed, extended or cut copy anyway, use --allow-modified-sources "
             "(allow_modified_sources=True in Python)"
         )
-
-
-def check_config(corpus: registry.Corpus, config: str | None) -> None:
-    if config is not None and config not in corpus.configs:
-        raise CorporaError(f"{corpus.name} has no config {config!r}; configs: {', '.join(corpus.configs)}")
 

@@ -14,9 +14,9 @@ import signal
 import sys
 
 from corpora.commands import NAMES
-from corpora.errors import STOP_SIGNALS
 from corpora.errors import STOPPED
-from corpora.errors import Terminated
+from corpora.stops import STOP_SIGNALS
+from corpora.stops import Terminated
 
 
 def _is_the_command() -> bool:

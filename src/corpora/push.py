@@ -25,6 +25,15 @@ from corpora.errors import describe_failure
 HUB_FILES = {".gitattributes"}
 
 
+class Unreadable(CorporaError):
+    """A repository that could not be read: `reason` says why."""
+
+    def __init__(self, name: str, repo_id: str, reason: str):
+        super().__init__(
+            f"{name}: reading dataset repository {repo_id} failed: {reason}; nothing was built or uploaded")
+        self.reason = reason
+
+
 @dataclass
 class Remote:
     """A dataset repository on the Hub as a push finds it: the commit it builds on and its files
@@ -82,10 +91,10 @@ def push(
     remote, made, unread = None, set(), None
     try:  # what the repository holds decides whether to build at all, and what a push deletes
         remote = read_repo(api, name, repo_id, revision)
-    except CorporaError as error:
+    except Unreadable as error:
         if not dry_run:
             raise
-        unread = describe_failure(error.__cause__ or error)  # a dry run needs no token: say what is not known
+        unread = error.reason  # a dry run needs no token: say what is not known
     if remote is not None:
         made = check_pushable(api, corpus, repo_id, remote, list(request.configs), configs, take_over)
     build.export(request, out, repo_id=repo_id)
@@ -188,20 +197,15 @@ def read_repo(api: HfApi, name: str, repo_id: str, revision: str | None) -> Remo
     except RepositoryNotFoundError as error:
         if getattr(error.response, "status_code", None) == 404:
             return None
-        raise _unreadable(name, repo_id, error) from error
+        raise Unreadable(name, repo_id, describe_failure(error)) from error
     except Exception as error:  # noqa: BLE001 - one line, before anything was built
-        raise _unreadable(name, repo_id, error) from error
+        raise Unreadable(name, repo_id, describe_failure(error)) from error
     return Remote(info.sha, _files(info), branches, tags)
 
 
 def _files(info) -> dict[str, tuple[str, str | None]]:
     """{path: (git blob id, LFS sha256 or None)} of a repository's files as `repo_info` lists them."""
     return {s.rfilename: (s.blob_id, _lfs_sha256(s)) for s in info.siblings or []}
-
-
-def _unreadable(name: str, repo_id: str, error: BaseException) -> CorporaError:
-    return CorporaError(f"{name}: reading dataset repository {repo_id} failed: {describe_failure(error)}; "
-                        "nothing was built or uploaded")
 
 
 def _lfs_sha256(sibling) -> str | None:
@@ -222,7 +226,7 @@ def check_pushable(api: HfApi, corpus, repo_id: str, remote: Remote, pushed: lis
     try:
         card = read_file(api, repo_id, remote.sha, "README.md") if "README.md" in remote.files else ""
     except Exception as error:  # noqa: BLE001 - one line, before anything was built
-        raise _unreadable(name, repo_id, error) from error
+        raise Unreadable(name, repo_id, describe_failure(error)) from error
     if not card.strip():
         content = [path for path in content if path != "README.md"]  # an empty card is no content
     ours = card_marker(name) in card
@@ -245,7 +249,7 @@ def check_pushable(api: HfApi, corpus, repo_id: str, remote: Remote, pushed: lis
     try:
         made = made_files(api, repo_id, remote)
     except Exception as error:  # noqa: BLE001 - one line, before anything was built
-        raise _unreadable(name, repo_id, error) from error
+        raise Unreadable(name, repo_id, describe_failure(error)) from error
     # Kept, as every file no push made; but where the card reads a split (CONFIG/SPLIT-*), the
     # dataset would load it as rows of that split.
     read = sorted(path for path in content if path not in made and _read_as_split(corpus, pushed, path))

@@ -90,7 +90,7 @@ class Corpus:
         for config in self.builder_class.BUILDER_CONFIGS:
             if config.name == name:
                 return config
-        raise CorporaError(f"{self.name}: unknown config {name!r}; known: {', '.join(self.configs)}")
+        raise CorporaError(f"{self.name} has no config {name!r}; configs: {', '.join(self.configs)}")
 
     @property
     def version(self) -> str:
@@ -133,8 +133,9 @@ class Corpus:
 
     def count_source_records(self, config: str, split: str, paths: list[str]) -> int:
         """The records of a split's source files (local `paths`, in the config's order), counted
-        apart from the builder's typing: the rows-in side of rows in = rows out."""
-        return self.module._count_source_records(config, split, paths)
+        apart from the builder's typing: the rows-in side of rows in = rows out. The loader's
+        function gets the config itself (a SourceConfig: its name, its files per split)."""
+        return self.module._count_source_records(self.config(config), split, paths)
 
     @property
     def checksums_path(self) -> Path:
@@ -277,6 +278,9 @@ def check_contract(label: str, module: ModuleType, builder_class: type) -> None:
         if not all(hasattr(config, fact) for fact in ("files", "split_sizes", "key")):
             wrong.append(f"config {config.name!r} must be a SourceConfig (files, split_sizes, key)")
             continue
+        # Kept: _URLS is the loader's table of pinned URLs, whose hosts and prefixes differ by file
+        # (saf: the Hub and GitHub; caption: two prefixes), so it is not derived from the configs;
+        # a config's path without a URL would otherwise fail only when it is downloaded.
         unknown = [path for path in config.paths if path not in urls]
         if urls and unknown:
             wrong.append(f"config {config.name!r} reads paths that are not in _URLS: {', '.join(unknown)}")

@@ -32,11 +32,9 @@ from corpora import download
 from corpora import registry
 from corpora.errors import CorporaError
 from corpora.errors import shorten
-from corpora.errors import write_text
+from corpora.files import write_text
+from corpora.loader_shared._loader_common import LFS_POINTER
 from corpora.registry import Corpus
-
-# The first bytes of a Git LFS pointer file: what a clone holds without `git lfs pull`.
-LFS_POINTER = download.LFS_POINTER
 
 
 class MissingSourceFiles(CorporaError, FileNotFoundError):

@@ -22,6 +22,7 @@ from corpora import registry
 from corpora import sources
 from corpora.errors import CorporaError
 from corpora.errors import shorten
+from corpora.errors import typed
 
 
 def validate(name: str) -> Iterator[tuple[str, str | None]]:
@@ -33,7 +34,7 @@ def validate(name: str) -> Iterator[tuple[str, str | None]]:
             try:
                 prepared[config] = prepare.dummy_build(name, config, f"{tmp}/cache-{config}")
             except Exception as error:  # noqa: BLE001 - reported, not raised: the other checks still run
-                yield f"dummy build {config}", f"{type(error).__name__}: {error}"
+                yield f"dummy build {config}", typed(error)
                 continue
             yield f"dummy build {config}", _count_problem(corpus, config, prepared[config])
         if len(prepared) == len(corpus.configs):
@@ -154,17 +155,18 @@ def validate_export(folder: Path) -> Iterator[tuple[str, str | None]]:
     try:
         yield "card", "; ".join(export_problems(corpus, folder)) or None
     except Exception as error:  # noqa: BLE001 - a file that is not Parquet: reported, the other checks still run
-        yield "card", f"its files cannot be read: {_said(error)}"
+        yield "card", f"its files cannot be read: {typed(error)}"
     yield "files", _stray_problem(folder, mark)
     yield "croissant.json", _croissant_problem(folder)
     yield "parquet files", "; ".join(parquet_problems(folder)) or None
     with tempfile.TemporaryDirectory(prefix="corpora-validate-") as cache:
         for config in mark.configs:
-            if config not in corpus.configs:  # an export of an older loader (a config since renamed)
+            try:
+                corpus.config(config)
+            except CorporaError as error:  # an export of an older loader (a config since renamed)
                 yield f"reload {config}", (
-                    f"{corpus.name} has no config {config!r} (its configs: {', '.join(corpus.configs)}); "
-                    f"`corpora build {corpus.name} --out {folder.parent} --drop-other-configs` replaces the export "
-                    "without it"
+                    f"{error}; `corpora build {corpus.name} --out {folder.parent} --drop-other-configs` replaces "
+                    "the export without it"
                 )
                 continue
             yield f"reload {config}", _reload_problem(corpus, folder, config, cache)
@@ -202,7 +204,7 @@ def parquet_problems(folder: Path) -> list[str]:
         try:
             found += parquet_files.problems(path, name)
         except Exception as error:  # noqa: BLE001 - a file that is not Parquet: named, the others still checked
-            found.append(f"{name}: cannot be read: {_said(error)}")
+            found.append(f"{name}: cannot be read: {typed(error)}")
     return found
 
 
@@ -231,7 +233,7 @@ def _reload_problem(corpus, folder: Path, config: str, cache: str) -> str | None
         reloaded = datasets.load_dataset(str(folder), config, cache_dir=cache)
     except Exception as error:  # noqa: BLE001 - reported, not raised: the other configs are still checked
         error = datasets_adapter.loader_error(error)
-        return f"load_dataset fails: {_said(error)}"
+        return f"load_dataset fails: {typed(error)}"
     finally:
         datasets.logging.set_verbosity(verbosity)
     declared = corpus.features(config)
@@ -239,8 +241,3 @@ def _reload_problem(corpus, folder: Path, config: str, cache: str) -> str | None
         if dataset.features != declared:
             return f"{split}: the features are not the loader's"
     return None
-
-
-def _said(error: BaseException) -> str:
-    """An error a check reports, on one line: its type and message."""
-    return f"{type(error).__name__}: {' '.join(str(error).split())}"

@@ -13,8 +13,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from corpora.errors import write_text
-
 HERE = Path(__file__).resolve().parent
 
 # Each shared module, and whether a loader folder needs it given the text of its own modules.
@@ -52,6 +50,8 @@ def stale_copies(folder: Path, script: Path) -> list[str]:
 
 def write_copies(folder: Path, script: Path) -> list[str]:
     """Bring a loader folder's shared modules up to date; returns the names written or removed."""
+    from corpora.files import write_text  # here: corpora.errors imports this package (shorten)
+
     wanted = copies_for(own_text(folder, script))
     changed = _stale(folder, wanted)
     for name in changed:

@@ -195,10 +195,10 @@ def _count_source_records(config, split, local_paths):
     for path in local_paths:
         with xopen(path, "rb") as f:
             lines = [line for line in f if line.strip()]
-        if config == "raters":
+        if config.name == "raters":
             count += len(lines) - 1
         else:
-            count += sum(1 if config == "sentences" else len(json.loads(line)["scores"]) for line in lines)
+            count += sum(1 if config.name == "sentences" else len(json.loads(line)["scores"]) for line in lines)
     return count
 
 
