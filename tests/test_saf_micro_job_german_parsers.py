@@ -26,7 +26,7 @@ def test_score_text_is_a_number_from_0_to_1_or_a_clear_error(text):
         value = loader._score_text(text, "f")
     except ValueError as error:
         assert str(error).startswith("f: field 'score': invalid value ")
-        assert not (re.fullmatch(r"[0-9]+(\.[0-9]+)?", text) and 0 <= float(text) <= 1)
+        assert not (re.fullmatch(r"(0|[1-9][0-9]*)(\.[0-9]+)?", text) and 0 <= float(text) <= 1)
     else:
         assert value == float(text) and 0 <= value <= 1
 
@@ -39,7 +39,7 @@ def test_score_and_label_are_checked_together(score, label):
         checked = loader._verification(label, value, "f")
     except ValueError as error:
         assert str(error).startswith("f: field ")
-        ok = isinstance(score, float) and 0 <= score <= 1
+        ok = type(score) in (float, int) and 0 <= score <= 1
         assert not ok or label != {1.0: "Correct", 0.0: "Incorrect"}.get(score, "Partially correct")
     else:
         assert value == score and checked == label

@@ -30,7 +30,6 @@ type or entity declaration (so no entity expansion beyond the five predefined en
 external entities, no "billion laughs").
 """
 
-import math
 import os
 import re
 import xml.etree.ElementTree as ET
@@ -42,12 +41,12 @@ from datasets.utils.file_utils import xopen
 
 from ._builder_base import SourceBuilder
 from ._builder_base import SourceConfig
-from ._fields import INVALID
 from ._fields import Field
-from ._fields import choices
 from ._fields import features
+from ._fields import label
 from ._fields import matching
-from ._fields import one_of
+from ._fields import number
+from ._fields import string
 from ._loader_common import check_is_data
 from ._loader_common import invalid
 from ._loader_common import no_records
@@ -162,50 +161,30 @@ class SafMicroJobGerman(SourceBuilder, datasets.GeneratorBasedBuilder):
 
 _LABELS = ["Correct", "Partially correct", "Incorrect"]
 _HUB_ID = re.compile(r"[0-9a-f]{32}")
-_DECIMAL = re.compile(r"[0-9]+(\.[0-9]+)?")
-
-
-def _text(value):
-    """A non-empty string, kept exactly (no stripping, inner newlines kept)."""
-    return value if isinstance(value, str) and value.strip() else INVALID
-
-
-def _unit(value):
-    """A float from 0 to 1 (the published float64 column)."""
-    return value if isinstance(value, float) and math.isfinite(value) and 0.0 <= value <= 1.0 else INVALID
-
-
-def _unit_text(value):
-    """An XML score: a decimal string such as `0.75`, from 0 to 1."""
-    if isinstance(value, str) and _DECIMAL.fullmatch(value):
-        number = float(value)
-        if 0.0 <= number <= 1.0:
-            return number
-    return INVALID
-
 
 _LABEL = "verification_feedback"
 _STRING = datasets.Value("string")
-_TEXT = Field(_STRING, _text, "a non-empty string")
+# A non-empty string, kept exactly (no stripping, inner newlines kept).
+_TEXT = string(blank=False)
 # The published Parquet files' columns (the published card's schema), in their order.
 _FIELDS = {
-    "id": Field(_STRING, matching(_HUB_ID), "32 lower-case hex digits (a UUID4 in hex)"),
+    "id": matching(_HUB_ID, "32 lower-case hex digits (a UUID4 in hex)"),
     "question": _TEXT,
     "reference_answer": _TEXT,
     "provided_answer": _TEXT,
     "answer_feedback": _TEXT,
     # A string as in the published schema; only _LABELS are accepted, and only the one the score
     # implies (`_verification`).
-    "verification_feedback": Field(_STRING, one_of(_LABELS), choices(_LABELS)),
-    "score": Field(datasets.Value("float64"), _unit, "a number from 0 to 1"),
+    _LABEL: label(_LABELS, feature=_STRING),
+    "score": number(0.0, 1.0),
 }
 # The XML release: the same fields and features, two read otherwise (the id made from the fold,
 # the question and the answer's position; the score a decimal text), and two more, from the
 # question's and the reference answer's attributes.
 _XML_FIELDS = {
     **_FIELDS,
-    "id": _FIELDS["id"]._replace(check=None, expected=None),
-    "score": _FIELDS["score"]._replace(check=_unit_text, expected="a decimal number from 0 to 1, such as '0.75'"),
+    "id": Field(_STRING),
+    "score": number(0.0, 1.0, text=True),
     "question_id": Field(datasets.Value("int32")),
     "reference_answer_id": Field(_STRING),
 }
