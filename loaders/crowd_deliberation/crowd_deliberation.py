@@ -41,10 +41,12 @@ from ._fields import keys
 from ._fields import label
 from ._fields import mapping
 from ._fields import number
+from ._fields import reader
 from ._fields import string
 from ._loader_common import field_path
 from ._loader_common import invalid
 from ._loader_common import show
+from ._strict_json import check_fields
 from ._strict_json import loads
 
 logger = logging.getLogger(__name__)
@@ -271,16 +273,22 @@ def _json(cell, where, column):
     return loads(cell, where, field=column)
 
 
-def _objects(cell, where, column, keys, what):
-    """The items of a JSON list of objects with exactly the keys `keys`, each with its index; one
-    at a time, so that an item's own values are checked before the next item's keys."""
-    items = _json(cell, where, column)
-    if not isinstance(items, list):
-        raise invalid(where, column, cell, f"a JSON list of {what}")
-    for index, item in enumerate(items):
-        if not isinstance(item, dict) or sorted(item) != sorted(keys):
-            raise invalid(where, (column, index), item, f"an object with the keys {list(keys)}")
-        yield index, item
+def _objects(fields, what):
+    """The reader of a JSON cell that lists objects with the fields `fields`: (cell, where, column,
+    context=None) -> each item's index and typed value, read as a JSON record is (exactly its keys,
+    then each value in the table's order); one at a time, so that an item's own values are checked
+    before the next item's keys. `context(item)` gives an item the context of its fields' parse."""
+    names, read = keys(fields), reader(fields)
+
+    def items(cell, where, column, context=None):
+        values = _json(cell, where, column)
+        if not isinstance(values, list):
+            raise invalid(where, column, cell, f"a JSON list of {what}")
+        for index, item in enumerate(values):
+            check_fields(item, names, f"{where}: field {field_path((column, index))}")
+            yield index, read(item, where, context and context(item), (column, index))
+
+    return items
 
 
 def _string_list(cell, where, column, context=None):
@@ -291,37 +299,47 @@ def _string_list(cell, where, column, context=None):
     return value
 
 
+def _member_id(value, where, path, context):
+    names = context["names"]
+    if type(value) is not int or value not in names:
+        raise invalid(where, path, value, f"the USER_ID of a member: {sorted(names)}")
+    return value
+
+
+def _member_name(value, where, path, context):
+    user_id = context["message"]["user_id"]  # checked before: the table's order
+    if value != context["names"][user_id]:
+        raise invalid(where, path, value, f"{context['names'][user_id]!r}, the NAME of member {user_id}")
+    return value
+
+
 # The objects inside the JSON cells: each key declared once, with its feature and its check, in
-# upstream key order (the order an error lists them); `_in_order` gives the struct's field order,
-# that of release 1.0.0. A chat message's user is checked against the members by `_messages`.
-_JSON_STRING = string()
+# the order of the struct's fields (that of release 1.0.0), the order they are checked in. A chat
+# message's user is checked against the members (the context of `_messages`).
 _OFFSET = integer(range(2**31))
 _EVIDENCE_ITEM = {
-    "comment": string(nulls=EMPTY),  # "" -> None
     "start": _OFFSET,
     "end": _OFFSET,
-    "quote": _JSON_STRING,
+    "quote": string(),
+    "comment": string(nulls=EMPTY),  # "" -> None
 }
 _CHAT_MESSAGE = {
-    "content": _JSON_STRING,
-    "user_pseudonym": Field(datasets.Value("string")),
-    "user_id": Field(datasets.Value("int32")),
+    "user_id": Field(datasets.Value("int32"), parse=_member_id),
+    "user_pseudonym": Field(datasets.Value("string"), parse=_member_name),
+    "content": string(),
 }
-
-
-def _in_order(item, order):
-    """The struct feature of a JSON object's fields, in `order`."""
-    return {key: item[key].feature for key in order}
+_evidence_items = _objects(_EVIDENCE_ITEM, "objects")
+_chat_items = _objects(_CHAT_MESSAGE, "messages")
 
 
 # JSON cells: a list of strings (None for an empty cell), evidence, a chat.
 _STRINGS = Field([datasets.Value("string")], parse=_string_list, nulls=EMPTY)
 _EVIDENCE = Field(
-    [_in_order(_EVIDENCE_ITEM, ("start", "end", "quote", "comment"))],
+    [features(_EVIDENCE_ITEM)],
     parse=lambda value, where, column, context: _evidence(value, where, column, context["text"]),
 )
 _CHAT = Field(
-    [_in_order(_CHAT_MESSAGE, ("user_id", "user_pseudonym", "content"))],
+    [features(_CHAT_MESSAGE)],
     parse=lambda value, where, column, context: _messages(value, where, column, context["names"]),
 )
 
@@ -513,8 +531,7 @@ def _read_labels(filepath, source, texts):
 
 def _evidence(cell, where, column, text):
     evidence = []
-    for index, item in _objects(cell, where, column, _EVIDENCE_ITEM, "objects"):
-        value = {key: field.value(item[key], where, (column, index, key)) for key, field in _EVIDENCE_ITEM.items()}
+    for index, value in _evidence_items(cell, where, column):
         start, end, quote = value["start"], value["end"], value["quote"]
         if end < start:
             raise _problem(where, (column, index), f"end {end} is before start {start}")
@@ -565,17 +582,9 @@ def _member(row, prefix, label_ids):
 
 
 def _messages(cell, where, column, names):
-    messages = []
-    for index, item in _objects(cell, where, column, _CHAT_MESSAGE, "messages"):
-        user_id, pseudonym = item["user_id"], item["user_pseudonym"]
-        if type(user_id) is not int or user_id not in names:
-            raise invalid(where, (column, index, "user_id"), user_id, f"the USER_ID of a member: {sorted(names)}")
-        if pseudonym != names[user_id]:
-            expected = f"{names[user_id]!r}, the NAME of member {user_id}"
-            raise invalid(where, (column, index, "user_pseudonym"), pseudonym, expected)
-        content = _CHAT_MESSAGE["content"].value(item["content"], where, (column, index, "content"))
-        messages.append({"user_id": user_id, "user_pseudonym": pseudonym, "content": content})
-    return messages
+    # Each message's user_id and user_pseudonym are checked against the members (their parse).
+    context = lambda message: {"names": names, "message": message}  # noqa: E731
+    return [message for _, message in _chat_items(cell, where, column, context)]
 
 
 def _group_statistics(row, phase, messages):
