@@ -195,7 +195,14 @@ def number(low=None, high=None, *, text=False, dtype="float64", nulls=(), key=No
             return INVALID
     else:
         def check(value):
-            return within(float(value)) if type(value) in (float, int) else INVALID
+            if type(value) is float:
+                return within(value)
+            if type(value) is int:
+                try:
+                    return within(float(value))
+                except OverflowError:  # too large for a float
+                    return INVALID
+            return INVALID
     if low is not None and high is not None:
         bounds = f" from {low:g} to {high:g}"
     else:
