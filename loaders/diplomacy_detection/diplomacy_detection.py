@@ -15,8 +15,8 @@ from datasets.utils.file_utils import xopen
 from ._builder_base import SourceBuilder
 from ._builder_base import SourceConfig
 from ._fields import INVALID
-from ._fields import Field
 from ._fields import boolean
+from ._fields import checked
 from ._fields import features
 from ._fields import integer
 from ._fields import label
@@ -154,7 +154,7 @@ _PER_MESSAGE = {
 }
 # A dialog's own fields, after its messages'.
 _PER_DIALOG = {
-    "players": Field([label(_COUNTRIES).feature], _players, f"two different countries of {_COUNTRIES}"),
+    "players": checked([label(_COUNTRIES).feature], _players, f"two different countries of {_COUNTRIES}"),
     "game_id": integer(range(1, 13)),
 }
 # The upstream list of each message field -> its name in the `messages` config.
