@@ -199,12 +199,12 @@ def edit(field, function):
     return change
 
 
-COUNTRY = "one of 'austria', 'england', 'france', 'germany', 'italy', 'russia', 'turkey'"
+COUNTRY = "'austria' or 'england' or 'france' or 'germany' or 'italy' or 'russia' or 'turkey'"
 EXPECTED = {
     "speakers": COUNTRY, "receivers": COUNTRY, "seasons": "'Spring' or 'Fall' or 'Winter'",
     "years": "an integer from 1901 to 1918", "game_score": "an integer from 0 to 18",
     "game_score_delta": "an integer from -18 to 18", "sender_labels": "true or false",
-    "receiver_labels": "true, false or 'NOANNOTATION'", "absolute_message_index": "a JSON integer from 0 to 2**31 - 1",
+    "receiver_labels": "true or false or 'NOANNOTATION'", "absolute_message_index": "a non-negative integer below 2**31",
 }
 
 

@@ -23,10 +23,10 @@ LABELS = ["Correct", "Partially correct", "Incorrect"]
 @given(st.one_of(st.text(max_size=8), st.from_regex(r"[0-9]{1,2}(\.[0-9]{1,4})?", fullmatch=True)))
 def test_score_text_is_a_number_from_0_to_1_or_a_clear_error(text):
     try:
-        value = loader._score_text(text, "f")
+        value = loader._XML_FIELDS["score"].value(text, "f", "score")
     except ValueError as error:
         assert str(error).startswith("f: field 'score': invalid value ")
-        assert not (re.fullmatch(r"[0-9]+(\.[0-9]+)?", text) and 0 <= float(text) <= 1)
+        assert not (re.fullmatch(r"(0|[1-9][0-9]*)(\.[0-9]+)?", text) and 0 <= float(text) <= 1)
     else:
         assert value == float(text) and 0 <= value <= 1
 
@@ -36,10 +36,11 @@ def test_score_text_is_a_number_from_0_to_1_or_a_clear_error(text):
 def test_score_and_label_are_checked_together(score, label):
     try:
         value = loader._FIELDS["score"].value(score, "f", "score")
-        checked = loader._verification(label, value, "f")
+        checked = loader._FIELDS["verification_feedback"].value(label, "f", "verification_feedback")
+        loader._check_label({"verification_feedback": checked, "score": value}, "f")
     except ValueError as error:
         assert str(error).startswith("f: field ")
-        ok = isinstance(score, float) and 0 <= score <= 1
+        ok = type(score) in (float, int) and 0 <= score <= 1
         assert not ok or label != {1.0: "Correct", 0.0: "Incorrect"}.get(score, "Partially correct")
     else:
         assert value == score and checked == label
@@ -93,7 +94,9 @@ hub_row = st.fixed_dictionaries({
 @given(hub_row)
 def test_hub_row_typing_keeps_every_value_or_names_the_field(row):
     try:
-        typed = loader._typed_hub_row(dict(row), "f, row 0")
+        # As the reader does: the id first (it names the row), then the others and the label.
+        loader._FIELDS["id"].value(row["id"], "f, row 0", "id")
+        typed = loader._check_label({"id": row["id"], **loader._read_hub_row(row, "f, row 0")}, "f, row 0")
     except ValueError as error:
         assert str(error).startswith("f, row 0: field '")
     else:

@@ -121,6 +121,8 @@ _URLS = {path: _RAW_PREFIX + path for path in _SUMMARIES + _CARTOONS + _METADATA
 _URLS.update({path: _MEDIA_PREFIX + path for path in _CARDINAL + _DUELING})
 
 _ALGORITHMS = ["KLUCB", "LilUCB", "Random", "RandomSampling", "RoundRobin"]
+# Each algorithm as summary file names write it: one misspelt upstream (559_summary_RandomSamping.csv).
+_ALGORITHM_OF_NAME = {{"RandomSampling": "RandomSamping"}.get(name, name): name for name in _ALGORITHMS}
 _RATINGS = ["unfunny", "somewhat_funny", "funny"]  # target_reward 1, 2, 3
 
 # The pandas index: an empty name as `to_csv` writes it, `Unnamed: 0` from a frame read back and
@@ -129,7 +131,7 @@ _INDEX_COLUMNS = ("", "Unnamed: 0")
 
 _SUMMARY_NAME = re.compile(
     r"(?P<contest>[0-9]{3})(?:-round(?P<round>[12]))?_summary_"
-    r"(?P<algorithm>LilUCB|RoundRobin|KLUCB|Random|RandomSamping)(?:_(?P<variant>funny|original))?\.csv"
+    rf"(?P<algorithm>{'|'.join(map(re.escape, _ALGORITHM_OF_NAME))})(?:_(?P<variant>funny|original))?\.csv"
 )
 _ARCHIVE_NAME = re.compile(
     r"(?P<contest>[0-9]{3})(?:-(?:round1-cardinal|round2-cardinal|round2-dueling|active|passive|funny|original))?"
@@ -445,12 +447,11 @@ def _parse_summary_name(source):
     match = _SUMMARY_NAME.fullmatch(name)
     if match is None:
         raise ValueError(f"{source}: not a summary file name (<contest>[-round<r>]_summary_<alg>[_<variant>].csv)")
-    algorithm = match["algorithm"]
     return {
         "source_file": name,
         "contest": int(match["contest"]),
         "round": int(match["round"]) if match["round"] else None,
-        "algorithm": "RandomSampling" if algorithm == "RandomSamping" else algorithm,
+        "algorithm": _ALGORITHM_OF_NAME[match["algorithm"]],
         "variant": match["variant"],
     }
 

@@ -1,104 +1,21 @@
 """The CSV side of crowd_deliberation: a file read as records (after the checks that it is the
-data and has exactly the expected header), and the kinds of its cells, each a `Field` (the
-feature of a value, the check of its text, what an error says it should be; an empty cell is
-None where the column is nullable), whose errors name the file, the line, the field and the value.
+data and has exactly the expected header), and a record's cells, typed by a table of `Field`s
+(`_fields`: one per column, its `key`), whose errors name the file, the line, the field and the
+value.
 """
 
 import csv
 import io
-import re
 import sys
 
-import datasets
 from datasets.utils.file_utils import xopen
 
-from ._fields import INVALID
-from ._fields import Field
-from ._fields import choices
-from ._fields import integer as integer_in
-from ._fields import one_of
+from ._fields import typed
 from ._loader_common import check_is_data
 from ._loader_common import invalid
 from ._loader_common import no_records
 from ._loader_common import show
 from ._loader_common import utf8
-
-INT32_MAX = 2**31 - 1
-_INTEGER = re.compile(r"-?(0|[1-9][0-9]*)")
-_DECIMAL = re.compile(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?")
-_YES_NO = re.compile(r"(Yes|No)(?: (.*))?", re.DOTALL)
-# 0 = not sure, 0.5 = sure, 1 = very sure (upstream README).
-_CONFIDENCES = {"0": 0.0, "0.5": 0.5, "1": 1.0}
-_BOOLEANS = {"True": True, "False": False}
-
-
-# --- the kinds of a cell --------------------------------------------------------------------
-
-_EMPTY = ("",)  # the cell that means no value, in a nullable column
-
-
-def _cell(feature, check, expected, nullable):
-    """The Field of a cell; a nullable column's empty cell is None, and its errors say so."""
-    if nullable:
-        return Field(feature, check, expected + " or empty", nulls=_EMPTY)
-    return Field(feature, check, expected)
-
-
-def integer(domain=None, nullable=False):
-    """A non-negative int32 from its decimal digits (an id, an order, a count)."""
-    if domain is None:
-        domain, expected = range(INT32_MAX + 1), "a non-negative integer below 2**31"
-    else:
-        expected = "one of " + ", ".join(str(n) for n in domain)
-    return _cell(datasets.Value("int32"), integer_in(domain, text=True), expected, nullable)
-
-
-def choice(names, nullable=False):
-    return _cell(datasets.ClassLabel(names=names), one_of(names), choices(names), nullable)
-
-
-def string(nullable=False):
-    return Field(
-        datasets.Value("string"), lambda value: value if value != "" else INVALID, "a non-empty text",
-        nulls=_EMPTY if nullable else (),
-    )
-
-
-def confidence(nullable=False):
-    check = _CONFIDENCES.get
-    return _cell(datasets.Value("float32"), lambda value: check(value, INVALID), "'0', '0.5' or '1'", nullable)
-
-
-def number(whole):
-    """A readability statistic: an int32 integer if `whole`, else a decimal number."""
-    if whole:
-        return Field(datasets.Value("int32"), _whole_number, "an int32 integer")
-    return Field(datasets.Value("float64"), lambda value: float(value) if _DECIMAL.fullmatch(value) else INVALID,
-                 "a decimal number")
-
-
-def _whole_number(value):
-    if _INTEGER.fullmatch(value) and len(value) <= 11 and -INT32_MAX <= int(value) <= INT32_MAX:
-        return int(value)
-    return INVALID
-
-
-def _yes_no(value):
-    """'Yes ...' / 'No ...' -> {answer, explanation}."""
-    match = _YES_NO.fullmatch(value)
-    if match is None:
-        return INVALID
-    return {"answer": match.group(1) == "Yes", "explanation": match.group(2) or None}
-
-
-BOOLEAN = Field(datasets.Value("bool"), lambda value: _BOOLEANS.get(value, INVALID), "'True' or 'False'")
-YES_NO = Field(
-    {"answer": datasets.Value("bool"), "explanation": datasets.Value("string")},
-    _yes_no,
-    "a text starting with 'Yes' or 'No'",
-    nulls=_EMPTY,
-)
-
 
 # --- a file's records -----------------------------------------------------------------------
 
@@ -193,25 +110,20 @@ def _show_columns(columns):
 
 
 class Row:
-    """One record's cells, typed by the fields of a table {column: Field}."""
+    """One record's cells, typed by the fields of a table {name: Field, its column the Field's key}."""
 
     def __init__(self, source, line, cells):
         self.line = line
         self.where = f"{source}, line {line}"
         self.cells = cells
 
-    def cell(self, column, field, context=None):
-        """The value of the cell of `column`, typed by `field`."""
-        return field.value(self.cells[column], self.where, column, context)
+    def typed(self, fields, context=None):
+        """{name: value} of the columns of `fields`, in their order."""
+        return typed(fields, self.cells, self.where, context)
 
-    def parse(self, fields, context=None, prefix=""):
-        """{field: value} of the columns of `fields` ({column: Field}, each prefixed by `prefix` in
-        the file), in their order; a field is named by its column in lower case."""
-        return {column.lower(): self.cell(prefix + column, field, context) for column, field in fields.items()}
-
-    def value(self, fields, column, context=None, prefix=""):
-        """The value of one column of `fields`."""
-        return self.cell(prefix + column, fields[column], context)
+    def value(self, field, context=None):
+        """The value of the column of one field."""
+        return field.value(self.cells[field.key], self.where, field.key, context)
 
     def invalid(self, field, value, expected):
         return invalid(self.where, field, value, expected)
@@ -225,15 +137,14 @@ class Row:
     def empty(self, column):
         return self.cells[column] == ""
 
-    def statistics(self, group, prefix=""):
-        """{field: value} of a group of statistics {field: Field, its column the Field's key}, or
-        None if every cell is empty (nothing written)."""
-        columns = [prefix + field.key for field in group.values()]
+    def statistics(self, group):
+        """{field: value} of a group of statistics {field: Field}, or None if every cell is empty
+        (nothing written)."""
+        columns = [field.key for field in group.values()]
         empty = [self.empty(column) for column in columns]
         if all(empty):
             return None
         if any(empty):
             first = next(column for column, is_empty in zip(columns, empty, strict=True) if is_empty)
             raise self.invalid(first, "", "a number: the other statistics of this group are filled")
-        return {name: self.cell(prefix + field.key, field) for name, field in group.items()}
-
+        return self.typed(group)

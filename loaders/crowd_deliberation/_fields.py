@@ -2,19 +2,31 @@
 """The fields of a record, each declared once, on a `Field`: its feature, the check of its value
 (the domain, the raw values that mean "no value", what an error says the value should be) and,
 for a loader that checks whole Arrow columns, the same check on a column. A loader's table
-{name: Field} gives the builder's features, the keys (or header) a record must have and the checks;
-a field of a JSON record and a column of a CSV file are declared alike, with the same checks
-(`string`, `boolean`, `integer`, `one_of`, `matching` below).
+{name: Field} gives the builder's features, the keys (or header) a record must have and the checks.
+A field of a JSON record, a column of a CSV or Parquet file and an XML element are declared alike,
+with the builders below (`string`, `boolean`, `integer`, `number`, `label`, `mapping`,
+`matching`): each takes the domain once and derives the feature, the check and the text of the
+error from it; `nulls` are the raw values that mean no value, and `key` the record's key (column,
+element) where it is not the field's name.
 
-Standard library and `_loader_common` only (a feature is whatever the loader passes); a loader
-imports it as `from ._fields import x`.
+datasets, the standard library and `_loader_common` only; a loader imports it as
+`from ._fields import x`.
 """
 
+import math
+import re
 from typing import NamedTuple
+
+import datasets
 
 from ._loader_common import invalid
 
 INVALID = object()  # what a check returns for a value outside its domain
+
+EMPTY = ("",)  # the raw value of an empty CSV cell, as `nulls`
+NULL = (None,)  # JSON null, as `nulls`
+INT32 = range(-(2**31), 2**31)
+INT64 = range(-(2**63), 2**63)
 
 
 class Field(NamedTuple):
@@ -30,8 +42,8 @@ class Field(NamedTuple):
     - `column`: the check of a whole Arrow column, for a loader that checks no row in Python:
       `column(values, context)` -> booleans, true where a value is not `expected`; a field with
       several gives a tuple of them and a tuple of `expected`, checked in that order;
-    - `key`: the record's key (or the file's column) it is read from, where that is not its name;
-    - `filled_when`: the record's boolean field that decides it: filled exactly when that is True.
+    - `key`: the record's key (or the file's column, or the XML element) it is read from, where
+      that is not its name.
     """
 
     feature: object
@@ -41,7 +53,6 @@ class Field(NamedTuple):
     parse: object = None
     column: object = None
     key: str | None = None
-    filled_when: str | None = None
 
     def value(self, raw, where, path, context=None):
         """The typed value of `raw`, or the ValueError naming `where`, `path`, `raw` and what it
@@ -103,53 +114,185 @@ def keys(fields):
     return [field.source(name) for name, field in fields.items()]
 
 
-def typed(fields, record, where, context=None):
+def typed(fields, record, where, context=None, at=()):
     """{name: typed value} of `record`, checked field by field in the table's order: the first bad
-    value stops it with its error."""
-    return reader(fields)(record, where, context)
+    value stops it with its error. `at`: the record's path below `where` (an item of a list inside
+    a record, such as ('EVIDENCE', 0)), which the errors name before the key."""
+    return reader(fields)(record, where, context, at)
 
 
 def reader(fields):
-    """`typed` for one table, made once: `read(record, where, context=None)`. For the records a
-    loader reads by the million (a message, a fact): each value read by its field's `plain`
-    check, or its `value`."""
+    """`typed` for one table, made once: `read(record, where, context=None, at=())`. For the
+    records a loader reads by the million (a message, a fact): each value read by its field's
+    `plain` check, or its `value`; the path of a value is made only for an error or a parse."""
     plan = [(name, field.source(name), field.plain(), field.value) for name, field in fields.items()]
 
-    def read(record, where, context=None):
+    def read(record, where, context=None, at=()):
         values = {}
         for name, key, check, value_of in plan:
             raw = record[key]
             if check is None:
-                values[name] = value_of(raw, where, key, context)
+                values[name] = value_of(raw, where, (*at, key) if at else key, context)
                 continue
             value = check(raw)
             if value is INVALID:
-                value_of(raw, where, key)  # raises its error
+                value_of(raw, where, (*at, key) if at else key)  # raises its error
             values[name] = value
         return values
 
     return read
 
 
-# --- the checks more than one loader uses: raw value -> typed value, or INVALID -------------
+# --- the builders: a field from its domain ----------------------------------------------------
+# Each derives what its errors say from the domain; `nulls` add " or empty" (""), " or null"
+# (None) or " or 'X'" to it.
 
 
-def string(value):
+def string(*, nonempty=False, blank=True, nulls=(), key=None):
+    """A string, kept as it is; `nonempty`: not ""; `blank=False`: not only whitespace either."""
+    check = _string if blank and not nonempty else _text if blank else _not_blank
+    expected = "a non-empty string" if nonempty or not blank else "a string"
+    return _field(datasets.Value("string"), check, expected, nulls, key)
+
+
+def boolean(*, nulls=(), key=None):
+    """A JSON true or false (not 0, 1 or "true")."""
+    return _field(datasets.Value("bool"), _boolean, "true or false", nulls, key)
+
+
+def integer(domain, *, text=False, nulls=(), key=None):
+    """An int in `domain` (a range, or a tuple of the values), int32 if the domain fits, else
+    int64: a JSON integer (a bool is none); with `text=True` also its decimal text as Python writes
+    it ("12", "-3"; not " 3", "+3", "03", "-0", "1_000"), as a CSV cell has it; with `text="only"`
+    that text only (an id a JSON file writes as a string)."""
+    if isinstance(domain, range):
+        expected = _integers(domain)
+        if text == "only":
+            expected = (
+                f"a string of decimal digits without leading zeros, below {_power(domain.stop)}"
+                if domain.start == 0 else f"the decimal text of {expected}"
+            )
+    else:
+        expected = choices([str(n) for n in domain] if text == "only" else domain)
+    fits = domain[0] >= INT32.start and domain[-1] < INT32.stop
+    return _field(datasets.Value("int32" if fits else "int64"), _integer(domain, text), expected, nulls, key)
+
+
+def number(low=None, high=None, *, text=False, dtype="float64", nulls=(), key=None):
+    """A finite number from `low` to `high` (either bound may be None), as a float: a JSON number
+    or a Parquet double (a bool is none); with `text`, its decimal text ("0.75", "-3", "12.5"; not
+    "1e3", ".5", "05", "nan"; a minus sign only if `low` is below 0 or None)."""
+    def within(number):
+        in_range = (low is None or number >= low) and (high is None or number <= high)
+        return number if in_range and math.isfinite(number) else INVALID
+
+    if text:
+        signed = low is None or low < 0  # else a minus sign is refused, as in "-0"
+
+        def check(value):
+            if isinstance(value, str) and _DECIMAL.fullmatch(value) and (signed or value[0] != "-"):
+                return within(float(value))
+            return INVALID
+    else:
+        def check(value):
+            if type(value) is float:
+                return within(value)
+            if type(value) is int:
+                try:
+                    return within(float(value))
+                except OverflowError:  # too large for a float
+                    return INVALID
+            return INVALID
+    if low is not None and high is not None:
+        bounds = f" from {low:g} to {high:g}"
+    else:
+        bounds = f" >= {low:g}" if low is not None else f" <= {high:g}" if high is not None else ""
+    expected = f"a {'decimal ' if text else ''}number{bounds}"
+    return _field(datasets.Value(dtype), check, expected, nulls, key)
+
+
+def label(names, *, feature=None, nulls=(), key=None):
+    """One of the strings `names` (not a number or a bool that compares equal to one), a class
+    label of these names unless `feature` says otherwise."""
+    feature = datasets.ClassLabel(names=list(names)) if feature is None else feature
+    return _field(feature, _one_of(names), choices(names), nulls, key)
+
+
+def mapping(values, feature, *, nulls=(), key=None):
+    """One of the strings `values` names ({text: typed value}), typed as it says: a CSV cell such
+    as 'True' -> True, '0.5' -> 0.5."""
+    get = values.get
+    return _field(feature, lambda value: get(value, INVALID) if isinstance(value, str) else INVALID,
+                  choices(values), nulls, key)
+
+
+def matching(pattern, expected, *, nulls=(), key=None):
+    """A string that the compiled regular expression `pattern` matches whole, kept as it is;
+    `expected` says in words what the pattern matches."""
+    def check(value):
+        return value if isinstance(value, str) and pattern.fullmatch(value) else INVALID
+
+    return _field(datasets.Value("string"), check, expected, nulls, key)
+
+
+def checked(feature, check, expected, *, nulls=(), key=None):
+    """A field of a domain no builder above has: `check` (raw -> typed value, or INVALID) and what
+    its error says the value should be."""
+    return _field(feature, check, expected, nulls, key)
+
+
+def choices(names):
+    """How an error names the values of a finite domain: 'a' or 'b' or 'c' (0 or 2 or 3)."""
+    return " or ".join(repr(name) for name in names)
+
+
+def _field(feature, check, expected, nulls, key):
+    shown = ["empty" if null == "" else "null" if null is None else repr(null) for null in nulls]
+    return Field(feature, check, " or ".join([expected, *shown]), tuple(nulls), key=key)
+
+
+def _integers(domain):
+    """What an error says an int of the range `domain` should be."""
+    if domain == INT32 or domain == INT64:
+        return f"an int{32 if domain == INT32 else 64} integer"
+    if domain.start == 0 and domain.step == 1 and domain.stop in _POWERS:
+        return f"a non-negative integer below {_POWERS[domain.stop]}"
+    return f"an integer from {domain[0]} to {domain[-1]}"
+
+
+def _power(number):
+    return _POWERS.get(number, str(number))
+
+
+_POWERS = {2**31: "2**31", 2**63: "2**63"}
+_DECIMAL = re.compile(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?")
+
+
+# --- the checks: raw value -> typed value, or INVALID -------------------------------------------
+
+
+def _string(value):
     return value if isinstance(value, str) else INVALID
 
 
-def boolean(value):
+def _text(value):
+    return value if isinstance(value, str) and value else INVALID
+
+
+def _not_blank(value):
+    return value if isinstance(value, str) and value.strip() else INVALID
+
+
+def _boolean(value):
     return value if value is True or value is False else INVALID
 
 
-def integer(domain, text=False):
-    """An int in `domain` (a range or a tuple): a JSON integer (a bool is none) or, with `text`,
-    also its decimal text as Python writes it ("12", "-3"; not " 3", "+3", "03", "-0", "1_000")."""
+def _integer(domain, text=False):
     if not text:
         return lambda value: value if type(value) is int and value in domain else INVALID
 
     def check(value):
-        if type(value) is int:
+        if type(value) is int and text is True:
             number = value
         elif isinstance(value, str):
             try:
@@ -165,17 +308,5 @@ def integer(domain, text=False):
     return check
 
 
-def one_of(names):
-    """A string equal to one of the strings `names` (a class label's names): not a number or a
-    bool that compares equal to one."""
+def _one_of(names):
     return lambda value: value if isinstance(value, str) and value in names else INVALID
-
-
-def choices(names):
-    """How an error names the values of `one_of(names)`: 'a' or 'b' or 'c'."""
-    return " or ".join(repr(name) for name in names)
-
-
-def matching(pattern):
-    """A string that the compiled regular expression `pattern` matches whole."""
-    return lambda value: value if isinstance(value, str) and pattern.fullmatch(value) else INVALID

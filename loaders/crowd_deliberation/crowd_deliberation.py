@@ -16,36 +16,37 @@ Integrity is checked, not assumed: exact headers, the label vocabulary of each d
 conditional emptiness of the session fields, evidence quotes against the texts, chat authors
 against the members, and every member LABEL_ID against labels.csv. Every value outside its
 documented domain stops the build with a ValueError naming the file, the line, the field (the
-column, and the path inside a JSON cell) and the value. Reading the CSV files and parsing a cell
-of text is `_csv_cells.py`, beside this file.
+column, and the path inside a JSON cell) and the value. Reading the CSV files and typing a
+record's cells by a table of fields is `_csv_cells.py`, beside this file.
 """
 
 import copy
 import logging
+import re
 
 import datasets
 
 from ._builder_base import SourceBuilder
 from ._builder_base import SourceConfig
-from ._csv_cells import BOOLEAN
-from ._csv_cells import INT32_MAX
-from ._csv_cells import YES_NO
-from ._csv_cells import choice
-from ._csv_cells import confidence
-from ._csv_cells import integer
-from ._csv_cells import number
 from ._csv_cells import records
 from ._csv_cells import rows
-from ._csv_cells import string
+from ._fields import EMPTY
+from ._fields import INT32
 from ._fields import INVALID
 from ._fields import Field
-from ._fields import choices
+from ._fields import checked
 from ._fields import features
-from ._fields import integer as integer_in
-from ._fields import string as string_value
+from ._fields import integer
+from ._fields import keys
+from ._fields import label
+from ._fields import mapping
+from ._fields import number
+from ._fields import reader
+from ._fields import string
 from ._loader_common import field_path
 from ._loader_common import invalid
 from ._loader_common import show
+from ._strict_json import check_fields
 from ._strict_json import loads
 
 logger = logging.getLogger(__name__)
@@ -208,24 +209,59 @@ _UNRESOLVED_QUESTION = "QUESTION_WHY_DO_YOU_THINK_THIS_CASE_COULD_NOT_BE_FULLY_R
 
 # --- the fields: the columns of each file ---------------------------------------------------
 # Each column is declared once, with its Field: the headers, the features and the checks all come
-# from these tables. A field is named by its column in lower case (statistics groups name theirs).
+# from these tables. A field is named by its column in lower case (`_columns`; statistics groups
+# name theirs), and read from the column, its `key`.
+
+_YES_NO = re.compile(r"(Yes|No)(?: (.*))?", re.DOTALL)
+_ID = integer(range(2**31), text=True)  # an id, an order, a count: a non-negative int32
+_TEXT = string(nonempty=True)
+_BOOLEAN = mapping({"True": True, "False": False}, datasets.Value("bool"))
+# 0 = not sure, 0.5 = sure, 1 = very sure (upstream README).
+_CONFIDENCES = {"0": 0.0, "0.5": 0.5, "1": 1.0}
 
 
-def _label(nullable=False):
+def _confidence(nulls=()):
+    return mapping(_CONFIDENCES, datasets.Value("float32"), nulls=nulls)
+
+
+def _label(nulls=()):
     """A label of the record's dataset; the feature has the labels of both."""
+    of_dataset = {dataset: label(names, nulls=nulls) for dataset, names in _LABELS_OF.items()}
 
     def parse(value, where, column, context):
-        names = _LABELS_OF[context["dataset"]]
-        if value in names:
-            return value
-        raise invalid(where, column, value, choices(names) + (" or empty" if nullable else ""))
+        return of_dataset[context["dataset"]].value(value, where, column)
 
-    return Field(datasets.ClassLabel(names=_LABEL_NAMES), parse=parse, nulls=("",) if nullable else ())
+    return Field(datasets.ClassLabel(names=_LABEL_NAMES), parse=parse, nulls=tuple(nulls))
 
 
-def _session(flag, field):
-    """A member's answer in a session: filled exactly when the member's `flag` (DID_...) is True."""
-    return field._replace(filled_when=flag)
+def _yes_no(value):
+    """'Yes ...' / 'No ...' -> {answer, explanation}."""
+    match = _YES_NO.fullmatch(value)
+    if match is None:
+        return INVALID
+    return {"answer": match.group(1) == "Yes", "explanation": match.group(2) or None}
+
+
+_YES_NO_ANSWER = checked(
+    {"answer": datasets.Value("bool"), "explanation": datasets.Value("string")},
+    _yes_no,
+    "a text starting with 'Yes' or 'No'",
+    nulls=EMPTY,
+)
+
+
+def _statistic(whole, column):
+    """A readability statistic: an int32 if written as an integer, else a decimal number."""
+    return integer(INT32, text=True, key=column) if whole else number(text=True, key=column)
+
+
+# A member's answers in a session: filled exactly when the member's flag (DID_...) is True.
+_FILLED_WHEN = {}
+
+
+def _session(flag, fields):
+    _FILLED_WHEN.update(dict.fromkeys(fields, flag))
+    return fields
 
 
 def _json(cell, where, column):
@@ -234,16 +270,22 @@ def _json(cell, where, column):
     return loads(cell, where, field=column)
 
 
-def _objects(cell, where, column, keys, what):
-    """The items of a JSON list of objects with exactly the keys `keys`, each with its index; one
-    at a time, so that an item's own values are checked before the next item's keys."""
-    items = _json(cell, where, column)
-    if not isinstance(items, list):
-        raise invalid(where, column, cell, f"a JSON list of {what}")
-    for index, item in enumerate(items):
-        if not isinstance(item, dict) or sorted(item) != sorted(keys):
-            raise invalid(where, (column, index), item, f"an object with the keys {list(keys)}")
-        yield index, item
+def _objects(fields, what):
+    """The reader of a JSON cell that lists objects with the fields `fields`: (cell, where, column,
+    context=None) -> each item's index and typed value, read as a JSON record is (exactly its keys,
+    then each value in the table's order); one at a time, so that an item's own values are checked
+    before the next item's keys. `context(item)` gives an item the context of its fields' parse."""
+    names, read = keys(fields), reader(fields)
+
+    def items(cell, where, column, context=None):
+        values = _json(cell, where, column)
+        if not isinstance(values, list):
+            raise invalid(where, column, cell, f"a JSON list of {what}")
+        for index, item in enumerate(values):
+            check_fields(item, names, f"{where}: field {field_path((column, index))}")
+            yield index, read(item, where, context and context(item), (column, index))
+
+    return items
 
 
 def _string_list(cell, where, column, context=None):
@@ -254,141 +296,170 @@ def _string_list(cell, where, column, context=None):
     return value
 
 
+def _member_id(value, where, path, context):
+    names = context["names"]
+    if type(value) is not int or value not in names:
+        raise invalid(where, path, value, f"the USER_ID of a member: {sorted(names)}")
+    return value
+
+
+def _member_name(value, where, path, context):
+    user_id = context["message"]["user_id"]  # checked before: the table's order
+    if value != context["names"][user_id]:
+        raise invalid(where, path, value, f"{context['names'][user_id]!r}, the NAME of member {user_id}")
+    return value
+
+
 # The objects inside the JSON cells: each key declared once, with its feature and its check, in
-# upstream key order (the order an error lists them); `_in_order` gives the struct's field order,
-# that of release 1.0.0. A chat message's user is checked against the members by `_messages`.
-_JSON_STRING = Field(datasets.Value("string"), string_value, "a string")
-_OFFSET = Field(datasets.Value("int32"), integer_in(range(INT32_MAX + 1)), "a non-negative integer")
+# the order of the struct's fields (that of release 1.0.0), the order they are checked in. A chat
+# message's user is checked against the members (the context of `_messages`).
+_OFFSET = integer(range(2**31))
 _EVIDENCE_ITEM = {
-    "comment": _JSON_STRING._replace(nulls=("",)),  # "" -> None
     "start": _OFFSET,
     "end": _OFFSET,
-    "quote": _JSON_STRING,
+    "quote": string(),
+    "comment": string(nulls=EMPTY),  # "" -> None
 }
 _CHAT_MESSAGE = {
-    "content": _JSON_STRING,
-    "user_pseudonym": Field(datasets.Value("string")),
-    "user_id": Field(datasets.Value("int32")),
+    "user_id": Field(datasets.Value("int32"), parse=_member_id),
+    "user_pseudonym": Field(datasets.Value("string"), parse=_member_name),
+    "content": string(),
 }
-
-
-def _in_order(item, order):
-    """The struct feature of a JSON object's fields, in `order`."""
-    return {key: item[key].feature for key in order}
+_evidence_items = _objects(_EVIDENCE_ITEM, "objects")
+_chat_items = _objects(_CHAT_MESSAGE, "messages")
 
 
 # JSON cells: a list of strings (None for an empty cell), evidence, a chat.
-_STRINGS = Field([datasets.Value("string")], parse=_string_list, nulls=("",))
+_STRINGS = Field([datasets.Value("string")], parse=_string_list, nulls=EMPTY)
 _EVIDENCE = Field(
-    [_in_order(_EVIDENCE_ITEM, ("start", "end", "quote", "comment"))],
+    [features(_EVIDENCE_ITEM)],
     parse=lambda value, where, column, context: _evidence(value, where, column, context["text"]),
 )
 _CHAT = Field(
-    [_in_order(_CHAT_MESSAGE, ("user_id", "user_pseudonym", "content"))],
+    [features(_CHAT_MESSAGE)],
     parse=lambda value, where, column, context: _messages(value, where, column, context["names"]),
 )
 
-_DATA_FIELDS = {
-    "DATASET": choice(_DATASETS),
-    "DATA_ID": integer(),
-    "STUDY_PART": choice(_TEXT_STUDY_PARTS),
-    "TEXT": string(),
-    "GROUND_TRUTH_LABEL": _label(nullable=True),
-}
-_LABEL_FIELDS = {
-    "DATA_ID": integer(),
-    "DATASET": choice(_DATASETS),
-    "ANNOTATOR_ID": integer(),
-    "STUDY_PART": choice(_STUDY_PARTS),
-    "ORDER": integer(),
-    "LABEL_ID": integer(),
+
+def _columns(fields, prefix=""):
+    """{name: Field} of a file's columns {column: Field}: each named by its column in lower case
+    and read from the column (`prefix` + column: a member's MEMBER_<n>_<column>)."""
+    return {column.lower(): field._replace(key=prefix + column) for column, field in fields.items()}
+
+
+_DATA_FIELDS = _columns({
+    "DATASET": label(_DATASETS),
+    "DATA_ID": _ID,
+    "STUDY_PART": label(_TEXT_STUDY_PARTS),
+    "TEXT": _TEXT,
+    "GROUND_TRUTH_LABEL": _label(nulls=EMPTY),
+})
+_LABEL_FIELDS = _columns({
+    "DATA_ID": _ID,
+    "DATASET": label(_DATASETS),
+    "ANNOTATOR_ID": _ID,
+    "STUDY_PART": label(_STUDY_PARTS),
+    "ORDER": _ID,
+    "LABEL_ID": _ID,
     "ORIGINAL_LABEL": _label(),
-    "ORIGINAL_CONFIDENCE": confidence(),
+    "ORIGINAL_CONFIDENCE": _confidence(),
     "EVIDENCE": _EVIDENCE,
-    _EXPECTATION_QUESTION: choice(_EXPECTATIONS, nullable=True),
+    _EXPECTATION_QUESTION: label(_EXPECTATIONS, nulls=EMPTY),
     _WHY_QUESTION: _STRINGS,
-    _ELABORATE_QUESTION: string(nullable=True),
-    _GROUP_QUESTION: choice(list(_GROUP_HELPS), nullable=True)._replace(
-        feature=datasets.Value("bool"), check=lambda value: _GROUP_HELPS.get(value, INVALID)
-    ),
-    "DELIBERATION_ID": integer(nullable=True),
-}
+    _ELABORATE_QUESTION: string(nulls=EMPTY),
+    _GROUP_QUESTION: mapping(_GROUP_HELPS, datasets.Value("bool"), nulls=EMPTY),
+    "DELIBERATION_ID": integer(range(2**31), text=True, nulls=EMPTY),
+})
 
 # deliberations.csv: the group's columns, each member's (MEMBER_<n>_<column>), then for each phase
 # its chat column and the group's statistics of that phase.
-_GROUP_FIELDS = {
-    "DELIBERATION_ID": integer(),
-    "DATA_ID": integer(),
-    "STUDY_PART": choice(_STUDY_PARTS),
-    "WAS_RESOLVED": BOOLEAN,
-    "NUM_DISSENTING_OPINIONS_DISCUSSED": integer(_DISSENTING_COUNTS),
-    "NUM_DISSENTING_OPINIONS_RECONSIDERED": integer(_DISSENTING_COUNTS),
-    "NUM_DISSENTING_OPINIONS_DISCUSSED_AND_RECONSIDERED": integer(_DISSENTING_COUNTS),
-    "NUM_DISSENTING_OPINIONS_DISCUSSED_RECONSIDERED_AND_CONCLUDED": integer(_DISSENTING_COUNTS),
-}
-_MEMBER_FIELDS = {
-    "USER_ID": integer(),
-    "NAME": string(),
-    "LABEL_ID": integer(),
-    "ORIGINAL_LABEL": choice(_LABEL_NAMES),
-    "ORIGINAL_CONFIDENCE": confidence(),
-    "DID_DISCUSS": BOOLEAN,
-    "DISCUSS_ORDER": _session("DID_DISCUSS", integer(_MEMBER_ORDERS, nullable=True)),
-    "DID_RECONSIDER": BOOLEAN,
-    "RECONSIDER_ORDER": _session("DID_RECONSIDER", integer(_MEMBER_ORDERS, nullable=True)),
-    "RECONSIDERED_LABEL": _session("DID_RECONSIDER", choice(_RECONSIDERED_NAMES, nullable=True)),
-    "RECONSIDERED_CONFIDENCE": _session("DID_RECONSIDER", confidence(nullable=True)),
-    "QUESTION_BASED_ON_YOUR_DELIBERATION_WHY_DO_YOU_THINK_THE_OTHER_PEOPLE_IN_THE_GROUP_CHOSE_A_DIFFERENT_ANSWER": (
-        _session("DID_RECONSIDER", _STRINGS)
-    ),
-    "QUESTION_PLEASE_ELABORATE_ON_YOUR_ANSWER_TO_THE_PREVIOUS_QUESTION_FOR_EXAMPLE_IF_YOU_CHANGED_YOUR_MIND_ABOUT"
-    "_THE_SOURCE_OF_DISAGREEMENT_PLEASE_EXPLAIN_WHY": _session("DID_RECONSIDER", string(nullable=True)),
-    "DID_CONCLUDE": BOOLEAN,
-    _RESOLVED_QUESTION: string(nullable=True),
-    _UNRESOLVED_QUESTION: string(nullable=True),
-    "QUESTION_DID_SOMEBODY_MAKE_YOU_DOUBT_YOUR_ORIGINAL_ANSWER_WHY_OR_WHY_NOT": _session("DID_CONCLUDE", YES_NO),
-    "QUESTION_DID_SOMEBODY_MAKE_YOU_CHANGE_YOUR_ORIGINAL_ANSWER_WHY_OR_WHY_NOT": _session("DID_CONCLUDE", YES_NO),
-    "QUESTION_DID_YOU_MANAGE_TO_CONVINCE_SOMEONE_TO_CHANGE_THEIR_ANSWER_OR_CONFIDENCE_LEVEL_WHY_DO_YOU_THINK_YOU"
-    "_WERE_ABLEUNABLE_TO_CONVINCE_THEM": _session("DID_CONCLUDE", YES_NO),
-    "QUESTION_DESCRIBE_HOW_YOU_FEEL_ABOUT_THE_DELIBERATION_PROCESS": _session("DID_CONCLUDE", string(nullable=True)),
-    "QUESTION_DESCRIBE_HOW_YOU_FEEL_ABOUT_THE_DELIBERATION_OUTCOME": _session("DID_CONCLUDE", string(nullable=True)),
+_GROUP_FIELDS = _columns({
+    "DELIBERATION_ID": _ID,
+    "DATA_ID": _ID,
+    "STUDY_PART": label(_STUDY_PARTS),
+    "WAS_RESOLVED": _BOOLEAN,
+    "NUM_DISSENTING_OPINIONS_DISCUSSED": integer(_DISSENTING_COUNTS, text=True),
+    "NUM_DISSENTING_OPINIONS_RECONSIDERED": integer(_DISSENTING_COUNTS, text=True),
+    "NUM_DISSENTING_OPINIONS_DISCUSSED_AND_RECONSIDERED": integer(_DISSENTING_COUNTS, text=True),
+    "NUM_DISSENTING_OPINIONS_DISCUSSED_RECONSIDERED_AND_CONCLUDED": integer(_DISSENTING_COUNTS, text=True),
+})
+_MEMBER_COLUMNS = {
+    "USER_ID": _ID,
+    "NAME": _TEXT,
+    "LABEL_ID": _ID,
+    "ORIGINAL_LABEL": label(_LABEL_NAMES),
+    "ORIGINAL_CONFIDENCE": _confidence(),
+    "DID_DISCUSS": _BOOLEAN,
+    **_session("DID_DISCUSS", {"DISCUSS_ORDER": integer(_MEMBER_ORDERS, text=True, nulls=EMPTY)}),
+    "DID_RECONSIDER": _BOOLEAN,
+    **_session("DID_RECONSIDER", {
+        "RECONSIDER_ORDER": integer(_MEMBER_ORDERS, text=True, nulls=EMPTY),
+        "RECONSIDERED_LABEL": label(_RECONSIDERED_NAMES, nulls=EMPTY),
+        "RECONSIDERED_CONFIDENCE": _confidence(nulls=EMPTY),
+        "QUESTION_BASED_ON_YOUR_DELIBERATION_WHY_DO_YOU_THINK_THE_OTHER_PEOPLE_IN_THE_GROUP_CHOSE_A_DIFFERENT_ANSWER": (
+            _STRINGS
+        ),
+        "QUESTION_PLEASE_ELABORATE_ON_YOUR_ANSWER_TO_THE_PREVIOUS_QUESTION_FOR_EXAMPLE_IF_YOU_CHANGED_YOUR_MIND_ABOUT"
+        "_THE_SOURCE_OF_DISAGREEMENT_PLEASE_EXPLAIN_WHY": string(nulls=EMPTY),
+    }),
+    "DID_CONCLUDE": _BOOLEAN,
+    _RESOLVED_QUESTION: string(nulls=EMPTY),
+    _UNRESOLVED_QUESTION: string(nulls=EMPTY),
+    **_session("DID_CONCLUDE", {
+        "QUESTION_DID_SOMEBODY_MAKE_YOU_DOUBT_YOUR_ORIGINAL_ANSWER_WHY_OR_WHY_NOT": _YES_NO_ANSWER,
+        "QUESTION_DID_SOMEBODY_MAKE_YOU_CHANGE_YOUR_ORIGINAL_ANSWER_WHY_OR_WHY_NOT": _YES_NO_ANSWER,
+        "QUESTION_DID_YOU_MANAGE_TO_CONVINCE_SOMEONE_TO_CHANGE_THEIR_ANSWER_OR_CONFIDENCE_LEVEL_WHY_DO_YOU_THINK_YOU"
+        "_WERE_ABLEUNABLE_TO_CONVINCE_THEM": _YES_NO_ANSWER,
+        "QUESTION_DESCRIBE_HOW_YOU_FEEL_ABOUT_THE_DELIBERATION_PROCESS": string(nulls=EMPTY),
+        "QUESTION_DESCRIBE_HOW_YOU_FEEL_ABOUT_THE_DELIBERATION_OUTCOME": string(nulls=EMPTY),
+    }),
 }
 # Statistics are groups {field: Field, its column the Field's key}, None where all their cells are
 # empty. A member's, per phase: MEMBER_<n>_<phase>_<statistic>.
 _MEMBER_STATISTICS = {
-    phase: {
-        statistic.lower(): number(whole)._replace(key=f"{phase}_{statistic}")
-        for statistic, whole in _STATISTICS.items()
-    }
+    phase: {statistic.lower(): _statistic(whole, f"{phase}_{statistic}") for statistic, whole in _STATISTICS.items()}
     for phase in _PHASES
+}
+# Each member's fields and statistics, read from its columns (MEMBER_<n>_...).
+_MEMBER_PREFIXES = [f"MEMBER_{member}_" for member in range(1, _MEMBERS + 1)]
+_MEMBER_FIELDS = {prefix: _columns(_MEMBER_COLUMNS, prefix) for prefix in _MEMBER_PREFIXES}
+_MEMBER_GROUPS = {
+    prefix: {
+        phase.lower(): {name: field._replace(key=prefix + field.key) for name, field in group.items()}
+        for phase, group in _MEMBER_STATISTICS.items()
+    }
+    for prefix in _MEMBER_PREFIXES
 }
 # The group's, per phase and statistic: <phase>_<statistic><aggregate>, aggregated over the
 # members. The median of integer statistics can end in .5 and the mean is a fraction.
 _GROUP_STATISTICS = {
     phase: {
         statistic.lower(): {
-            name: number(whole and name not in ("median", "mean"))._replace(key=f"{phase}_{statistic}{suffix}")
+            name: _statistic(whole and name not in ("median", "mean"), f"{phase}_{statistic}{suffix}")
             for suffix, name in _AGGREGATES.items()
         }
         for statistic, whole in _STATISTICS.items()
     }
     for phase in _PHASES
 }
-_CHAT_FIELDS = {phase: _CHAT for phase in _PHASES}
+_CHAT_FIELDS = _columns({phase: _CHAT for phase in _PHASES})
 
 
-def _columns(statistics):
+def _statistics_columns(statistics):
     """The columns of statistics groups, in order."""
     return [field.key for group in statistics for field in group.values()]
 
 
-_DATA_COLUMNS = list(_DATA_FIELDS)
-_LABEL_COLUMNS = list(_LABEL_FIELDS)
-_MEMBER_SUFFIXES = list(_MEMBER_FIELDS) + _columns(_MEMBER_STATISTICS.values())
+_DATA_COLUMNS = keys(_DATA_FIELDS)
+_LABEL_COLUMNS = keys(_LABEL_FIELDS)
 _DELIBERATION_COLUMNS = (
-    list(_GROUP_FIELDS)
-    + [f"MEMBER_{member}_{suffix}" for member in range(1, _MEMBERS + 1) for suffix in _MEMBER_SUFFIXES]
-    + [column for phase in _CHAT_FIELDS for column in [phase, *_columns(_GROUP_STATISTICS[phase].values())]]
+    keys(_GROUP_FIELDS)
+    + [
+        column
+        for prefix in _MEMBER_PREFIXES
+        for column in keys(_MEMBER_FIELDS[prefix]) + _statistics_columns(_MEMBER_GROUPS[prefix].values())
+    ]
+    + [column for phase in _PHASES for column in [phase, *_statistics_columns(_GROUP_STATISTICS[phase].values())]]
 )
 _HEADERS = {_DATA: _DATA_COLUMNS, _LABELS: _LABEL_COLUMNS, _DELIBERATIONS: _DELIBERATION_COLUMNS}
 
@@ -396,22 +467,18 @@ _HEADERS = {_DATA: _DATA_COLUMNS, _LABELS: _LABEL_COLUMNS, _DELIBERATIONS: _DELI
 # --- features -------------------------------------------------------------------------------
 
 
-def _struct(fields):
-    return {column.lower(): field.feature for column, field in fields.items()}
-
-
 def _config_features(config_name):
     if config_name == "texts":
-        table = _struct(_DATA_FIELDS)
+        table = features(_DATA_FIELDS)
     elif config_name == "labels":
-        table = _struct(_LABEL_FIELDS)
+        table = features(_LABEL_FIELDS)
     else:
-        member = _struct(_MEMBER_FIELDS)
+        member = features(_MEMBER_FIELDS[_MEMBER_PREFIXES[0]])
         member["statistics"] = {phase.lower(): features(g) for phase, g in _MEMBER_STATISTICS.items()}
-        table = _struct(_GROUP_FIELDS)
+        table = features(_GROUP_FIELDS)
         # Python lists, not datasets.Sequence: the same feature types and card YAML on datasets 3.6 and 5.x.
         table["members"] = [member]
-        table.update(_struct(_CHAT_FIELDS))
+        table.update(features(_CHAT_FIELDS))
         table["statistics"] = {
             phase.lower(): {statistic: features(group) for statistic, group in statistics.items()}
             for phase, statistics in _GROUP_STATISTICS.items()
@@ -434,7 +501,7 @@ def _count_source_records(config, split, local_paths):
 def _read_texts(filepath, source):
     seen = {}
     for row in rows(filepath, source, _DATA_COLUMNS):
-        text = row.parse(_DATA_FIELDS, {"dataset": row.value(_DATA_FIELDS, "DATASET")})
+        text = row.typed(_DATA_FIELDS, {"dataset": row.value(_DATA_FIELDS["dataset"])})
         row.check_unique(seen, "DATA_ID", text["data_id"])
         yield text
 
@@ -443,13 +510,13 @@ def _read_labels(filepath, source, texts):
     """With `texts` ({data_id: text}), datasets and evidence quotes are checked against data.csv."""
     seen = {}
     for row in rows(filepath, source, _LABEL_COLUMNS):
-        dataset = row.value(_LABEL_FIELDS, "DATASET")
-        data_id = row.value(_LABEL_FIELDS, "DATA_ID")
+        dataset = row.value(_LABEL_FIELDS["dataset"])
+        data_id = row.value(_LABEL_FIELDS["data_id"])
         text = texts.get(data_id) if texts is not None else None
         if text is not None and text["dataset"] != dataset:
             raise row.invalid("DATASET", dataset, f"{text['dataset']!r}, the DATASET of DATA_ID {data_id} in data.csv")
-        expectation = row.value(_LABEL_FIELDS, _EXPECTATION_QUESTION)
-        label = row.parse(_LABEL_FIELDS, {"dataset": dataset, "text": text})
+        expectation = row.value(_LABEL_FIELDS[_EXPECTATION_QUESTION.lower()])
+        label = row.typed(_LABEL_FIELDS, {"dataset": dataset, "text": text})
         asked = expectation is not None and expectation != _EXPECTATIONS[0]
         for column in _FOLLOW_UPS:
             if row.empty(column) == asked:
@@ -461,8 +528,7 @@ def _read_labels(filepath, source, texts):
 
 def _evidence(cell, where, column, text):
     evidence = []
-    for index, item in _objects(cell, where, column, _EVIDENCE_ITEM, "objects"):
-        value = {key: field.value(item[key], where, (column, index, key)) for key, field in _EVIDENCE_ITEM.items()}
+    for index, value in _evidence_items(cell, where, column):
         start, end, quote = value["start"], value["end"], value["quote"]
         if end < start:
             raise _problem(where, (column, index), f"end {end} is before start {start}")
@@ -479,10 +545,10 @@ def _evidence(cell, where, column, text):
 def _read_deliberations(filepath, source, label_ids):
     seen = {}
     for row in rows(filepath, source, _DELIBERATION_COLUMNS):
-        deliberation = row.parse(_GROUP_FIELDS)
-        members = [_member(row, f"MEMBER_{number}_", label_ids) for number in range(1, _MEMBERS + 1)]
+        deliberation = row.typed(_GROUP_FIELDS)
+        members = [_member(row, prefix, label_ids) for prefix in _MEMBER_PREFIXES]
         deliberation["members"] = members
-        deliberation.update(row.parse(_CHAT_FIELDS, {"names": {m["user_id"]: m["name"] for m in members}}))
+        deliberation.update(row.typed(_CHAT_FIELDS, {"names": {m["user_id"]: m["name"] for m in members}}))
         deliberation["statistics"] = {
             phase.lower(): _group_statistics(row, phase, deliberation[phase.lower()]) for phase in _PHASES
         }
@@ -491,12 +557,12 @@ def _read_deliberations(filepath, source, label_ids):
 
 
 def _member(row, prefix, label_ids):
-    label_id = row.value(_MEMBER_FIELDS, "LABEL_ID", prefix=prefix)
+    fields = _MEMBER_FIELDS[prefix]
+    label_id = row.value(fields["label_id"])
     if label_id not in label_ids:
         raise row.invalid(prefix + "LABEL_ID", str(label_id), "a LABEL_ID of labels.csv")
-    session_of = {column: field.filled_when for column, field in _MEMBER_FIELDS.items() if field.filled_when}
-    took_part = {flag: row.value(_MEMBER_FIELDS, flag, prefix=prefix) for flag in dict.fromkeys(session_of.values())}
-    for column, flag in session_of.items():
+    took_part = {flag: row.value(fields[flag.lower()]) for flag in dict.fromkeys(_FILLED_WHEN.values())}
+    for column, flag in _FILLED_WHEN.items():
         if row.empty(prefix + column) == took_part[flag]:
             state = f"{'filled' if took_part[flag] else 'empty'}: {prefix}{flag} is {took_part[flag]}"
             raise row.invalid(prefix + column, row.cells[prefix + column], state)
@@ -507,23 +573,15 @@ def _member(row, prefix, label_ids):
         one = f"exactly one of {_RESOLVED_QUESTION} and {_UNRESOLVED_QUESTION} filled"
         expected = f"{one if did_conclude else 'both empty'}: {prefix}DID_CONCLUDE is {did_conclude}"
         raise row.invalid(prefix + _RESOLVED_QUESTION, row.cells[prefix + _RESOLVED_QUESTION], expected)
-    member = row.parse(_MEMBER_FIELDS, prefix=prefix)
-    member["statistics"] = {phase.lower(): row.statistics(g, prefix) for phase, g in _MEMBER_STATISTICS.items()}
+    member = row.typed(fields)
+    member["statistics"] = {phase: row.statistics(group) for phase, group in _MEMBER_GROUPS[prefix].items()}
     return member
 
 
 def _messages(cell, where, column, names):
-    messages = []
-    for index, item in _objects(cell, where, column, _CHAT_MESSAGE, "messages"):
-        user_id, pseudonym = item["user_id"], item["user_pseudonym"]
-        if type(user_id) is not int or user_id not in names:
-            raise invalid(where, (column, index, "user_id"), user_id, f"the USER_ID of a member: {sorted(names)}")
-        if pseudonym != names[user_id]:
-            expected = f"{names[user_id]!r}, the NAME of member {user_id}"
-            raise invalid(where, (column, index, "user_pseudonym"), pseudonym, expected)
-        content = _CHAT_MESSAGE["content"].value(item["content"], where, (column, index, "content"))
-        messages.append({"user_id": user_id, "user_pseudonym": pseudonym, "content": content})
-    return messages
+    # Each message's user_id and user_pseudonym are checked against the members (their parse).
+    context = lambda message: {"names": names, "message": message}  # noqa: E731
+    return [message for _, message in _chat_items(cell, where, column, context)]
 
 
 def _group_statistics(row, phase, messages):

@@ -30,15 +30,16 @@ from datasets.utils.file_utils import xopen
 
 from ._builder_base import SourceBuilder
 from ._builder_base import SourceConfig
-from ._fields import INVALID
+from ._fields import INT32
+from ._fields import INT64
+from ._fields import NULL
 from ._fields import Field
 from ._fields import boolean
-from ._fields import choices
 from ._fields import features
 from ._fields import integer
 from ._fields import keys
+from ._fields import label
 from ._fields import matching
-from ._fields import one_of
 from ._fields import reader
 from ._fields import string
 from ._loader_common import check_is_data
@@ -126,21 +127,7 @@ class CuriosityDialogs(SourceBuilder, datasets.GeneratorBasedBuilder):
 _SENDERS = ["user", "assistant"]
 _FACT_SOURCES = ["section", "known", "random"]
 _RATINGS = range(1, 6)
-_INT32 = range(-(2**31), 2**31)
-_INT64 = range(-(2**63), 2**63)
 _DIGITS = re.compile(r"[0-9]+")
-
-
-def _one_of(names):
-    return Field(datasets.ClassLabel(names=names), one_of(names), choices(names))
-
-
-_WORKER_NUMBER = integer(range(2**31), text=True)
-
-
-def _worker_id(value):
-    """Worker ids are strings of decimal digits upstream ("314"); they become int32."""
-    return _WORKER_NUMBER(value) if isinstance(value, str) else INVALID
 
 
 def _strings(value, where, field, context=None):
@@ -183,27 +170,26 @@ def _list_of(item, fields):
 
 
 _STRING = datasets.Value("string")
-_TEXT = Field(_STRING, string, "a string")
+_TEXT = string()
 _TEXTS = Field([_STRING], parse=_strings)
-_BOOLEAN = Field(datasets.Value("bool"), boolean, "true or false")
-_RATING = Field(datasets.Value("int32"), integer(_RATINGS), "an integer from 1 to 5")
-_ID = Field(datasets.Value("int32"), integer(_INT32), "an int32 integer")
-_WORKER_ID = Field(
-    datasets.Value("int32"), _worker_id, "a string of decimal digits without leading zeros, below 2**31"
-)
+_BOOLEAN = boolean()
+_RATING = integer(_RATINGS)
+_ID = integer(INT32)
+# Worker ids are strings of decimal digits upstream ("314"); they become int32.
+_WORKER_ID = integer(range(2**31), text="only")
 
 _FACT_FIELDS = {
     "fid": _ID,
     "used": _BOOLEAN,
-    "source": _one_of(_FACT_SOURCES),
+    "source": label(_FACT_SOURCES),
 }
 _MESSAGE_FIELDS = {
     "message": _TEXT,  # may be ""
     "liked": _BOOLEAN,
-    "sender": _one_of(_SENDERS),
+    "sender": label(_SENDERS),
     "facts": _list_of("fact", _FACT_FIELDS),  # [] for user messages
     # Strings of decimal digits; they stay strings (leading zeros kept).
-    "message_id": Field(_STRING, matching(_DIGITS), "a string of decimal digits"),
+    "message_id": matching(_DIGITS, "a string of decimal digits"),
     "dialog_acts": Field([_STRING], parse=_dialog_acts),
 }
 # A dialog without messages (upstream's reader skips them; none is known) is kept, with `messages: []`.
@@ -213,10 +199,10 @@ _DIALOG_FIELDS = {
     "focus_entity": _TEXT,
     "dialog_id": _ID,
     "inferred_steps": _BOOLEAN,
-    "created_time": Field(datasets.Value("int64"), integer(_INT64), "an int64 integer (Unix seconds)"),
+    "created_time": integer(INT64),  # Unix seconds
     "aspects": _TEXTS,
-    "first_aspect": Field(_STRING, string, "a string or null", nulls=(None,)),
-    "second_aspect": Field(_STRING, string, "a string or null", nulls=(None,)),
+    "first_aspect": string(nulls=NULL),
+    "second_aspect": string(nulls=NULL),
     "shuffle_facts": _BOOLEAN,
     "related_entities": _TEXTS,
     "tag": _TEXT,

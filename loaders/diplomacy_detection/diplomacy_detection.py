@@ -15,12 +15,11 @@ from datasets.utils.file_utils import xopen
 from ._builder_base import SourceBuilder
 from ._builder_base import SourceConfig
 from ._fields import INVALID
-from ._fields import Field
 from ._fields import boolean
-from ._fields import choices
+from ._fields import checked
 from ._fields import features
 from ._fields import integer
-from ._fields import one_of
+from ._fields import label
 from ._fields import string
 from ._fields import typed
 from ._loader_common import check_is_data
@@ -129,13 +128,6 @@ _SEASONS = ["Spring", "Fall", "Winter"]
 _YEARS = range(1901, 1919)
 _SCORES = range(0, 19)
 _SCORE_DELTAS = range(-18, 19)
-_INT32 = datasets.Value("int32")
-
-
-def _number(domain):
-    """An int32 in `domain` from a decimal string ("12", "-3") or a JSON integer (upstream has a
-    few 0s)."""
-    return Field(_INT32, integer(domain, text=True), f"an integer from {domain.start} to {domain.stop - 1}")
 
 
 def _players(value):
@@ -143,33 +135,27 @@ def _players(value):
     return value if valid and all(p in _COUNTRIES for p in value) else INVALID
 
 
-_COUNTRY = Field(
-    datasets.ClassLabel(names=_COUNTRIES), one_of(_COUNTRIES), "one of " + ", ".join(map(repr, _COUNTRIES))
-)
-_INDEX = Field(_INT32, integer(range(0, 2**31)), "a JSON integer from 0 to 2**31 - 1")
+_INDEX = integer(range(2**31))
 # A message's fields, by their names in the `messages` config; `key` is the upstream list (one
 # item per message, parallel lists), the field's name in the `conversations` config.
 _PER_MESSAGE = {
-    "message": Field(datasets.Value("string"), string, "a string", key="messages"),
-    "sender_label": Field(datasets.Value("bool"), boolean, "true or false", key="sender_labels"),
+    "message": string(key="messages"),
+    "sender_label": boolean(key="sender_labels"),
     # "NOANNOTATION": the receiver gave no answer.
-    "receiver_label": Field(
-        datasets.Value("bool"), boolean, "true, false or 'NOANNOTATION'", nulls=("NOANNOTATION",),
-        key="receiver_labels",
-    ),
-    "speaker": _COUNTRY._replace(key="speakers"),
-    "receiver": _COUNTRY._replace(key="receivers"),
+    "receiver_label": boolean(nulls=("NOANNOTATION",), key="receiver_labels"),
+    "speaker": label(_COUNTRIES, key="speakers"),
+    "receiver": label(_COUNTRIES, key="receivers"),
     "absolute_message_index": _INDEX,
     "relative_message_index": _INDEX,
-    "season": Field(datasets.ClassLabel(names=_SEASONS), one_of(_SEASONS), choices(_SEASONS), key="seasons"),
-    "year": _number(_YEARS)._replace(key="years"),
-    "game_score": _number(_SCORES),
-    "game_score_delta": _number(_SCORE_DELTAS),
+    "season": label(_SEASONS, key="seasons"),
+    "year": integer(_YEARS, text=True, key="years"),
+    "game_score": integer(_SCORES, text=True),
+    "game_score_delta": integer(_SCORE_DELTAS, text=True),
 }
 # A dialog's own fields, after its messages'.
 _PER_DIALOG = {
-    "players": Field([datasets.ClassLabel(names=_COUNTRIES)], _players, f"two different countries of {_COUNTRIES}"),
-    "game_id": Field(_INT32, integer(range(1, 13)), "an integer from 1 to 12"),
+    "players": checked([label(_COUNTRIES).feature], _players, f"two different countries of {_COUNTRIES}"),
+    "game_id": integer(range(1, 13)),
 }
 # The upstream list of each message field -> its name in the `messages` config.
 _MESSAGE_FIELDS = {field.source(name): name for name, field in _PER_MESSAGE.items()}

@@ -30,7 +30,6 @@ type or entity declaration (so no entity expansion beyond the five predefined en
 external entities, no "billion laughs").
 """
 
-import math
 import os
 import re
 import xml.etree.ElementTree as ET
@@ -42,12 +41,13 @@ from datasets.utils.file_utils import xopen
 
 from ._builder_base import SourceBuilder
 from ._builder_base import SourceConfig
-from ._fields import INVALID
 from ._fields import Field
-from ._fields import choices
 from ._fields import features
+from ._fields import label
 from ._fields import matching
-from ._fields import one_of
+from ._fields import number
+from ._fields import reader
+from ._fields import string
 from ._loader_common import check_is_data
 from ._loader_common import invalid
 from ._loader_common import no_records
@@ -159,58 +159,66 @@ class SafMicroJobGerman(SourceBuilder, datasets.GeneratorBasedBuilder):
 
 _LABELS = ["Correct", "Partially correct", "Incorrect"]
 _HUB_ID = re.compile(r"[0-9a-f]{32}")
-_DECIMAL = re.compile(r"[0-9]+(\.[0-9]+)?")
+_QUESTION_ID = re.compile(r"[1-9][0-9]*")
 
 
-def _text(value):
-    """A non-empty string, kept exactly (no stripping, inner newlines kept)."""
-    return value if isinstance(value, str) and value.strip() else INVALID
+def _question_id(value, where, path, stem):
+    """The question's id, the number in its file's name (`stem`)."""
+    if not _QUESTION_ID.fullmatch(value) or value != stem:
+        raise invalid(where, path, value, f"{stem!r}, the number in the file name")
+    return int(value)
 
 
-def _unit(value):
-    """A float from 0 to 1 (the published float64 column)."""
-    return value if isinstance(value, float) and math.isfinite(value) and 0.0 <= value <= 1.0 else INVALID
-
-
-def _unit_text(value):
-    """An XML score: a decimal string such as `0.75`, from 0 to 1."""
-    if isinstance(value, str) and _DECIMAL.fullmatch(value):
-        number = float(value)
-        if 0.0 <= number <= 1.0:
-            return number
-    return INVALID
+def _reference_id(value, where, path, stem):
+    """The reference answer's id: `<question id>.a1` (the question id is its file's number)."""
+    if value != f"{stem}.a1":
+        raise invalid(where, path, value, repr(f"{stem}.a1"))
+    return value
 
 
 _LABEL = "verification_feedback"
 _STRING = datasets.Value("string")
-_TEXT = Field(_STRING, _text, "a non-empty string")
+# A non-empty string, kept exactly (no stripping, inner newlines kept).
+_TEXT = string(blank=False)
 # The published Parquet files' columns (the published card's schema), in their order.
 _FIELDS = {
-    "id": Field(_STRING, matching(_HUB_ID), "32 lower-case hex digits (a UUID4 in hex)"),
+    "id": matching(_HUB_ID, "32 lower-case hex digits (a UUID4 in hex)"),
     "question": _TEXT,
     "reference_answer": _TEXT,
     "provided_answer": _TEXT,
     "answer_feedback": _TEXT,
     # A string as in the published schema; only _LABELS are accepted, and only the one the score
-    # implies (`_verification`).
-    "verification_feedback": Field(_STRING, one_of(_LABELS), choices(_LABELS)),
-    "score": Field(datasets.Value("float64"), _unit, "a number from 0 to 1"),
+    # implies (`_check_label`).
+    _LABEL: label(_LABELS, feature=_STRING),
+    "score": number(0.0, 1.0),
 }
-# The XML release: the same fields and features, two read otherwise (the id made from the fold,
-# the question and the answer's position; the score a decimal text), and two more, from the
-# question's and the reference answer's attributes.
+# The XML release: the same fields and features, read from the elements and attributes their key
+# names (the id made from the fold, the question and the answer's position; the score a decimal
+# text), and two more, from the question's and the reference answer's attributes.
 _XML_FIELDS = {
-    **_FIELDS,
-    "id": _FIELDS["id"]._replace(check=None, expected=None),
-    "score": _FIELDS["score"]._replace(check=_unit_text, expected="a decimal number from 0 to 1, such as '0.75'"),
-    "question_id": Field(datasets.Value("int32")),
-    "reference_answer_id": Field(_STRING),
+    "id": Field(_STRING),
+    "question": string(blank=False, key="questionText"),
+    "reference_answer": string(blank=False, key="referenceAnswer"),
+    "provided_answer": string(blank=False, key="response"),
+    "answer_feedback": string(blank=False, key="response_feedback"),
+    _LABEL: _FIELDS[_LABEL],
+    "score": number(0.0, 1.0, text=True),
+    "question_id": Field(datasets.Value("int32"), parse=_question_id, key="question/@id"),
+    "reference_answer_id": Field(_STRING, parse=_reference_id, key="referenceAnswer/@id"),
 }
+# What a file says once (its question and reference answer), and what each answer says, in the
+# order of the XML; an answer's elements are the keys of its fields.
+_QUESTION_PART = ("question_id", "question", "reference_answer_id", "reference_answer")
+_ANSWER_PART = ("provided_answer", "answer_feedback", "score", _LABEL)
+_read_question = reader({name: _XML_FIELDS[name] for name in _QUESTION_PART})
+_read_answer = reader({name: _XML_FIELDS[name] for name in _ANSWER_PART})
+_ANSWER_ELEMENTS = [_XML_FIELDS[name].source(name) for name in _ANSWER_PART]
+# A Parquet row's fields but its id, which is checked first (it names the row in errors).
+_read_hub_row = reader({name: field for name, field in _FIELDS.items() if name != "id"})
 
 _BATCH_ROWS = 1024
 
 _PARQUET_MAGIC = b"PAR1"
-_QUESTION_ID = re.compile(r"[1-9][0-9]*")
 _XML_DECLARATION = re.compile(rb"<\?xml[^>]*?encoding\s*=\s*[\"']([A-Za-z0-9._-]+)[\"']")
 _FORBIDDEN_DECLARATIONS = (b"<!DOCTYPE", b"<!ENTITY")
 
@@ -241,17 +249,13 @@ def _expected_label(score):
     return "Partially correct"
 
 
-def _verification(value, score, where):
-    """One of the three labels, and the one the score implies."""
-    value = _FIELDS[_LABEL].value(value, where, _LABEL)
+def _check_label(example, where):
+    """The label is the one the score implies."""
+    value, score = example[_LABEL], example["score"]
     expected = _expected_label(score)
     if value != expected:
         raise invalid(where, _LABEL, value, f"{expected!r} for score {score!r}")
-    return value
-
-
-def _score_text(value, where):
-    return _XML_FIELDS["score"].value(value, where, "score")
+    return example
 
 
 # --- Parquet (config `default`) ----------------------------------------------------------------
@@ -313,15 +317,8 @@ def _read_parquet(filepath, source):
                     raise invalid(where, "id", row_id, f"a unique id; row {seen[row_id]} has it too")
                 seen[row_id] = index
                 where = f"{source}, row {index} (id {row_id})"
-                yield _typed_hub_row(row, where)
+                yield _check_label({"id": row_id, **_read_hub_row(row, where)}, where)
                 index += 1
-
-
-def _typed_hub_row(row, where):
-    """A row's fields checked in the table's order (its id again), the label last, against the score."""
-    example = {name: field.value(row[name], where, name) for name, field in _FIELDS.items() if name != _LABEL}
-    example[_LABEL] = _verification(row[_LABEL], example["score"], where)
-    return example
 
 
 # --- XML (config `upstream_xml`) ---------------------------------------------------------------
@@ -372,11 +369,6 @@ def _attributes(element, names, where):
         raise ValueError(f"{where}: <{element.tag}> has attributes {sorted(element.attrib)}; expected {names}")
 
 
-def _leaf(element, where, attributes=()):
-    """The non-empty text of an element that holds only text (entities decoded, whitespace kept)."""
-    return _TEXT.value(_leaf_raw(element, where, attributes), where, element.tag)
-
-
 def _read_xml(filepath, source):
     """Yield the typed answers of one XML file (one question of one fold), in file order."""
     with xopen(filepath, "rb") as f:
@@ -388,45 +380,31 @@ def _read_xml(filepath, source):
     if root.tag != "question":
         raise ValueError(f"{source}: root element is <{root.tag}>; expected <question>")
     _attributes(root, ["id"], source)
-    question_id = root.get("id")
-    if not _QUESTION_ID.fullmatch(question_id) or question_id != stem:
-        raise invalid(source, "question/@id", question_id, f"{stem!r}, the number in the file name")
     question_text, references, answers = _children(root, ["questionText", "referenceAnswers", "studentAnswers"], source)
     _no_text(root, source)
-    question = _leaf(question_text, source)
     (reference,) = _children(references, ["referenceAnswer"], source)
     _no_text(references, source)
     _attributes(reference, ["id"], source)
-    reference_id = reference.get("id")
-    if reference_id != f"{question_id}.a1":
-        raise invalid(source, "referenceAnswer/@id", reference_id, repr(f"{question_id}.a1"))
-    reference_answer = _leaf(reference, source, attributes=["id"])
+    question = _read_question({
+        "question/@id": root.get("id"),
+        "questionText": _leaf_raw(question_text, source),
+        "referenceAnswer/@id": reference.get("id"),
+        "referenceAnswer": _leaf_raw(reference, source, attributes=["id"]),
+    }, source, stem)
     _attributes(answers, [], source)
     _no_text(answers, source)
     if not len(answers):
         raise no_records(source, "answers (<studentAnswers> is empty)")
     for index, answer in enumerate(answers):
-        answer_id = f"{fold}-{question_id}-{index:03d}"
+        answer_id = f"{fold}-{question['question_id']}-{index:03d}"
         where = f"{source}, studentAnswer {index} (id {answer_id})"
         if answer.tag != "studentAnswer":
             raise ValueError(f"{where}: <studentAnswers> has a child <{answer.tag}>; expected <studentAnswer>")
         _attributes(answer, [], where)
-        response, feedback, score_element, label = _children(
-            answer, ["response", "response_feedback", "score", "verification_feedback"], where
-        )
+        elements = _children(answer, _ANSWER_ELEMENTS, where)
         _no_text(answer, where)
-        score = _score_text(_leaf_raw(score_element, where), where)
-        yield {
-            "id": answer_id,
-            "question": question,
-            "reference_answer": reference_answer,
-            "provided_answer": _leaf(response, where),
-            "answer_feedback": _leaf(feedback, where),
-            "verification_feedback": _verification(_leaf_raw(label, where), score, where),
-            "score": score,
-            "question_id": int(question_id),
-            "reference_answer_id": reference_id,
-        }
+        raw = {element.tag: _leaf_raw(element, where) for element in elements}
+        yield _check_label({"id": answer_id, **question, **_read_answer(raw, where)}, where)
 
 
 def _leaf_raw(element, where, attributes=()):

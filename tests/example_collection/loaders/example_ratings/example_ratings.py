@@ -18,11 +18,15 @@ from datasets.utils.file_utils import xopen
 from ._builder_base import SourceBuilder
 from ._builder_base import SourceConfig
 from ._fields import INVALID
+from ._fields import NULL
 from ._fields import Field
 from ._fields import boolean
+from ._fields import checked
 from ._fields import features
+from ._fields import integer
 from ._fields import keys
-from ._fields import one_of
+from ._fields import label
+from ._fields import string
 from ._fields import typed
 from ._loader_common import check_is_data
 from ._loader_common import invalid
@@ -131,11 +135,7 @@ class ExampleRatings(SourceBuilder, datasets.GeneratorBasedBuilder):
 # record, the header of the CSV file and the checks come from these tables.
 
 _LANGUAGES = ["de", "en"]
-_SCORES = range(1, 6)
-
-
-def _non_empty_string(value):
-    return value if isinstance(value, str) and value else INVALID
+_SCORE = integer(range(1, 6))
 
 
 def _names(value):
@@ -144,38 +144,29 @@ def _names(value):
 
 
 def _scores(value, where, field, sentence):
-    """One score per rater, each an integer from 1 to 5."""
+    """One score per rater, each a `_SCORE`."""
     if not (isinstance(value, list) and len(value) == len(sentence["raters"])):
         raise invalid(where, field, value, f"one score per rater ({len(sentence['raters'])})")
-    for position, score in enumerate(value):
-        if type(score) is not int or score not in _SCORES:
-            raise invalid(where, (field, position), score, "an integer from 1 to 5")
-    return value
+    return _SCORE.values(value, where, field)
 
 
-def _whole_number(value):
-    return int(value) if value.isdigit() and str(int(value)) == value else INVALID
-
-
-_LANGUAGE = Field(datasets.ClassLabel(names=_LANGUAGES), one_of(_LANGUAGES), f"one of {_LANGUAGES}")
-_TEXT = Field(datasets.Value("string"), _non_empty_string, "a non-empty string")
+_LANGUAGE = label(_LANGUAGES)
+_TEXT = string(nonempty=True)
 # A sentence: a JSON object with exactly these fields.
 _SENTENCE_FIELDS = {
     "sentence_id": _TEXT,
     "text": _TEXT,
     "language": _LANGUAGE,
     # null: nobody looked at the sentence for problems.
-    "flagged": Field(
-        datasets.Value("bool"), boolean, "true, false or null", nulls=(None,),
-    ),
-    "raters": Field([datasets.Value("string")], _names, "a non-empty list of names"),
+    "flagged": boolean(nulls=NULL),
+    "raters": checked([datasets.Value("string")], _names, "a non-empty list of names"),
     "scores": Field([datasets.Value("int32")], parse=_scores),
 }
 # A rater: a record of the CSV file, its columns in this order.
 _RATER_FIELDS = {
-    "rater": Field(datasets.Value("string"), lambda value: value or INVALID, "a name"),
+    "rater": _TEXT,
     "native_language": _LANGUAGE,
-    "years_rating": Field(datasets.Value("int32"), _whole_number, "a whole number"),
+    "years_rating": integer(range(2**31), text=True),
 }
 # A rating: one of a sentence's scores, with its rater.
 _RATING_FIELDS = {
