@@ -9,9 +9,7 @@ from datetime import datetime
 import datasets
 import pytest
 
-from corpora import build
 from corpora import load
-from corpora import prepare
 from corpora import registry
 from synthetic_caption_contest_ratings import SUMMARY_A
 from synthetic_caption_contest_ratings import SUMMARY_B
@@ -141,18 +139,6 @@ def test_cartoon_images_decode_with_pillow(dummy_build):
     assert cartoons[0]["image"].size == (2, 2)
 
 
-def test_source_record_counts_equal_the_rows(dummy_build, tmp_path):
-    for config in corpus.configs:
-        paths = [str(corpus.dummy_dir / path) for path in corpus.config(config).files["train"]]
-        assert corpus.count_source_records(config, "train", paths) == dummy_build(NAME, config)["train"].num_rows
-    # downloaded files are cached without their extension
-    copies = []
-    for index, path in enumerate(corpus.config("cartoons").files["train"]):
-        copies.append(tmp_path / f"{index:04d}")
-        copies[-1].write_bytes((corpus.dummy_dir / path).read_bytes())
-    assert corpus.count_source_records("cartoons", "train", [str(p) for p in copies]) == 186
-
-
 def test_checksums_record_every_url_from_the_format_file():
     lines = (corpus.loader_dir / "checksums.tsv").read_text().splitlines()
     entries = [line.split("\t") for line in lines]
@@ -171,15 +157,11 @@ def test_checksums_record_every_url_from_the_format_file():
         347057, "fd31df5c26f84420c988dd2d7d2d2a563b70177c1fba3c7203289d9fa2c63ab3")
 
 
-def test_missing_files_are_listed(dummy_copy, tmp_path):
+def test_with_contests_the_loader_lists_the_missing_files_it_needs(dummy_copy):
+    # A config parameter skips the toolkit's check of every file (tests/test_generic.py has it).
     data_dir = dummy_copy(NAME)
     (data_dir / SUMMARIES / "512_summary_LilUCB.csv").unlink()
     (data_dir / ARCHIVE).unlink()
-    with pytest.raises(FileNotFoundError) as caught:
-        build.export(prepare.Request(NAME, data_dir=data_dir), tmp_path / "out")
-    assert "caption_contest_ratings: 2 source file(s) missing: " in str(caught.value)
-    assert f"{SUMMARIES}512_summary_LilUCB.csv" in str(caught.value) and ARCHIVE in str(caught.value)
-    # the loader alone (a config parameter skips the toolkit's check) lists what it needs
     with pytest.raises(FileNotFoundError) as caught:
         load(NAME, "summaries", data_dir=data_dir, contests=[512, 513], allow_modified_sources=True)
     assert str(caught.value) == (

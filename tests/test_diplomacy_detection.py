@@ -5,7 +5,6 @@ import json
 import re
 import shutil
 
-import pytest
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
@@ -20,10 +19,7 @@ from conftest import builder_rows
 from conftest import json_values
 from conftest import near_valid
 from conftest import readme_snippet
-from corpora import load
 from corpora import registry
-from corpora.errors import CorporaError
-from corpora.sources import MissingSourceFiles
 from synthetic_diplomacy_detection import write_diplomacy
 
 NAME = "diplomacy_detection"
@@ -113,19 +109,6 @@ def test_messages_are_the_conversations_flattened(dummy_build):
             for i in range(len(dialog["messages"]))
         ]
         assert messages[split].to_list() == expected
-
-
-def test_every_missing_split_file_is_listed(dummy_copy):
-    data_dir = dummy_copy(NAME)
-    (data_dir / TRAIN).unlink(), (data_dir / TEST).unlink()
-    with pytest.raises(MissingSourceFiles) as caught:
-        load(NAME, data_dir=data_dir, allow_modified_sources=True)
-    assert str(caught.value) == f"diplomacy_detection: 2 source file(s) missing: {data_dir}/{TRAIN}, {data_dir}/{TEST}"
-
-
-def test_unknown_config():
-    with pytest.raises(CorporaError, match="diplomacy_detection has no config 'dialogs'; configs: conversations, messages"):
-        load(NAME, "dialogs", dummy=True)
 
 
 message = st.fixed_dictionaries({
