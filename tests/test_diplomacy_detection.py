@@ -9,8 +9,6 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from conftest import HTML
-from conftest import LFS
 from conftest import BadInput
 from conftest import Downloads
 from conftest import FullSize
@@ -200,8 +198,6 @@ BAD_INPUT = [
              lambda raw: raw.replace(b'"absolute_message_index": [40,', b'"absolute_message_index": [NaN,', 1),
              f"{TRAIN}, line 1: field 'absolute_message_index'[0]: invalid value NaN "
              "(expected a number JSON has; NaN and Infinity are not JSON)"),
-    BadInput(TRAIN, "UTF-8 BOM", lambda raw: b"\xef\xbb\xbf" + raw,
-             f"{TRAIN}: starts with a UTF-8 byte order mark; the release files have none"),
     BadInput(TRAIN, "wrong delimiter (CSV instead of JSON Lines)", lambda raw: b"messages,sender_labels\nhello,true\n",
              f"{TRAIN}, line 1: invalid JSON (Expecting value: line 1 column 1 (char 0))"),
     BadInput(TRAIN, "missing field", jsonl_record(lambda r: r.pop("game_id")),
@@ -213,10 +209,6 @@ BAD_INPUT = [
              f"{TRAIN}, line 1: field 'seasons'[0]: invalid value 'Summer' (expected 'Spring' or 'Fall' or 'Winter')"),
     BadInput(TRAIN, "out-of-range number", jsonl_record(lambda r: r["years"].__setitem__(0, "1950")),
              f"{TRAIN}, line 1: field 'years'[0]: invalid value '1950' (expected an integer from 1901 to 1918)"),
-    BadInput(TRAIN, "Git LFS pointer", lambda raw: LFS,
-             f"{TRAIN}: is a Git LFS pointer, not the data; fetch the real file (git lfs pull)"),
-    BadInput(TRAIN, "HTML error page", lambda raw: HTML,
-             f"{TRAIN}: is an HTML page, not the data (an error page saved in its place?)"),
     BadInput(TRAIN, "repeated key", first_line(lambda line: b'{"game_id": 7, ' + line[1:]),
              f"{TRAIN}, line 1: field 'game_id': repeated key in one JSON object (values 7 and 5)"),
     BadInput(TRAIN, "lone surrogate escape", jsonl_record(lambda r: r["messages"].__setitem__(1, "Hi \ud83d")),
