@@ -53,16 +53,22 @@ NOT_THE_DATA = [
 ]
 
 
-def files_not_the_data(name, config):
-    """The files of `config` that get the NOT_THE_DATA cases, in its order: one of each kind (paths
-    alike but for their numbers: a split of 199 summary files is read by one reader), and each
-    file a declared case of the config changes (the file its table shows)."""
-    corpus = registry.get(name)
+def one_of_each_kind(name, config):
+    """The first file of each kind `config` reads (paths alike but for their numbers: a split of
+    199 summary files is read by one reader)."""
     kinds = {}
-    for path in corpus.config(config).paths:
+    for path in registry.get(name).config(config).paths:
         kinds.setdefault(re.sub(r"[0-9]+", "#", path), path)
+    return list(kinds.values())
+
+
+def files_not_the_data(name, config):
+    """The files of `config` that get the NOT_THE_DATA cases, in its order: one of each kind, and
+    each file a declared case of the config changes (the file its table shows)."""
+    corpus = registry.get(name)
     changed = {bad.file for bad in BAD_INPUT.get(name, []) if (bad.config or corpus.default_config) == config}
-    return [path for path in corpus.config(config).paths if path in kinds.values() or path in changed]
+    kinds = one_of_each_kind(name, config)
+    return [path for path in corpus.config(config).paths if path in kinds or path in changed]
 
 
 GENERATED = {
@@ -72,6 +78,11 @@ GENERATED = {
     for name in registry.names()
 }
 GENERATED_CASES = [(name, bad) for name, cases in GENERATED.items() for bad in cases]
+
+
+def generated_id(bad):
+    """A generated case's test id after the corpus name: no spaces (tests/test_add_a_corpus.py reads ids as words)."""
+    return f"{bad.config}-{bad.file}-{bad.case.replace(' ', '-')}"
 
 
 def test_every_declaration_is_a_bad_input_with_a_unique_case():
@@ -97,7 +108,7 @@ def test_bad_input_stops_with_one_clear_line(name, bad, dummy_copy, dummy_build,
 
 
 @pytest.mark.parametrize("name,bad", GENERATED_CASES,
-                         ids=[f"{name}-{bad.config}-{bad.file}-{bad.case}" for name, bad in GENERATED_CASES])
+                         ids=[f"{name}-{generated_id(bad)}" for name, bad in GENERATED_CASES])
 def test_a_file_that_is_not_the_data_is_named_as_such(name, bad, dummy_copy, dummy_build, tmp_path):
     stops_with_its_line(name, bad, dummy_copy, dummy_build, tmp_path)
 

@@ -3,12 +3,20 @@ declarations that tests/test_declared.py and tests/test_bad_input.py run, and th
 can hold. Its readers on their own: tests/test_caption_contest_ratings_parsers.py; the
 `contests` parameter and the distributed path: tests/test_caption_contest_ratings_distributed.py."""
 
+import csv
+import io
 import math
+import re
+import zipfile
 from datetime import datetime
 
 import datasets
 import pytest
+from hypothesis import strategies as st
 
+from conftest import CSV_UNSAFE
+from conftest import Downloads
+from conftest import Fuzz
 from corpora import load
 from corpora import registry
 from synthetic_caption_contest_ratings import SUMMARY_A
@@ -22,6 +30,59 @@ SUMMARIES = "contests/summaries/"
 RESPONSES = "contests/responses/"
 ARCHIVE = RESPONSES + "577-responses.csv.zip"
 S, C, K = ("summaries", "train"), ("cardinal_responses", "train"), ("cartoons", "train")
+COMMIT = "9e38b2b73a4541dd26111e05b90bcca6bdcae008"
+DOWNLOADS = Downloads(  # the archives from GitHub's LFS host, the rest from its raw files
+    (f"https://raw.githubusercontent.com/nextml/caption-contest-data-api/{COMMIT}/",
+     f"https://media.githubusercontent.com/media/nextml/caption-contest-data-api/{COMMIT}/"),
+    ("summaries", "cardinal_responses", "dueling_responses", "cartoons"),
+)
+SUMMARY = SUMMARIES + "510_summary_LilUCB.csv"
+# No FULL_SIZE: the official sizes of two configs are unknown (None) and cardinal_responses has
+# 1,081,771 rows; bench/toolkit_overhead.py builds the summaries at the real size instead.
+
+
+def set_cell(line, column, value):
+    """A CSV file's bytes with the cell at `line` (0: the header) and `column` set to `value`."""
+    def variant(raw):
+        rows = list(csv.reader(io.StringIO(raw.decode("utf-8"), newline="")))
+        rows[line % len(rows)][column % len(rows[0])] = value
+        out = io.StringIO()
+        csv.writer(out, lineterminator="\n").writerows(rows)
+        return out.getvalue().encode("utf-8")
+
+    return variant
+
+
+def in_member(change):
+    """A response archive's bytes with its one CSV member changed by `change`."""
+    def variant(raw):
+        with zipfile.ZipFile(io.BytesIO(raw)) as archive:
+            [member] = archive.namelist()
+            data = archive.read(member)
+        out = io.BytesIO()
+        with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+            archive.writestr(member, change(data))
+        return out.getvalue()
+
+    return variant
+
+
+any_bytes = st.binary(max_size=200).map(lambda data: lambda raw: data)
+cells = st.one_of(
+    st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters=CSV_UNSAFE), max_size=12),
+    st.integers(-(2**40), 2**40).map(str), st.floats(allow_nan=True).map(repr),
+    st.sampled_from(["", " ", "0", "1", "3", "inf", "1e3", "4181.0", "2017-07-28 17:05:39", "KLUCB"]),
+)
+any_cell = st.builds(set_cell, st.integers(0, 9), st.integers(0, 9), cells)
+# Any file, or any cell of one: the typed rows or one line naming the file. The readers' own
+# properties (a cell's value, pandas' reading) stay functions in tests/test_caption_contest_ratings_parsers.py
+# and _pandas.py: a Fuzz row states only "the rows or one clear line", not which value a cell gives.
+FUZZ = [  # few examples: each builds a whole config (199 summary files, 84 archives)
+    Fuzz(SUMMARY, "summaries", any_bytes, re.escape(SUMMARY), 25),
+    Fuzz(SUMMARY, "summaries", any_cell, re.escape(SUMMARY), 60),
+    Fuzz(ARCHIVE, "cardinal_responses", any_bytes, re.escape(ARCHIVE), 25),
+    Fuzz(ARCHIVE, "cardinal_responses", any_cell.map(in_member), re.escape(ARCHIVE), 60),
+]
 
 
 def file(name, **more):

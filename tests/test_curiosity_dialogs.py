@@ -10,6 +10,7 @@ from hypothesis import settings
 from hypothesis import strategies as st
 
 from conftest import BadInput
+from conftest import Downloads
 from conftest import FullSize
 from conftest import Fuzz
 from conftest import builder_rows
@@ -44,6 +45,10 @@ def write_full_size(folder):
         write_curiosity(folder, split=split, dialogs=CURIOSITY_SPLITS[split][1])
 
 
+DOWNLOADS = Downloads(
+    "https://media.githubusercontent.com/media/facebookresearch/curiosity/7201d252ec7f453df3ce4d8af86a9bffb1744f41/",
+    ("dialogs",),
+)
 FULL_SIZE = FullSize(write_full_size)
 DUMMY_DOCUMENT = json.loads((corpus.dummy_dir / TRAIN).read_text())
 FUZZ = [  # any first dialog, or any file: the typed rows or one line naming the file
