@@ -37,8 +37,8 @@ DOWNLOADS = Downloads(  # the archives from GitHub's LFS host, the rest from its
     ("summaries", "cardinal_responses", "dueling_responses", "cartoons"),
 )
 SUMMARY = SUMMARIES + "510_summary_LilUCB.csv"
-# No FULL_SIZE: the official sizes of two configs are unknown (None) and cardinal_responses has
-# 1,081,771 rows; bench/toolkit_overhead.py builds the summaries at the real size instead.
+# No FULL_SIZE: cardinal_responses and dueling_responses have no official size (None), and the
+# summaries' 1,081,771 rows are built at that size by bench/toolkit_overhead.py instead.
 
 
 def set_cell(line, column, value):
