@@ -6,8 +6,6 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from conftest import HTML
-from conftest import LFS
 from conftest import BadInput
 from synthetic_caption_contest_ratings import CARDINAL_HEADER
 from synthetic_caption_contest_ratings import archive_bytes
@@ -45,13 +43,12 @@ def empty_zip():
 
 
 # (case, bytes of a summary file, the start of the line the user sees); docs/bad_input.md lists them.
-SUMMARY_CASES = list(zip(["truncated-line", "truncated-quote", "latin1", "bom", "semicolons", "missing-column", "extra-column",
+SUMMARY_CASES = list(zip(["truncated-line", "truncated-quote", "latin1", "semicolons", "missing-column", "extra-column",
         "extra-cell", "empty", "header-only", "non-numeric-count", "empty-count", "negative", "count-sum", "score-range",
-        "nan", "contest", "empty-caption", "int32-overflow", "lfs-pointer", "html", "crlf"], [
+        "nan", "contest", "empty-caption", "int32-overflow", "crlf"], [
     (GOOD_B[:-20], f"{SUMMARY}: invalid CSV (CSV parse error: Row #2: Expected 9 columns, got 7: 1,18,27,24,69,1.9130434782608696,0.094022385)"),
     (GOOD_B[:-5], f"{SUMMARY}: does not end with a line feed after record 1; the file is truncated"),
     (GOOD_B.replace(b"A, b", "caf\u00e9".encode("cp1252")), f"{SUMMARY}, record 1: field 'caption': not UTF-8 (byte 0xe9 in b'caf\\xe9')"),
-    (b"\xef\xbb\xbf" + GOOD_B, f"{SUMMARY}: starts with a UTF-8 byte order mark; the release files have none"),
     (GOOD_B.replace(b",", b";"), f"{SUMMARY}: unexpected header: expected columns 'target_id,rank,funny,somewhat_funny,unfunny,count,score,precision,contest,caption' or 'rank,funny,somewhat_funny,unfunny,count,score,precision,contest,caption'; found 'rank;funny;"),
     (GOOD_B.replace(b",precision", b""), f"{SUMMARY}: unexpected header: expected columns "),
     (GOOD_B.replace(b"caption\n", b"caption,extra\n"), f"{SUMMARY}: unexpected header: expected columns "),
@@ -67,8 +64,6 @@ SUMMARY_CASES = list(zip(["truncated-line", "truncated-quote", "latin1", "bom", 
     (GOOD_B.replace(b",510,", b",511,"), f"{SUMMARY}, record 1: field 'contest': invalid value 511 (expected the file's contest 510)"),
     (GOOD_B.replace(b'"A, b"', b'""'), f"{SUMMARY}, record 1: field 'caption': invalid value '' (expected a non-empty caption)"),
     (GOOD_B.replace(b"\n1,", b"\n99999999999,"), f"{SUMMARY}, record 1: field 'rank': invalid value '99999999999' (expected an integer)"),
-    (LFS, f"{SUMMARY}: is a Git LFS pointer, not the data; fetch the real file (git lfs pull)"),
-    (HTML, f"{SUMMARY}: is an HTML page, not the data (an error page saved in its place?)"),
     (GOOD_B.replace(b"\n", b"\r\n"), f"{SUMMARY}: line 1 ends with CR LF; the release files use LF only"),
 ], strict=True))
 
@@ -78,9 +73,7 @@ CARDINAL_EXPECTED = ("expected the columns 'alg_label,network_delay,participant_
                      "named '' or 'Unnamed: 0'")
 
 
-ARCHIVE_CASES = list(zip(["lfs-pointer", "html", "empty", "plain-csv"], [
-    (lambda p: p.write_bytes(LFS), f"{ARCHIVE}: is a Git LFS pointer, not the data; fetch the real file (git lfs pull)"),
-    (lambda p: p.write_bytes(HTML), f"{ARCHIVE}: is an HTML page, not the data (an error page saved in its place?)"),
+ARCHIVE_CASES = list(zip(["empty", "plain-csv"], [
     (lambda p: p.write_bytes(b""), f"{ARCHIVE}: is empty (expected a zip archive)"),
     (lambda p: p.write_bytes(b",alg_label\n0,KLUCB\n"), f"{ARCHIVE}: not a zip archive (starts with b',alg_label\\n0,KLU'); the download is corrupt"),
 ], strict=True))
@@ -197,12 +190,11 @@ BAD_INPUT += [
     BadInput(ARCHIVE, "response archive: no member", lambda raw: empty_zip(),
              f"{ARCHIVE}: not a zip archive (starts with b'PK\\x05\\x06" + "\\x00" * 12 + "'); the download is corrupt",
              "cardinal_responses"),
+    # Inside the archive: a whole file that is not the data is tests/test_bad_input.py's own case.
     BadInput(ARCHIVE, "response archive: member with a UTF-8 BOM", lambda raw: zipped([], ["\ufeff"]),
              f"{WHERE}: starts with a UTF-8 byte order mark; the release files have none", "cardinal_responses"),
     BadInput(ARCHIVE, "response archive: member in cp1252", lambda raw: cp1252_member(),
              f"{WHERE}, record 1: field 'target': not UTF-8 (byte 0xe9 in b'caf\\xe9')", "cardinal_responses"),
-    BadInput(JPG, "cartoon: Git LFS pointer", lambda raw: LFS,
-             f"{JPG}: is a Git LFS pointer, not the data; fetch the real file (git lfs pull)", "cartoons"),
     BadInput(JPG, "cartoon: a GIF", lambda raw: b"GIF89a....", f"{JPG}: not a JPEG or PNG image (starts with b'GIF89a..')", "cartoons"),
     BadInput("contests/metadata/contexts.yaml", "contexts: a mapping for a list", lambda raw: b"508: {office: 1}\n",
              "contests/metadata/contexts.yaml, line 1: expected `<contest>: [word, word, ...]`, found '508: {office: 1}'",

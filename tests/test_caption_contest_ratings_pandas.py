@@ -137,6 +137,7 @@ def archives(draw):
     return config, header, rows, draw(st.sampled_from(["\n", "\r\n"]))
 
 
+# Not a FUZZ row: its oracle is pandas' reading of the same bytes, value by value, which a Fuzz row cannot state.
 @settings(max_examples=150, deadline=None)
 @given(archives(), st.sampled_from([fast_io.BLOCK_SIZE, 512, 1024]))  # a block holds the header
 def test_the_loader_reads_what_pandas_reads(tmp_path_factory, shape, block_size):

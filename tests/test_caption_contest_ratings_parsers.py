@@ -140,6 +140,8 @@ def test_corrupt_zip(tmp_path, inflater):
 
 
 # --- properties of the parsers ---------------------------------------------------------------------
+# Functions, not FUZZ rows (tests/test_caption_contest_ratings.py has those): each states what a
+# reader gives for its input (the cell's value, the parsed name), beyond "the rows or one clear line".
 
 INT_TEXT = re.compile(r"[+-]?[0-9]+")
 

@@ -16,7 +16,6 @@ from conftest import Fuzz
 from conftest import json_values
 from corpora import load
 from corpora import registry
-from corpora.sources import MissingSourceFiles
 from synthetic_crowd_deliberation import read_rows
 from synthetic_crowd_deliberation import write_full_size
 from test_crowd_deliberation_bad_input import BAD_INPUT  # noqa: F401  (its table, in a file of its own)
@@ -241,13 +240,11 @@ def test_every_statistics_cell_is_in_the_rows(dummy_build):
                     assert (stats is None and cell == "") or float(cell) == stats[statistic]
 
 
-def test_source_records_are_counted_without_typing():
+def test_each_config_reads_the_files_it_joins():
+    # Each file's records counted on their own, a missing one listed: tests/test_generic.py.
     assert {c: corpus.config(c).files for c in corpus.configs} == {
         "deliberations": {"train": [DELIBERATIONS, LABELS]}, "labels": {"train": [LABELS, DATA]}, "texts": {"train": [DATA]},
     }
-    for config, splits in {c: corpus.config(c).files for c in corpus.configs}.items():
-        paths = [str(corpus.dummy_dir / path) for path in splits["train"]]
-        assert corpus.count_source_records(config, "train", paths) == corpus.expected_dummy_counts()[config]["train"]
 
 
 @pytest.mark.parametrize("added,length", [("\nSecond paragraph.", None), (" x" * 500_000, 1_000_000)])
@@ -259,18 +256,6 @@ def test_a_quoted_newline_or_a_cell_over_the_csv_modules_limit_is_read(dummy_cop
     texts = load(NAME, "texts", data_dir=data_dir, cache_dir=tmp_path, allow_modified_sources=True)["train"]
     assert texts[0]["text"] == TEXT + added and len(texts[0]["text"]) == len(TEXT) + len(added)
     assert corpus.count_source_records("texts", "train", [str(data_dir / DATA)]) == 5
-
-
-def test_missing_file(dummy_copy):
-    import datasets
-
-    data_dir = dummy_copy(NAME)
-    (data_dir / LABELS).unlink()
-    with pytest.raises(MissingSourceFiles, match=f"1 source file\\(s\\) missing: {data_dir / LABELS}"):
-        load(NAME, "labels", data_dir=data_dir, allow_modified_sources=True)  # every file the config reads is checked first
-    builder = corpus.builder_class(config_name="labels", data_dir=str(data_dir), cache_dir=str(data_dir / "cache"))
-    with pytest.raises(FileNotFoundError, match=f"^1 source file\\(s\\) missing in {data_dir}: labels.csv$"):
-        builder._split_generators(datasets.DownloadManager())
 
 
 def test_pinned_checksums():

@@ -5,8 +5,6 @@ docs/bad_input.md). Its own file beside tests/test_crowd_deliberation.py, which 
 import csv
 import io
 
-from conftest import HTML
-from conftest import LFS
 from conftest import BadInput
 
 DATA, LABELS, DELIBERATIONS = "data.csv", "labels.csv", "deliberations.csv"
@@ -71,8 +69,6 @@ BAD_INPUT = [
     BadInput(DELIBERATIONS, "wrong encoding (Latin-1)",
              lambda raw: raw.replace(b"Authentic Austin", "Authentic Aust\u00edn".encode("latin-1")),
              "deliberations.csv, line 2: not UTF-8 (byte 0xed at offset 1038 of the line: invalid continuation byte)"),
-    BadInput(DELIBERATIONS, "UTF-8 BOM", lambda raw: b"\xef\xbb\xbf" + raw,
-             "deliberations.csv: starts with a UTF-8 byte order mark; the release files have none"),
     BadInput(DELIBERATIONS, "wrong delimiter (semicolons)", csv_variant(lambda rows: None, delimiter=";"),
              "deliberations.csv: unexpected header (not comma-separated?): 1 columns, expected 386; missing "
              "['DELIBERATION_ID', 'DATA_ID', 'STUDY_PART', 'WAS_RESOLVED', 'NUM_DISSENTING_OPINIONS_DISCUSSED', ... "
@@ -90,10 +86,6 @@ BAD_INPUT = [
     BadInput(DELIBERATIONS, "out-of-range number", set_cell(2, "MEMBER_1_RECONSIDER_ORDER", "4"),
              "deliberations.csv, line 2: field 'MEMBER_1_RECONSIDER_ORDER': invalid value '4' (expected 1 or 2 or 3 "
              "or empty)"),
-    BadInput(DELIBERATIONS, "Git LFS pointer", lambda raw: LFS,
-             "deliberations.csv: is a Git LFS pointer, not the data; fetch the real file (git lfs pull)"),
-    BadInput(DELIBERATIONS, "HTML error page", lambda raw: HTML,
-             "deliberations.csv: is an HTML page, not the data (an error page saved in its place?)"),
     BadInput(DELIBERATIONS, "malformed JSON in a cell", set_cell(2, "MESSAGES", CHAT),
              "deliberations.csv, line 2: field 'MESSAGES': invalid JSON (Expecting ',' delimiter: line 1 column 74 "
              "(char 73)): '[{\"content\": \"hi\", \"user_pseudonym\": \"Marvelous Murdock\", \"user_id\": 389}'"),
@@ -126,9 +118,6 @@ BAD_INPUT = [
     BadInput(DELIBERATIONS, "renamed column", set_cell(1, "MEMBER_2_NAME", "MEMBER_2_PSEUDONYM"),
              "deliberations.csv: unexpected header: 386 columns, expected 386; missing ['MEMBER_2_NAME'], "
              "unexpected ['MEMBER_2_PSEUDONYM']"),
-    BadInput(LABELS, "HTML error page in labels.csv (read for the join)",
-             lambda raw: b"<!DOCTYPE html>\n<html><head><title>Rate limit</title></head><body>429</body></html>\n",
-             "labels.csv: is an HTML page, not the data (an error page saved in its place?)", "deliberations"),
     bad_cell(DELIBERATIONS, None, 2, "MEMBER_1_RECONSIDERED_LABEL", "unsure",
              f"{SARCASM} or {RELATION} or 'irresolvable' or empty"),
     bad_cell(DELIBERATIONS, None, 3, "WAS_RESOLVED", "true", "'True' or 'False'"),
@@ -167,8 +156,6 @@ BAD_INPUT = [
     # labels.csv, by the labels config
     BadInput(LABELS, "cut inside a quoted JSON cell", lambda raw: raw[: raw.index(b'""quote""')],
              "labels.csv, line 2: malformed CSV (unexpected end of data)", "labels"),
-    BadInput(LABELS, "labels.csv with a UTF-8 BOM", lambda raw: b"\xef\xbb\xbf" + raw,
-             "labels.csv: starts with a UTF-8 byte order mark; the release files have none", "labels"),
     BadInput(LABELS, "labels.csv without a column", csv_variant(lambda rows: [row.pop(4) for row in rows]),
              "labels.csv: unexpected header: 13 columns, expected 14; missing ['ORDER'], unexpected []", "labels"),
     bad_cell(LABELS, "labels", 8, "ORIGINAL_LABEL", "not_expressed", RELATION),

@@ -9,9 +9,8 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from conftest import HTML
-from conftest import LFS
 from conftest import BadInput
+from conftest import Downloads
 from conftest import FullSize
 from conftest import Fuzz
 from conftest import builder_rows
@@ -46,6 +45,10 @@ def write_full_size(folder):
         write_curiosity(folder, split=split, dialogs=CURIOSITY_SPLITS[split][1])
 
 
+DOWNLOADS = Downloads(
+    "https://media.githubusercontent.com/media/facebookresearch/curiosity/7201d252ec7f453df3ce4d8af86a9bffb1744f41/",
+    ("dialogs",),
+)
 FULL_SIZE = FullSize(write_full_size)
 DUMMY_DOCUMENT = json.loads((corpus.dummy_dir / TRAIN).read_text())
 FUZZ = [  # any first dialog, or any file: the typed rows or one line naming the file
@@ -185,8 +188,6 @@ BAD_INPUT = [
              f"{TRAIN}: invalid JSON (Unterminated string starting at: line 1 column 8921 (char 8920))"),
     BadInput(TRAIN, "wrong encoding (Latin-1)", lambda raw: raw[:20] + b"\xe9" + raw[20:],
              f"{TRAIN}, line 1: not UTF-8 (byte 0xe9 at offset 20 of the line: invalid continuation byte)"),
-    BadInput(TRAIN, "UTF-8 BOM", lambda raw: b"\xef\xbb\xbf" + raw,
-             f"{TRAIN}: starts with a UTF-8 byte order mark; the release files have none"),
     BadInput(TRAIN, "wrong delimiter (JSON Lines instead of one document)",
              lambda raw: b"\n".join(json.dumps(d).encode() for d in json.loads(raw)["dialogs"]),
              f"{TRAIN}: invalid JSON (Extra data: line 2 column 1 (char 5791))"),
@@ -199,10 +200,6 @@ BAD_INPUT = [
              f"{TRAIN}, dialog 0, message 0: field 'sender': invalid value 'bot' (expected 'user' or 'assistant')"),
     BadInput(TRAIN, "out-of-range number", document(lambda d: d["dialogs"][0].update(user_dialog_rating=7)),
              f"{TRAIN}, dialog 0: field 'user_dialog_rating': invalid value 7 (expected an integer from 1 to 5)"),
-    BadInput(TRAIN, "Git LFS pointer", lambda raw: LFS,
-             f"{TRAIN}: is a Git LFS pointer, not the data; fetch the real file (git lfs pull)"),
-    BadInput(TRAIN, "HTML error page", lambda raw: HTML,
-             f"{TRAIN}: is an HTML page, not the data (an error page saved in its place?)"),
     BadInput(TRAIN, "repeated key", first_dialog(MESSAGE_ID, MESSAGE_ID + b', "liked": true'),
              f"{TRAIN}, dialog 0: field 'messages'[0]['liked']: repeated key in one JSON object (values False and True)"),
     BadInput(TRAIN, "lone surrogate escape", first_dialog(b'"Hi, can you', b'"\\ud83d Hi, can you'),

@@ -5,13 +5,10 @@ import json
 import re
 import shutil
 
-import pytest
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from conftest import HTML
-from conftest import LFS
 from conftest import BadInput
 from conftest import Downloads
 from conftest import FullSize
@@ -20,10 +17,7 @@ from conftest import builder_rows
 from conftest import json_values
 from conftest import near_valid
 from conftest import readme_snippet
-from corpora import load
 from corpora import registry
-from corpora.errors import CorporaError
-from corpora.sources import MissingSourceFiles
 from synthetic_diplomacy_detection import write_diplomacy
 
 NAME = "diplomacy_detection"
@@ -115,19 +109,6 @@ def test_messages_are_the_conversations_flattened(dummy_build):
         assert messages[split].to_list() == expected
 
 
-def test_every_missing_split_file_is_listed(dummy_copy):
-    data_dir = dummy_copy(NAME)
-    (data_dir / TRAIN).unlink(), (data_dir / TEST).unlink()
-    with pytest.raises(MissingSourceFiles) as caught:
-        load(NAME, data_dir=data_dir, allow_modified_sources=True)
-    assert str(caught.value) == f"diplomacy_detection: 2 source file(s) missing: {data_dir}/{TRAIN}, {data_dir}/{TEST}"
-
-
-def test_unknown_config():
-    with pytest.raises(CorporaError, match="diplomacy_detection has no config 'dialogs'; configs: conversations, messages"):
-        load(NAME, "dialogs", dummy=True)
-
-
 message = st.fixed_dictionaries({
     "messages": st.text(), "sender_labels": st.booleans(), "receiver_labels": st.sampled_from([True, False, "NOANNOTATION"]),
     "speakers": st.sampled_from(COUNTRIES), "receivers": st.sampled_from(COUNTRIES),
@@ -217,8 +198,6 @@ BAD_INPUT = [
              lambda raw: raw.replace(b'"absolute_message_index": [40,', b'"absolute_message_index": [NaN,', 1),
              f"{TRAIN}, line 1: field 'absolute_message_index'[0]: invalid value NaN "
              "(expected a number JSON has; NaN and Infinity are not JSON)"),
-    BadInput(TRAIN, "UTF-8 BOM", lambda raw: b"\xef\xbb\xbf" + raw,
-             f"{TRAIN}: starts with a UTF-8 byte order mark; the release files have none"),
     BadInput(TRAIN, "wrong delimiter (CSV instead of JSON Lines)", lambda raw: b"messages,sender_labels\nhello,true\n",
              f"{TRAIN}, line 1: invalid JSON (Expecting value: line 1 column 1 (char 0))"),
     BadInput(TRAIN, "missing field", jsonl_record(lambda r: r.pop("game_id")),
@@ -230,10 +209,6 @@ BAD_INPUT = [
              f"{TRAIN}, line 1: field 'seasons'[0]: invalid value 'Summer' (expected 'Spring' or 'Fall' or 'Winter')"),
     BadInput(TRAIN, "out-of-range number", jsonl_record(lambda r: r["years"].__setitem__(0, "1950")),
              f"{TRAIN}, line 1: field 'years'[0]: invalid value '1950' (expected an integer from 1901 to 1918)"),
-    BadInput(TRAIN, "Git LFS pointer", lambda raw: LFS,
-             f"{TRAIN}: is a Git LFS pointer, not the data; fetch the real file (git lfs pull)"),
-    BadInput(TRAIN, "HTML error page", lambda raw: HTML,
-             f"{TRAIN}: is an HTML page, not the data (an error page saved in its place?)"),
     BadInput(TRAIN, "repeated key", first_line(lambda line: b'{"game_id": 7, ' + line[1:]),
              f"{TRAIN}, line 1: field 'game_id': repeated key in one JSON object (values 7 and 5)"),
     BadInput(TRAIN, "lone surrogate escape", jsonl_record(lambda r: r["messages"].__setitem__(1, "Hi \ud83d")),

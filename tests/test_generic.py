@@ -112,6 +112,64 @@ def test_a_git_lfs_pointer_for_a_source_file_is_one_clear_line(name, dummy_copy,
     assert not (tmp_path / "out" / name).exists()
 
 
+@each_config
+def test_source_records_are_counted_apart_from_the_builder(name, config, tmp_path):
+    # The rows-in side of rows in = rows out, on the dummy files and on copies named as datasets'
+    # download cache names them (no extension, no upstream name).
+    corpus = registry.get(name)
+    expected = corpus.expected_dummy_counts()[config]
+    for split, paths in corpus.config(config).files.items():
+        assert corpus.count_source_records(config, split, [str(corpus.dummy_dir / p) for p in paths]) == expected[split]
+        cached = [tmp_path / split / f"{index:04d}" for index in range(len(paths))]
+        for path, copy in zip(paths, cached, strict=True):
+            copy.parent.mkdir(exist_ok=True)
+            shutil.copyfile(corpus.dummy_dir / path, copy)
+        assert corpus.count_source_records(config, split, [str(p) for p in cached]) == expected[split], split
+
+
+@each_config
+def test_every_missing_source_file_is_listed_before_any_work(name, config, dummy_copy, tmp_path):
+    """The first and the last file the config reads are gone: corpora.load of the config and an
+    export of every config name both before any work (with the configs the folder still holds),
+    and so does the loader alone (datasets' own path, without the toolkit's check)."""
+    from corpora import load
+    from corpora.sources import MissingSourceFiles
+
+    corpus = registry.get(name)
+    paths = corpus.config(config).paths
+    gone = list(dict.fromkeys([paths[0], paths[-1]]))
+    data_dir = dummy_copy(name)
+    for path in gone:
+        (data_dir / path).unlink()
+    complete = [c for c in corpus.configs if not set(gone) & set(corpus.config(c).paths)]
+    hint = (f". {data_dir} holds the files of config {', '.join(map(repr, complete))}: build only that with "
+            + " or ".join(f"--config {c}" for c in complete)) if complete else ""
+
+    def listed(order):
+        return f"{name}: {len(gone)} source file(s) missing: {', '.join(str(data_dir / p) for p in order if p in gone)}{hint}"
+
+    with pytest.raises(MissingSourceFiles) as caught:
+        load(name, config, data_dir=data_dir, cache_dir=tmp_path / "cache", allow_modified_sources=True)
+    assert str(caught.value) == listed(paths)
+    with pytest.raises(MissingSourceFiles) as caught:
+        build.export(prepare.Request(name, data_dir=data_dir, allow_modified_sources=True), tmp_path / "out")
+    assert str(caught.value) == listed(corpus.source_files())
+    assert not (tmp_path / "out" / name).exists()
+    builder = corpus.builder(config, data_dir=data_dir, cache_dir=tmp_path / "builder")
+    with pytest.raises(FileNotFoundError) as caught:
+        builder.download_and_prepare()
+    assert str(caught.value) == f"{len(gone)} source file(s) missing in {data_dir}: {', '.join(gone)}"
+
+
+@each_corpus
+def test_an_unknown_config_is_refused_with_the_configs_there_are(name):
+    from corpora import load
+
+    with pytest.raises(CorporaError) as caught:
+        load(name, "no_such_config", dummy=True)
+    assert str(caught.value) == f"{name} has no config 'no_such_config'; configs: {', '.join(registry.get(name).configs)}"
+
+
 # --- the module contract: checked when the registry imports a loader ---------------------------
 
 

@@ -8,7 +8,6 @@ import sys
 import datasets
 import pyarrow
 import pyarrow.parquet
-import pytest
 
 from conftest import Downloads
 from conftest import FullSize
@@ -214,13 +213,6 @@ def test_xml_files_are_in_the_release_layout():
             assert b"\n  <questionText>" in data and b"\n      <response>" in data
 
 
-def test_source_records_are_counted_without_the_generator():
-    for config, splits in {c: corpus.config(c).files for c in corpus.configs}.items():
-        expected = corpus.expected_dummy_counts()[config]
-        for split, paths in splits.items():
-            assert corpus.count_source_records(config, split, [DUMMY / p for p in paths]) == expected[split]
-
-
 def test_parquet_is_read_in_record_batches(monkeypatch):
     rows = list(loader._read_parquet(DUMMY / TRAIN_PARQUET, TRAIN_PARQUET))
     monkeypatch.setattr(loader, "_BATCH_ROWS", 5)
@@ -249,22 +241,6 @@ def test_committed_dummy_parquet_equals_the_script_output(tmp_path):
         committed = pyarrow.parquet.read_table(DUMMY / path)
         assert committed.schema.equals(written.schema, check_metadata=True), split
         assert committed.to_pylist() == written.to_pylist(), split
-
-
-@pytest.mark.parametrize("config", ["default", "upstream_xml"])
-def test_missing_split_files_are_all_listed(dummy_copy, tmp_path, config):
-    data_dir = dummy_copy(NAME)
-    gone = [corpus.config(config).files["test_unseen_questions"][-1], corpus.config(config).files["train"][0]]
-    for path in gone:
-        (data_dir / path).unlink()
-    builder = corpus.builder_class(config_name=config, data_dir=str(data_dir), cache_dir=str(tmp_path), hash="test")
-    with pytest.raises(FileNotFoundError) as caught:
-        builder.download_and_prepare()
-    assert str(caught.value) == f"2 source file(s) missing in {data_dir}: {gone[1]}, {gone[0]}"
-    # The toolkit checks the whole copy first, with the same paths.
-    with pytest.raises(FileNotFoundError) as caught:
-        load(NAME, config, data_dir=data_dir, cache_dir=tmp_path, allow_modified_sources=True)
-    assert all(str(data_dir / path) in str(caught.value) for path in gone)
 
 
 def test_parquet_files_have_no_recorded_checksum(dummy_copy, tmp_path, capsys):

@@ -9,8 +9,6 @@ import xml.etree.ElementTree as ET
 import pyarrow
 import pyarrow.parquet
 
-from conftest import HTML
-from conftest import LFS
 from conftest import BadInput
 from corpora import registry
 
@@ -79,8 +77,6 @@ BAD_INPUT = [
     BadInput(TRAIN_1, "upstream_xml: wrong encoding (Latin-1)", lambda raw: raw.decode().encode("latin-1"),
      f"{TRAIN_1}, line 5: not UTF-8 (byte 0xe4 at offset 66 of the line: invalid continuation byte)",
      config="upstream_xml"),
-    BadInput(TRAIN_1, "upstream_xml: UTF-8 BOM", lambda raw: b"\xef\xbb\xbf" + raw,
-     f"{TRAIN_1}: starts with a UTF-8 byte order mark; the release files have none", config="upstream_xml"),
     BadInput(TRAIN_1, "upstream_xml: wrong format (CSV instead of XML)", lambda raw: CSV,
      f"{TRAIN_1}: malformed XML (syntax error: line 1, column 0)", config="upstream_xml"),
     BadInput(TRAIN_1, "upstream_xml: missing field (no <score>)", xml_answer_1("<score>0.5</score>", ""),
@@ -111,18 +107,11 @@ BAD_INPUT = [
     BadInput(TRAIN_1, "upstream_xml: external entity", lambda raw: EXTERNAL_ENTITY.encode(),
      f"{TRAIN_1}: has a DOCTYPE declaration at byte 39; document types and entity declarations are refused "
      "(only the predefined XML entities are allowed)", config="upstream_xml"),
-    BadInput(TRAIN_1, "upstream_xml: Git LFS pointer", lambda raw: LFS,
-     f"{TRAIN_1}: is a Git LFS pointer, not the data; fetch the real file "
-     "(git lfs pull)", config="upstream_xml"),
-    BadInput(TRAIN_1, "upstream_xml: HTML error page", lambda raw: HTML,
-     f"{TRAIN_1}: is an HTML page, not the data (an error page saved in its place?)", config="upstream_xml"),
     BadInput(TRAIN_PARQUET, "default: truncated file", lambda raw: raw[: len(raw) // 2],
      f"{TRAIN_PARQUET}: not a readable Parquet file (Parquet magic bytes not found in footer. "
      "Either the file is corrupted or this is not a parquet file.)", config="default"),
     BadInput(TRAIN_PARQUET, "default: wrong encoding (cp1252 bytes, not UTF-8 strings)", parquet_rows(cp1252_answers, BINARY_ANSWERS),
      f"{TRAIN_PARQUET}: column 'provided_answer' has type binary; expected string", config="default"),
-    BadInput(TRAIN_PARQUET, "default: UTF-8 BOM", lambda raw: b"\xef\xbb\xbf" + raw,
-     f"{TRAIN_PARQUET}: starts with a UTF-8 byte order mark; the release files have none", config="default"),
     BadInput(TRAIN_PARQUET, "default: wrong format (CSV instead of Parquet)", lambda raw: CSV,
      f"{TRAIN_PARQUET}: not a Parquet file (it starts with b'id,quest', not b'PAR1')", config="default"),
     BadInput(TRAIN_PARQUET, "default: missing column", parquet_rows(lambda rows: [r.pop("score") for r in rows], None),
@@ -148,11 +137,6 @@ BAD_INPUT = [
      f"{P}: field 'provided_answer': invalid value None (expected a non-empty string)", config="default"),
     BadInput(TRAIN_PARQUET, "default: id not a UUID4 hex", parquet_rows(lambda rows: rows[2].update(id="1")),
      f"{TRAIN_PARQUET}, row 2: field 'id': invalid value '1' (expected 32 lower-case hex digits (a UUID4 in hex))", config="default"),
-    BadInput(TRAIN_PARQUET, "default: Git LFS pointer", lambda raw: LFS,
-     f"{TRAIN_PARQUET}: is a Git LFS pointer, not the data; fetch the real file "
-     "(git lfs pull)", config="default"),
-    BadInput(TRAIN_PARQUET, "default: HTML error page", lambda raw: HTML,
-     f"{TRAIN_PARQUET}: is an HTML page, not the data (an error page saved in its place?)", config="default"),
     BadInput(TRAIN_1, "upstream_xml: mismatched closing tag of a score", xml_answer_1('<score>0.5</score>', '<score>0.5</scor>'),
      f"{TRAIN_1}: malformed XML (mismatched tag: line 17, column 18)", config="upstream_xml"),
     BadInput(TRAIN_1, "upstream_xml: entity declaration without a DOCTYPE", xml_answer_1('<question id', '<!ENTITY x "y">\n<question id'),
