@@ -317,6 +317,17 @@ def test_out_a_dangling_symbolic_link(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
 
 
+def test_out_inside_an_export_is_refused_and_nothing_is_written(tmp_path):
+    build.export(prepare.Request(NAME, dummy=True), tmp_path / "out")
+    before = files_of(tmp_path / "out")
+    for out in (tmp_path / "out" / NAME, tmp_path / "out" / NAME / "sub"):
+        result = run(command(out))
+        assert (result.returncode, result.stderr) == (1, (
+            f"corpora build: error: {out}: inside the export {tmp_path / 'out' / NAME} (of corpus {NAME}); pass the "
+            f"folder that holds exports, such as {tmp_path / 'out'}, as --out\n"))
+    assert files_of(tmp_path / "out") == before
+
+
 def test_a_full_file_system_is_one_line_and_leaves_nothing(tmp_path):
     mount = tmp_path / "small"
     prefix = namespace_with_tmpfs(mount, "size=32k")  # the dummy export takes 56 kB, about 88 kB while built

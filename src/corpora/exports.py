@@ -260,6 +260,11 @@ def _check_no_overlap(target: Path, sources: list[Path]) -> None:
 
 
 def _prepare_out(out: Path) -> None:
+    real = Path(os.path.realpath(out))
+    inside = next((folder for folder in (real, *real.parents) if read_mark(folder) is not None), None)
+    if inside is not None:  # OUT/NAME given as --out: a second export would nest in the first
+        raise CorporaError(f"{out}: inside the export {inside} (of corpus {read_mark(inside).corpus}); pass the "
+                           f"folder that holds exports, such as {inside.parent}, as --out")
     if out.is_symlink() and not out.exists():
         raise CorporaError(f"{out}: a symbolic link to {os.readlink(out)}, which does not exist; "
                            "make that folder, or choose another --out")
