@@ -408,6 +408,21 @@ def test_a_push_is_tagged_with_the_loader_version_and_a_tag_never_moves(hub, ups
     assert len(hub.commits) == 1 and hub.repos[REPO_ID].tags == {"v1.0.0": commit["sha"]}
 
 
+def test_a_push_of_modified_sources_is_not_tagged_and_the_release_is(hub, upstream_copy, tmp_path):
+    dummy = EXAMPLE_COLLECTION / "dummy_data" / NAME  # not the files checksums.tsv records
+    cut = corpora("push", NAME, "--repo-id", REPO_ID, "--data-dir", str(dummy), "--allow-modified-sources",
+                  "--out", str(tmp_path / "out"), hub=hub, home=tmp_path / "home")
+    assert cut.returncode == 0, cut.stderr
+    [commit] = hub.commits
+    assert hub.repos[REPO_ID].tags == {} and hub.head(REPO_ID) == commit["sha"]
+    assert cut.stdout.splitlines()[-1] == (
+        f"pushed: {hub.endpoint}/datasets/{REPO_ID}/commit/{commit['sha']}; not tagged v1.0.0: built from source "
+        "files that differ from the recorded release (--allow-modified-sources); a push of the release tags it")
+    release = push_release(hub, upstream_copy, tmp_path, out="out2")
+    assert release.returncode == 0, release.stderr
+    assert hub.repos[REPO_ID].tags == {"v1.0.0": hub.commits[-1]["sha"]} and len(hub.commits) == 2
+
+
 def test_the_same_data_with_another_card_is_said_as_such(hub, upstream_copy, tmp_path, monkeypatch):
     first = push_release(hub, upstream_copy, tmp_path)
     assert first.returncode == 0, first.stderr

@@ -166,6 +166,11 @@ def push(
               f"`corpora push {name} --repo-id {repo_id}` (your other options, without --config) pushes and tags "
               "every config")
         return paths
+    mark = exports.read_mark(folder)
+    if mark is None or mark.sources != "release":  # a tag names the release: never a cut or fixed copy
+        print(f"pushed: {commit.commit_url}; not tagged {tag}: built from source files that differ from the "
+              "recorded release (--allow-modified-sources); a push of the release tags it")
+        return paths
     try:
         api.create_tag(repo_id, tag=tag, revision=commit.oid, repo_type="dataset",
                        tag_message=f"{name} {tag} built by corpora")
