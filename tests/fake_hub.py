@@ -86,9 +86,9 @@ class Repo:
 
 
 class HubError(Exception):
-    def __init__(self, status: int, message: str, code: str | None = None):
+    def __init__(self, status: int, message: str, code: str | None = None, **said):
         super().__init__(message)
-        self.status, self.message, self.code = status, message, code
+        self.status, self.message, self.code, self.said = status, message, code, said  # said: more of the body
 
 
 class FakeHub:
@@ -126,7 +126,7 @@ class FakeHub:
                         answer = hub.answer(self)
                 except HubError as error:
                     headers = {"X-Error-Message": error.message, **({"X-Error-Code": error.code} if error.code else {})}
-                    return self.send(error.status, json.dumps({"error": error.message}).encode(), headers)
+                    return self.send(error.status, json.dumps({"error": error.message, **error.said}).encode(), headers)
                 if answer is not None:  # None: the connection was cut
                     code, body, headers = answer
                     if isinstance(body, bytes):
@@ -237,7 +237,8 @@ class FakeHub:
         repo_id = f"{request['organization']}/{request['name']}" if request.get("organization") else request["name"]
         self.created.append(request)
         if repo_id in self.repos:
-            raise HubError(409, "You already created this dataset repo")
+            # The Hub's answer names the repository: huggingface_hub's create_repo(exist_ok=True) reads it.
+            raise HubError(409, "You already created this dataset repo", url=f"{self.endpoint}/datasets/{repo_id}")
         self.add_repo(repo_id, bool(request.get("private")) or request.get("visibility") == "private")
         return 200, {"url": f"{self.endpoint}/datasets/{repo_id}", "name": repo_id}, {}
 

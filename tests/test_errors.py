@@ -437,7 +437,8 @@ def test_a_library_class_is_matched_once_its_module_is_imported():
                                                         "or the host cannot be reached"),
     (socket.gaierror(-2, "Name or service not known"), "no connection ([Errno -2] Name or service not known): no "
                                                        "network, or the host cannot be reached"),
-    (RuntimeError("something\n else"), "something else"),
+    # An unforeseen failure keeps its type: a bare "'url'" (KeyError) said nothing.
+    (RuntimeError("something\n else"), "RuntimeError: something else"), (KeyError("url"), "KeyError: 'url'"),
 ])
 def test_describe_failure_says_why_a_call_to_the_hub_failed(error, said):
     assert errors.describe_failure(error) == said

@@ -408,6 +408,25 @@ def test_a_push_is_tagged_with_the_loader_version_and_a_tag_never_moves(hub, ups
     assert len(hub.commits) == 1 and hub.repos[REPO_ID].tags == {"v1.0.0": commit["sha"]}
 
 
+def test_a_second_creation_of_a_repository_is_answered_as_the_hub_does(hub):
+    # Two pushes that both find no repository both create it: the Hub's 409 names the repository's
+    # url, which huggingface_hub's create_repo(exist_ok=True) reads (a KeyError 'url' without it).
+    import urllib.error
+    import urllib.request
+
+    body = json.dumps({"name": "ratings", "organization": "my-org", "type": "dataset"}).encode()
+    answers = []
+    for _ in range(2):
+        request = urllib.request.Request(f"{hub.endpoint}/api/repos/create", body, method="POST",
+                                         headers={"Authorization": f"Bearer {TOKEN}"})
+        try:
+            with urllib.request.urlopen(request) as answer:
+                answers.append((answer.status, json.loads(answer.read())["url"]))
+        except urllib.error.HTTPError as error:
+            answers.append((error.code, json.loads(error.read())["url"]))
+    assert answers == [(200, f"{hub.endpoint}/datasets/{REPO_ID}"), (409, f"{hub.endpoint}/datasets/{REPO_ID}")]
+
+
 def test_a_push_of_modified_sources_is_not_tagged_and_the_release_is(hub, upstream_copy, tmp_path):
     dummy = EXAMPLE_COLLECTION / "dummy_data" / NAME  # not the files checksums.tsv records
     cut = corpora("push", NAME, "--repo-id", REPO_ID, "--data-dir", str(dummy), "--allow-modified-sources",

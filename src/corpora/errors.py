@@ -227,14 +227,14 @@ def ending(error: BaseException, error_status: int = 1) -> Ending | None:
 def one_line(error: BaseException) -> str:
     """The error as the command says it, after "error: " (the first row of ENDINGS for errors)."""
     found = find(error, [kind for kind in ENDINGS if kind.status is None])
-    return found[1].says(found[0]) if found else _text(error)
+    return found[1].says(found[0]) if found else typed(error)  # unforeseen: its type says most
 
 
 def describe_failure(error: BaseException, kinds=HUB_FAILURES) -> str:
     """Why a call to the Hub failed, in words: the HTTP status, offline mode, no connection
     (HUB_FAILURES; or the first of other `kinds` that matches)."""
     found = find(error, kinds)
-    return found[1].says(found[0]) if found else _text(error)
+    return found[1].says(found[0]) if found else typed(error)  # unforeseen: its type says most
 
 
 def caused_by(error: BaseException, classes) -> bool:
