@@ -173,6 +173,15 @@ def _in_worker():
 
             with contextlib.suppress(OSError, AttributeError):
                 ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+            if os.getppid() != _FORKED_BY[0]:  # the parent died before prctl: no signal will come
+                os._exit(128 + signal.SIGKILL)
 
 
-os.register_at_fork(after_in_child=_in_worker)
+_FORKED_BY = [0]  # the pid of the process that forks, read by its child
+
+
+def _before_fork():
+    _FORKED_BY[0] = os.getpid()
+
+
+os.register_at_fork(before=_before_fork, after_in_child=_in_worker)
