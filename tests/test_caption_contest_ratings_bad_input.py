@@ -160,6 +160,9 @@ BAD_INPUT += [
     # rounded (9007199254740993.0 reads as ...992).
     cardinal("index 2**53 + 1 as a float", [ROW, ["9007199254740993.0"] + ROW[1:]],
              f"{WHERE}, record 2: field '': invalid value 9007199254740992.0 (expected an integer)"),
+    # -2**53 may be the rounding of -(2**53 + 1) too: refused like 2**53 (hypothesis found it kept as None).
+    cardinal("index -2**53 as a float", [ROW, ["-9007199254740992.0"] + ROW[1:]],
+             f"{WHERE}, record 2: field '': invalid value -9007199254740992.0 (expected an integer)"),
     # An empty rating is not one (upstream's reader casts every rating to int).
     cardinal("empty target_id and rating", [ROW[:6] + ["", ""] + ROW[8:]],
              f"{WHERE}, record 1: field 'target_reward': invalid value None (expected a value (the cell is empty))"),

@@ -473,16 +473,20 @@ def _exact_integers(batch, csv_format, source, offset):
     for name, column in zip(batch.schema.names, batch.columns, strict=True):
         target = csv_format.types[name]
         if pa.types.is_integer(target) and pa.types.is_floating(column.type):
-            # A float holds every integer up to 2**53 exactly: beyond, the text's integer may be lost.
-            limit = min(2.0 ** (target.bit_width - 1), 2.0**53)
-            exact = target.bit_width <= 53 or (pc.max(pc.abs(column)).as_py() or 0) < limit
+            # A float holds every integer of magnitude below 2**53 exactly; from 2**53 on (either
+            # sign) it may be the rounding of another integer of the text, so it is refused.
+            exact = target.bit_width <= 53 or (pc.max(pc.abs(column)).as_py() or 0) < 2.0**53
             try:
                 integers = column.cast(target) if exact else None  # a safe cast: refuses a fraction, NaN, inf
             except pa.ArrowInvalid:
                 integers = None
-            if integers is None:  # raise the error of the first value that is not an integer within `limit`
+            if integers is None:  # raise the error of the first value that is not an integer in range
                 not_integral = pc.not_equal(column, pc.trunc(column))  # NaN too
-                out_of_range = pc.or_(pc.less(column, -limit), pc.greater_equal(column, limit))
+                if target.bit_width <= 53:  # the type's range
+                    out_of_range = pc.or_(pc.less(column, -(2.0 ** (target.bit_width - 1))),
+                                          pc.greater_equal(column, 2.0 ** (target.bit_width - 1)))
+                else:
+                    out_of_range = pc.greater_equal(pc.abs(column), 2.0**53)
                 bad = pc.fill_null(pc.or_(not_integral, out_of_range), False)
                 check_rows(source, offset, batch, name, bad, _EXPECTED_TYPE[str(target)])
             column = integers
