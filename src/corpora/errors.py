@@ -164,6 +164,8 @@ ENDINGS = (
     Kind((Exception,), lambda error: f"{typed(error)} (--debug shows the traceback)"),
 )
 
+_ERRORS = tuple(kind for kind in ENDINGS if kind.status is None)  # said after "error: "
+
 # What a time-out is, in the clients of the Hub and of downloads.
 TIMEOUTS = (TimeoutError, "asyncio.TimeoutError", "concurrent.futures.TimeoutError", "requests.exceptions.Timeout",
             "urllib3.exceptions.TimeoutError", "httpx.TimeoutException", "httpx2.TimeoutException",
@@ -226,15 +228,19 @@ def ending(error: BaseException, error_status: int = 1) -> Ending | None:
 
 def one_line(error: BaseException) -> str:
     """The error as the command says it, after "error: " (the first row of ENDINGS for errors)."""
-    found = find(error, [kind for kind in ENDINGS if kind.status is None])
-    return found[1].says(found[0]) if found else typed(error)  # unforeseen: its type says most
+    return _say(error, _ERRORS)
 
 
 def describe_failure(error: BaseException, kinds=HUB_FAILURES) -> str:
     """Why a call to the Hub failed, in words: the HTTP status, offline mode, no connection
     (HUB_FAILURES; or the first of other `kinds` that matches)."""
+    return _say(error, kinds)
+
+
+def _say(error: BaseException, kinds) -> str:
+    """What the first of `kinds` that matches says of `error`; an unforeseen one: its type says most."""
     found = find(error, kinds)
-    return found[1].says(found[0]) if found else typed(error)  # unforeseen: its type says most
+    return found[1].says(found[0]) if found else typed(error)
 
 
 def caused_by(error: BaseException, classes) -> bool:
