@@ -210,10 +210,7 @@ def _mkdir(folder: Path) -> None:
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as error:
-        named = naming(error, folder)
-        if named is error:
-            raise
-        raise named from None
+        raise naming(error, folder) from None
 
 
 def _body_reason(error: BaseException, received: int, expected: int | None, settings: Settings) -> str:

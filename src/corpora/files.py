@@ -27,7 +27,8 @@ def check_utf8(path, what: str) -> None:
 
 def naming(error: OSError, path) -> OSError:
     """`error`, naming `path` if it names no file: a write through a file object (a full disk, often
-    said only when the buffer is flushed) fails as `[Errno 28] No space left on device` alone."""
+    said only when the buffer is flushed) fails as `[Errno 28] No space left on device` alone.
+    An error that names its file is returned as it is."""
     if error.filename is None and error.errno:
         return OSError(error.errno, os.strerror(error.errno), str(path))
     return error
@@ -38,7 +39,4 @@ def write_text(path, text: str, encoding: str | None = "utf-8") -> None:
     try:
         Path(path).write_text(text, encoding=encoding)
     except OSError as error:
-        named = naming(error, path)
-        if named is error:
-            raise
-        raise named from None
+        raise naming(error, path) from None
