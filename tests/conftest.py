@@ -238,10 +238,10 @@ def rename_config(export: Path, config: str, renamed: str) -> None:
     (export / ".corpora-export.json").write_text(json.dumps(mark, indent=2) + "\n")
 
 
-def readme_snippet():
-    """The Python snippet of README.md's "Class labels outside `datasets`" section."""
-    readme = (REPO / "README.md").read_text()
-    section = readme.split("## Class labels outside `datasets`", 1)[1]
+def class_labels_snippet():
+    """The Python snippet of docs/class_labels.md ("Class labels outside `datasets`")."""
+    page = (REPO / "docs" / "class_labels.md").read_text()
+    section = page.split("# Class labels outside `datasets`", 1)[1]
     return section.split("```python\n", 1)[1].split("\n```", 1)[0]
 
 

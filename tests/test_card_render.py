@@ -17,7 +17,7 @@ from markdown_it import MarkdownIt
 
 from conftest import EXAMPLE
 from conftest import REPO
-from conftest import readme_snippet
+from conftest import class_labels_snippet
 from corpora import cards
 from corpora import registry
 from corpora import stats
@@ -152,8 +152,8 @@ def test_wrapped_prose_never_starts_a_markdown_block():
 
 
 def on_corpus(snippet, name, config):
-    """The snippet with its corpus and config replaced: the README shows it on a corpus of the
-    collection, the test runs it on the example corpus."""
+    """The snippet with its corpus and config replaced: docs/class_labels.md shows it on a corpus of
+    the collection, the test runs it on the example corpus."""
     corpus, shown = re.search(r'path = "(\w+)/(\w+)/train-00000-of-00001\.parquet"', snippet).groups()
     assert snippet.count(f"{corpus}/") == 1  # the Parquet file, read alone
     return snippet.replace(f"{corpus}/{shown}/", f"{name}/{config}/")
@@ -161,13 +161,13 @@ def on_corpus(snippet, name, config):
 
 @pytest.mark.both_legs  # Features.from_arrow_schema of each datasets version
 @pytest.mark.usefixtures("example_collection")
-def test_the_readme_turns_class_label_ids_into_names(dummy_export, monkeypatch):
-    """The README's snippet, run on a dummy export (its corpus and config replaced), with pandas:
+def test_the_class_labels_doc_turns_class_label_ids_into_names(dummy_export, monkeypatch):
+    """The snippet of docs/class_labels.md, run on a dummy export (its corpus and config replaced), with pandas:
     the names come from the Parquet file's own schema metadata, no card read."""
     folder = dummy_export(EXAMPLE)
     monkeypatch.chdir(folder.parent)
     namespace = {}
-    exec(on_corpus(readme_snippet(), EXAMPLE, "sentences"), namespace)  # noqa: S102 - the README's own code
+    exec(on_corpus(class_labels_snippet(), EXAMPLE, "sentences"), namespace)  # noqa: S102 - the doc's own code
     frame = namespace["df"]
     # The dummy train sentences s01, s02, s08, s11; `language` is stored as its index (de = 0, en = 1).
     assert [row["language"] for row in pq.read_table(folder / "sentences" / "train-00000-of-00001.parquet").to_pylist()] == [1, 0, 1, 1]
@@ -208,9 +208,9 @@ def _class_labels(feature) -> list:
 
 @pytest.mark.both_legs  # Features.from_arrow_schema of each datasets version
 @pytest.mark.parametrize("name", NAMES)
-def test_the_readme_names_class_labels_in_lists_and_structs_too(name, dummy_export, monkeypatch):
+def test_the_class_labels_doc_names_class_labels_in_lists_and_structs_too(name, dummy_export, monkeypatch):
     """Each column that holds labels in a list (a Sequence / List of ClassLabel) or in a list of
-    structs, of every config: the README's snippet names each label in it."""
+    structs, of every config: the snippet of docs/class_labels.md names each label in it."""
     import datasets
 
     folder = dummy_export(name)
@@ -222,7 +222,7 @@ def test_the_readme_names_class_labels_in_lists_and_structs_too(name, dummy_expo
         if not nested:
             continue
         namespace = {}
-        exec(on_corpus(readme_snippet(), name, config), namespace)  # noqa: S102 - the README's own code
+        exec(on_corpus(class_labels_snippet(), name, config), namespace)  # noqa: S102 - the doc's own code
         for column in nested:
             found = [label for ids, names in zip(table.column(column).to_pylist(), namespace["df"][column], strict=True)
                      for label in labels_named(features[column], ids, names)]

@@ -14,9 +14,9 @@ from conftest import Downloads
 from conftest import FullSize
 from conftest import Fuzz
 from conftest import builder_rows
+from conftest import class_labels_snippet
 from conftest import json_values
 from conftest import near_valid
-from conftest import readme_snippet
 from corpora import registry
 from synthetic_diplomacy_detection import write_diplomacy
 
@@ -258,8 +258,8 @@ def test_diplomacy_migration_notes_give_the_old_ids():
     assert f"old {mapping}" in notes
 
 
-def test_the_readme_snippet_runs_as_written(dummy_export, monkeypatch):
-    """README.md shows class label ids turned into names on this corpus's `messages` export;
+def test_the_class_labels_snippet_runs_as_written(dummy_export, monkeypatch):
+    """docs/class_labels.md shows class label ids turned into names on this corpus's `messages` export;
     run as written on the dummy export, with pandas (tests/test_card_render.py runs it on the
     toolkit's example corpus)."""
     import pyarrow.parquet as pq
@@ -267,7 +267,7 @@ def test_the_readme_snippet_runs_as_written(dummy_export, monkeypatch):
     folder = dummy_export(NAME)
     monkeypatch.chdir(folder.parent)
     namespace = {}
-    exec(readme_snippet(), namespace)  # noqa: S102 - the README's own code
+    exec(class_labels_snippet(), namespace)  # noqa: S102 - the doc's own code
     frame = namespace["df"]
     rows = pq.read_table(folder / "messages" / "train-00000-of-00001.parquet").to_pylist()
     assert list(frame["speaker"]) == [COUNTRIES[row["speaker"]] for row in rows]

@@ -1,6 +1,6 @@
-"""Reading an export without `datasets`: the hf:// snippets of README.md ("Reading without
-`datasets`") and of the export card ("How to Load"), run with pandas, polars and DuckDB on a dummy
-export, their `hf://datasets/ORG/NAME@REVISION` prefix replaced by the export folder."""
+"""Reading an export without `datasets`: the hf:// snippets of docs/reading_without_datasets.md
+and of the export card ("How to Load"), run with pandas, polars and DuckDB on a dummy export,
+their `hf://datasets/ORG/NAME@REVISION` prefix replaced by the export folder."""
 
 import re
 import textwrap
@@ -17,9 +17,9 @@ from corpora import prepare
 pytestmark = [pytest.mark.usefixtures("example_collection"), pytest.mark.other_dependencies]
 
 
-def readme_reading_snippet() -> str:
-    readme = (REPO / "README.md").read_text()
-    section = readme.split("## Reading without `datasets`", 1)[1]
+def doc_reading_snippet() -> str:
+    page = (REPO / "docs" / "reading_without_datasets.md").read_text()
+    section = page.split("# Reading an export without `datasets`", 1)[1]
     return section.split("```python\n", 1)[1].split("\n```", 1)[0]
 
 
@@ -32,7 +32,7 @@ def run_on(snippet: str, folder, prefix: str) -> dict:
     """Run a snippet with its hf:// prefix replaced by the local export folder."""
     assert snippet.count(f'REPO = "{prefix}"') == 1
     namespace = {}
-    exec(snippet.replace(prefix, str(folder)), namespace)  # noqa: S102 - the README's and the card's own code
+    exec(snippet.replace(prefix, str(folder)), namespace)  # noqa: S102 - the doc's and the card's own code
     return namespace
 
 
@@ -45,9 +45,9 @@ def check_read(namespace: dict, expected) -> None:
     assert namespace["rows"] == [tuple(row.values()) for row in expected.to_pylist()]
 
 
-def test_the_readme_reads_one_config_with_pandas_polars_and_duckdb(dummy_export):
-    snippet = readme_reading_snippet()
-    # The README shows one config of a corpus of the collection; run on the example corpus's ratings.
+def test_the_doc_reads_one_config_with_pandas_polars_and_duckdb(dummy_export):
+    snippet = doc_reading_snippet()
+    # The doc shows one config of a corpus of the collection; run on the example corpus's ratings.
     prefix = re.search(r'REPO = "(hf://datasets/your-org/\w+@v\d+\.\d+\.\d+)"', snippet).group(1)
     (config,) = set(re.findall(r"\{REPO\}/(\w+)/train-\*\.parquet", snippet))  # one config, every library
     assert snippet.count(f"{{REPO}}/{config}/train-*.parquet") == 3

@@ -253,14 +253,19 @@ def test_the_checks_find_each_broken_reference(tiny_repo):
     assert shared_files_naming_a_corpus(tiny_repo) == ["tests/test_cli.py:1: toy"]
 
 
-def test_the_readme_workflows_are_valid_as_pasted():
-    """Each ```yaml block of the README is a whole GitHub Actions workflow: a trigger (YAML 1.1
-    reads `on` as true), jobs that each say where they run and list steps that use or run something."""
+def yaml_blocks(path: Path) -> list[str]:
+    return re.findall(r"```yaml\n(.*?)```", path.read_text(encoding="utf-8"), flags=re.S)
+
+
+def test_the_documented_workflows_are_valid_as_pasted():
+    """Each ```yaml block of the README and of docs/ (docs/validating_in_ci.md shows two) is a whole
+    GitHub Actions workflow: a trigger (YAML 1.1 reads `on` as true), jobs that each say where they
+    run and list steps that use or run something."""
     import yaml
 
-    text = (REPO / "README.md").read_text()
-    blocks = re.findall(r"```yaml\n(.*?)```", text, flags=re.S)
-    assert len(blocks) >= 2
+    assert len(yaml_blocks(REPO / "docs" / "validating_in_ci.md")) >= 2
+    pages = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+    blocks = [block for page in pages for block in yaml_blocks(page)]
     for block in blocks:
         workflow = yaml.safe_load(block)
         trigger = workflow.get("on", workflow.get(True))
@@ -269,3 +274,19 @@ def test_the_readme_workflows_are_valid_as_pasted():
         for job in workflow["jobs"].values():
             assert isinstance(job["runs-on"], str)
             assert job["steps"] and all("uses" in step or "run" in step for step in job["steps"])
+
+
+def test_the_readme_links_every_docs_page():
+    """The README starts a newcomer; each task's page in docs/ is reached from it."""
+    linked = {Path(target.split("#")[0]) for target in LINK.findall((REPO / "README.md").read_text(encoding="utf-8"))}
+    pages = {page.relative_to(REPO) for page in (REPO / "docs").glob("*.md")}
+    assert sorted(pages - linked) == []
+
+
+def test_the_readme_test_command_is_what_ci_runs():
+    """The README's test command is the one CI runs: the last line of .ci/run."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    first_commands = readme.split("```sh\n", 1)[1].split("\n```", 1)[0]
+    assert [line.split("#")[0].strip() for line in first_commands.splitlines() if not line.startswith(" ")] == [
+        "make demo", "make test"]
+    assert (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines()[-1] == "make test"
