@@ -56,7 +56,7 @@ a score from 0 to 1 and a verification label (Correct, Partially correct, Incorr
 
 _HOMEPAGE = "https://huggingface.co/datasets/Short-Answer-Feedback/saf_micro_job_german"
 
-# The Hub dataset's (config `default`); the XML release (config `upstream_xml`) is MIT (FORMAT.md).
+# The Hub dataset's licence (config `default`); the XML release (`upstream_xml`) is MIT (FORMAT.md).
 _LICENSE = "cc-by-4.0"
 
 _REVISION = "30db3effcfc07b638291cfcff248b84dbd8013db"
