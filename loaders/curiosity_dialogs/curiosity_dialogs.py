@@ -1,25 +1,7 @@
-"""Curiosity: English dialogs in which a crowd worker playing a curious "user" asks another
-worker playing an "assistant" about a geographic topic. The assistant is shown 9 Wikipedia facts
-per turn and marks the one it used; the user can like assistant messages; every message has
-dialog-act labels.
-
-Source: the four split files in `dialog_data/` of facebookresearch/curiosity, pinned to its last
-commit and read through GitHub's Git LFS media URLs (the raw URLs serve LFS pointers). Each file
-is one JSON object on one line: a `dialogs` list plus a header (fold name, MD5 checksums,
-generation times) that no dialog carries and this builder does not emit.
-
-Deviations from the upstream schema, all documented in the card:
-- the split of `curiosity_dialogs.val.json` is `validation`;
-- `user_id` / `assistant_id` are strings of decimal digits upstream; they become int32 here
-  (any other string, e.g. the 64-hex hashes of the pre-release sample, is an error);
-- `dialog_acts: null` (never seen, but upstream's own reader treats it like `[]`) becomes `[]`;
-- the header keys `fold`, `source_checksum`, `db_checksum`, `unfolded_checksum`,
-  `unfolded_generated_time`, `generated_time` are checked by name only; `fold` never decides the
-  split (the old Hugging Face dummy files carried the wrong folds).
-A dialog without messages (upstream's reader skips such dialogs; none is known) is kept, and a
-JSON object with a repeated key is an error (json would keep only the last value).
-Everything else keeps its upstream name, order and meaning; every value outside its documented
-domain stops the build with a ValueError naming the file, the dialog, the field and the value.
+"""Curiosity: English dialogs in which a crowd worker playing a curious user asks another, playing
+an assistant shown Wikipedia facts, about a geographic topic; with dialog acts, likes and ratings.
+Source: the four split files of facebookresearch/curiosity at a pinned commit; their format and
+quirks are in FORMAT.md beside this file.
 """
 
 import json
@@ -67,62 +49,23 @@ user already knew and the workers' ratings of the conversation.
 
 _HOMEPAGE = "https://www.pedro.ai/curiosity"
 
-# LICENSE of the upstream repository: "Attribution-NonCommercial 4.0 International".
-_LICENSE = "cc-by-nc-4.0"
+_LICENSE = "cc-by-nc-4.0"  # the repository's LICENSE: "Attribution-NonCommercial 4.0 International"
 
 _COMMIT = "7201d252ec7f453df3ce4d8af86a9bffb1744f41"
-# Every file in dialog_data/ is stored with Git LFS: the media URLs serve the objects themselves.
+# Git LFS media URLs: the raw ones serve LFS pointers (FORMAT.md, section 1).
 _URL_PREFIX = f"https://media.githubusercontent.com/media/facebookresearch/curiosity/{_COMMIT}/"
 
 # Paths relative to the upstream repository root: the layout a `data_dir` copy must mirror.
-# Sizes and sha256 of the pinned files (from the Git LFS pointers at _COMMIT; identical to the
-# download_checksums of the old Hugging Face dataset_infos.json) are in checksums.tsv beside
-# this file: `corpora build` checks them; this builder does not need them.
 _SPLIT_PATHS = {
     "train": "dialog_data/curiosity_dialogs.train.json",
-    "validation": "dialog_data/curiosity_dialogs.val.json",
+    "validation": "dialog_data/curiosity_dialogs.val.json",  # quirk 1, val-split
     "test": "dialog_data/curiosity_dialogs.test.json",
     "test_zero": "dialog_data/curiosity_dialogs.test_zero.json",
 }
 _URLS = {path: _URL_PREFIX + path for path in _SPLIT_PATHS.values()}
 
-# Official sizes in dialogs (old Hugging Face dataset_infos.json, the old card and the authors'
-# statistics agree); a dialog is identified by its `dialog_id`.
-_VERSION = datasets.Version("2.0.0")
-_CONFIGS = [
-    SourceConfig(
-        name="dialogs",
-        version=_VERSION,
-        description="One example per dialog, with its messages (and each message's facts) as lists of structs.",
-        files={split: [path] for split, path in _SPLIT_PATHS.items()},
-        split_sizes={"train": 10287, "validation": 1287, "test": 1287, "test_zero": 1187},
-        key=("dialog_id",),
-    ),
-]
-
-class CuriosityDialogs(SourceBuilder, datasets.GeneratorBasedBuilder):
-    """Curiosity dialogs: user/assistant conversations about geography, with facts and dialog acts."""
-
-    VERSION = _VERSION
-    BUILDER_CONFIGS = _CONFIGS
-    DEFAULT_CONFIG_NAME = "dialogs"
-
-    def _features(self):
-        return datasets.Features(features(_DIALOG_FIELDS))
-
-
-    def _generate_examples(self, filepaths, sources):
-        (filepath,), (source,) = filepaths, sources  # one file per split
-        for index, dialog in _read_dialogs(filepath, source):
-            yield str(index), dialog
-
-
-
-# --- the fields -------------------------------------------------------------------------------
-# Each field is declared once, in upstream key order: the features (struct field order = upstream
-# key order), the keys a dialog, a message and a fact must have, and the checks come from these
-# tables. Lists are Python lists, not datasets.Sequence: the same feature types and the same card
-# YAML on datasets 3.6 and 5.x.
+# --- the fields, in upstream key order: the features, each record's keys and the checks derive from them
+# Lists are Python lists, not datasets.Sequence: the same feature types and card YAML on datasets 3.6 and 5.x.
 
 _SENDERS = ["user", "assistant"]
 _FACT_SOURCES = ["section", "known", "random"]
@@ -140,13 +83,12 @@ def _strings(value, where, field, context=None):
 
 
 def _dialog_acts(value, where, field, context=None):
-    """Upstream's reader treats `dialog_acts: null` as no acts (never seen in the data): [] here."""
+    """[] for null, as upstream's reader takes it (quirk 5, empty-dialog-acts)."""
     return [] if value is None else _strings(value, where, field)
 
 
 def _record(fields):
-    """A dialog, a message or a fact: exactly the keys of `fields`, checked in upstream key order,
-    so that the first bad field is the one reported."""
+    """Reads a dialog, message or fact: exactly the keys of `fields`, in order (the first bad one is named)."""
     names, read = keys(fields), reader(fields)
 
     def typed(record, where):
@@ -158,7 +100,6 @@ def _record(fields):
 
 def _list_of(item, fields):
     """A list of JSON objects, each with the fields `fields`; errors name the item's index."""
-
     typed = _record(fields)
 
     def parse(value, where, field, context=None):
@@ -175,8 +116,7 @@ _TEXTS = Field([_STRING], parse=_strings)
 _BOOLEAN = boolean()
 _RATING = integer(_RATINGS)
 _ID = integer(INT32)
-# Worker ids are strings of decimal digits upstream ("314"); they become int32.
-_WORKER_ID = integer(range(2**31), text="only")
+_WORKER_ID = integer(range(2**31), text="only")  # quirk 2, worker-ids-as-strings
 
 _FACT_FIELDS = {
     "fid": _ID,
@@ -184,24 +124,22 @@ _FACT_FIELDS = {
     "source": label(_FACT_SOURCES),
 }
 _MESSAGE_FIELDS = {
-    "message": _TEXT,  # may be ""
+    "message": _TEXT,  # quirk 4, empty-messages
     "liked": _BOOLEAN,
     "sender": label(_SENDERS),
-    "facts": _list_of("fact", _FACT_FIELDS),  # [] for user messages
-    # Strings of decimal digits; they stay strings (leading zeros kept).
-    "message_id": matching(_DIGITS, "a string of decimal digits"),
+    "facts": _list_of("fact", _FACT_FIELDS),  # quirk 6, facts-per-sender
+    "message_id": matching(_DIGITS, "a string of decimal digits"),  # quirk 12, message-id-strings
     "dialog_acts": Field([_STRING], parse=_dialog_acts),
 }
-# A dialog without messages (upstream's reader skips them; none is known) is kept, with `messages: []`.
 _DIALOG_FIELDS = {
-    "messages": _list_of("message", _MESSAGE_FIELDS),
+    "messages": _list_of("message", _MESSAGE_FIELDS),  # quirk 8, dialogs-without-messages: kept
     "known_entities": _TEXTS,
     "focus_entity": _TEXT,
     "dialog_id": _ID,
     "inferred_steps": _BOOLEAN,
     "created_time": integer(INT64),  # Unix seconds
     "aspects": _TEXTS,
-    "first_aspect": string(nulls=NULL),
+    "first_aspect": string(nulls=NULL),  # quirk 3, null-aspects
     "second_aspect": string(nulls=NULL),
     "shuffle_facts": _BOOLEAN,
     "related_entities": _TEXTS,
@@ -217,8 +155,7 @@ _DIALOG_FIELDS = {
     "annotated": _BOOLEAN,
 }
 
-# Keys of the file header. Only `dialogs` is required: the others are not carried into rows and
-# the full files' headers are not verified; any other key means a different file format.
+# The file's top-level keys: only `dialogs` is required and read; any other key means another format.
 _HEADER_KEYS = [
     "dialogs",
     "fold",
@@ -230,27 +167,54 @@ _HEADER_KEYS = [
 ]
 
 
+# --- the builder: official sizes in dialogs (the old HF dataset_infos.json, card and the authors agree)
+_VERSION = datasets.Version("2.0.0")
+_CONFIGS = [
+    SourceConfig(
+        name="dialogs",
+        version=_VERSION,
+        description="One example per dialog, with its messages (and each message's facts) as lists of structs.",
+        files={split: [path] for split, path in _SPLIT_PATHS.items()},
+        split_sizes={"train": 10287, "validation": 1287, "test": 1287, "test_zero": 1187},
+        key=("dialog_id",),
+    ),
+]
+
+
+class CuriosityDialogs(SourceBuilder, datasets.GeneratorBasedBuilder):
+    """Curiosity dialogs: user/assistant conversations about geography, with facts and dialog acts."""
+
+    VERSION = _VERSION
+    BUILDER_CONFIGS = _CONFIGS
+    DEFAULT_CONFIG_NAME = "dialogs"
+
+    def _features(self):
+        return datasets.Features(features(_DIALOG_FIELDS))
+
+    def _generate_examples(self, filepaths, sources):
+        (filepath,), (source,) = filepaths, sources  # one file per split
+        for index, dialog in _read_dialogs(filepath, source):
+            yield str(index), dialog
+
+
+# --- the readers ---------------------------------------------------------------------------------
+
 def _count_source_records(config, split, local_paths):
-    """Source records of a split, counted without the typing above: the length of the `dialogs`
-    list, read with json.loads alone."""
+    """Source records of a split, counted with json.load alone: the length of the `dialogs` list."""
     with xopen(local_paths[0], "rb") as f:
         return len(json.load(f)["dialogs"])
 
 
 def _read_dialogs(filepath, source):
-    """Yield (position in the `dialogs` list, typed dialog) for one split file.
-
-    The file is one JSON document, so it is parsed whole; the raw bytes are dropped before the
-    first dialog is yielded, and each raw dialog is dropped as soon as its typed copy is made.
-    """
+    """Yield (position in the `dialogs` list, typed dialog) for one split file (quirk 9, one-line-document)."""
+    # Each copy (bytes, text, document, raw dialog) is dropped once the next is made: train is 67 MB.
     with xopen(filepath, "rb") as f:
         data = f.read()
     # An empty file too: datasets cannot load an empty split, and every release file has dialogs.
     check_is_data(data[:512], source, "a JSON object with a 'dialogs' list")
     text = utf8(data, source)
     del data
-    # Errors inside a dialog name it: `<file>, dialog 3: field 'messages'[0]['message']: ...`.
-    document = loads(text, source, records=("dialogs", "dialog"))
+    document = loads(text, source, records=("dialogs", "dialog"))  # errors name the dialog: "<file>, dialog 3: ..."
     del text
     dialogs = _dialog_list(document, source)
     del document
@@ -276,5 +240,4 @@ def _dialog_list(document, source):
     return dialogs
 
 
-# (record, where) -> the typed dialog
-_typed_dialog = _record(_DIALOG_FIELDS)
+_typed_dialog = _record(_DIALOG_FIELDS)  # (record, where) -> the typed dialog

@@ -1,10 +1,7 @@
-"""Diplomacy deception dialogs: messages between pairs of players in 12 online games of
-Diplomacy, labelled by their sender (truthful or deceptive?) and by their receiver (believed?).
-
-Source: the three JSON Lines files of DenisPeskov/2020_acl_diplomacy, pinned to its last commit.
-Every line is one dialog with 11 parallel per-message lists. Upstream stores numbers as strings
-(a few as the JSON integer 0) and mixes booleans with "NOANNOTATION" in receiver labels; this
-builder types them and stops on any value outside the documented domain.
+"""Diplomacy deception dialogs: the messages between pairs of players in 12 online games of
+Diplomacy, each labelled by its sender (truthful or deceptive?) and its receiver (believed?).
+Source: the JSON Lines files of DenisPeskov/2020_acl_diplomacy at a pinned commit; their format
+and quirks are in FORMAT.md beside this file.
 """
 
 import json
@@ -47,15 +44,12 @@ believed or suspected (SUSPECTED_LIE).
 
 _HOMEPAGE = "https://sites.google.com/view/qanta/projects/diplomacy"
 
-# The upstream repository has no LICENSE file.
-_LICENSE = "unknown"
+_LICENSE = "unknown"  # the repository has no LICENSE file
 
 _COMMIT = "b230a4d1c04c02cab4c0a41679806812be82cae0"
 _URL_PREFIX = f"https://raw.githubusercontent.com/DenisPeskov/2020_acl_diplomacy/{_COMMIT}/"
 
 # Paths relative to the upstream repository root: the layout a `data_dir` copy must mirror.
-# Both configs read the same file per split. Sizes and sha256 of the pinned files are in
-# checksums.tsv beside this file (`corpora build` checks them; this builder does not need them).
 _SPLIT_PATHS = {
     "train": "data/train.jsonl",
     "validation": "data/validation.jsonl",
@@ -65,8 +59,46 @@ _URLS = {path: _URL_PREFIX + path for path in _SPLIT_PATHS.values()}
 _SPLIT_FILES = {split: [path] for split, path in _SPLIT_PATHS.items()}
 _VERSION = datasets.Version("2.0.0")
 
-# Official sizes: the paper, upstream README and the old Hugging Face dataset_infos.json. A dialog
-# is one pair of players in one game (its key), a message has its index in the whole game.
+# --- the fields: each declared once; the features, a dialog's keys and the checks derive from them
+
+_COUNTRIES = ["austria", "england", "france", "germany", "italy", "russia", "turkey"]
+_SEASONS = ["Spring", "Fall", "Winter"]
+_YEARS = range(1901, 1919)  # quirk 5, documented-ranges
+_SCORES = range(0, 19)
+_SCORE_DELTAS = range(-18, 19)
+
+
+def _players(value):
+    valid = isinstance(value, list) and len(value) == 2 and value[0] != value[1]
+    return value if valid and all(p in _COUNTRIES for p in value) else INVALID
+
+
+_INDEX = integer(range(2**31))
+# A message's fields as named in `messages`; `key` is its upstream list, named so in `conversations`.
+_PER_MESSAGE = {
+    "message": string(key="messages"),
+    "sender_label": boolean(key="sender_labels"),
+    "receiver_label": boolean(nulls=("NOANNOTATION",), key="receiver_labels"),  # quirk 1, noannotation
+    "speaker": label(_COUNTRIES, key="speakers"),
+    "receiver": label(_COUNTRIES, key="receivers"),
+    "absolute_message_index": _INDEX,
+    "relative_message_index": _INDEX,
+    "season": label(_SEASONS, key="seasons"),
+    "year": integer(_YEARS, text=True, key="years"),
+    "game_score": integer(_SCORES, text=True),  # quirk 2, numbers-as-strings
+    "game_score_delta": integer(_SCORE_DELTAS, text=True),
+}
+_PER_DIALOG = {
+    "players": checked([label(_COUNTRIES).feature], _players, f"two different countries of {_COUNTRIES}"),
+    "game_id": integer(range(1, 13)),
+}
+_MESSAGE_FIELDS = {field.source(name): name for name, field in _PER_MESSAGE.items()}
+_DIALOG_KEYS = list(_MESSAGE_FIELDS) + list(_PER_DIALOG)
+
+_CONTENT = "JSON Lines, one dialog per line"
+
+
+# --- the builder: official sizes from the paper, the upstream README and the old HF dataset_infos.json
 _CONFIGS = [
     SourceConfig(
         name="conversations",
@@ -96,13 +128,11 @@ class DiplomacyDetection(SourceBuilder, datasets.GeneratorBasedBuilder):
 
     def _features(self):
         if self.config.name == "conversations":
-            # Python lists, not datasets.Sequence: the same feature type and the same card YAML on
-            # datasets 3.6 and 5.x.
+            # Python lists, not datasets.Sequence: the same feature type and card YAML on datasets 3.6 and 5.x.
             per_message = {key: [_PER_MESSAGE[name].feature] for key, name in _MESSAGE_FIELDS.items()}
         else:
             per_message = features(_PER_MESSAGE)
         return datasets.Features({**per_message, **features(_PER_DIALOG)})
-
 
     def _generate_examples(self, filepaths, sources):
         (filepath,), (source,) = filepaths, sources  # one file per split
@@ -117,57 +147,11 @@ class DiplomacyDetection(SourceBuilder, datasets.GeneratorBasedBuilder):
                 yield f"{line_number}-{position}", example
 
 
-# --- the fields -------------------------------------------------------------------------------
-# Each field is declared once: the features, the keys of a dialog and the checks come from these
-# tables. Upstream numbers are decimal strings (a few the JSON integer 0), message positions JSON
-# integers.
 
-_COUNTRIES = ["austria", "england", "france", "germany", "italy", "russia", "turkey"]
-_SEASONS = ["Spring", "Fall", "Winter"]
-# Documented domains (upstream README); the data stops at 1910 and a score of 17.
-_YEARS = range(1901, 1919)
-_SCORES = range(0, 19)
-_SCORE_DELTAS = range(-18, 19)
-
-
-def _players(value):
-    valid = isinstance(value, list) and len(value) == 2 and value[0] != value[1]
-    return value if valid and all(p in _COUNTRIES for p in value) else INVALID
-
-
-_INDEX = integer(range(2**31))
-# A message's fields, by their names in the `messages` config; `key` is the upstream list (one
-# item per message, parallel lists), the field's name in the `conversations` config.
-_PER_MESSAGE = {
-    "message": string(key="messages"),
-    "sender_label": boolean(key="sender_labels"),
-    # "NOANNOTATION": the receiver gave no answer.
-    "receiver_label": boolean(nulls=("NOANNOTATION",), key="receiver_labels"),
-    "speaker": label(_COUNTRIES, key="speakers"),
-    "receiver": label(_COUNTRIES, key="receivers"),
-    "absolute_message_index": _INDEX,
-    "relative_message_index": _INDEX,
-    "season": label(_SEASONS, key="seasons"),
-    "year": integer(_YEARS, text=True, key="years"),
-    "game_score": integer(_SCORES, text=True),
-    "game_score_delta": integer(_SCORE_DELTAS, text=True),
-}
-# A dialog's own fields, after its messages'.
-_PER_DIALOG = {
-    "players": checked([label(_COUNTRIES).feature], _players, f"two different countries of {_COUNTRIES}"),
-    "game_id": integer(range(1, 13)),
-}
-# The upstream list of each message field -> its name in the `messages` config.
-_MESSAGE_FIELDS = {field.source(name): name for name, field in _PER_MESSAGE.items()}
-_DIALOG_KEYS = list(_MESSAGE_FIELDS) + list(_PER_DIALOG)
-
-# How errors name what a file should be.
-_CONTENT = "JSON Lines, one dialog per line"
-
+# --- the readers ---------------------------------------------------------------------------------
 
 def _count_source_records(config, split, local_paths):
-    """Source records of a split, counted without the typing above: one dialog per non-empty
-    line, and for `messages` the length of each dialog's `messages` list (json.loads alone)."""
+    """Source records of a split, counted with json.loads alone: dialogs, or for `messages` their messages."""
     count = 0
     with xopen(local_paths[0], "rb") as f:
         for line in f:
@@ -178,9 +162,8 @@ def _count_source_records(config, split, local_paths):
 
 def _read_dialogs(filepath, source):
     """Yield (line number, typed dialog) for every line of one split file."""
-    # Binary lines, decoded here: xopen passes no text encoding through to HTTP streams.
     line_number = 0
-    with xopen(filepath, "rb") as f:
+    with xopen(filepath, "rb") as f:  # bytes: xopen passes no text encoding through to HTTP streams
         for line_number, raw in enumerate(f, start=1):
             where = f"{source}, line {line_number}"
             if line_number == 1:

@@ -1,33 +1,7 @@
-"""SAF micro job (German): German short answers written by crowd workers of the appJobber
-platform to 8 training questions of a micro job, each with a reference answer, an expert's
-textual feedback, a score from 0 to 1 and a verification label (Correct / Partially correct /
-Incorrect). The German part of the Short Answer Feedback dataset (Filighera et al., ACL 2022).
-
-Two configs, two upstream repositories:
-- `default`: the published dataset on the Hugging Face Hub, `data/*.parquet` of
-  Short-Answer-Feedback/saf_micro_job_german pinned to a revision, read with pyarrow in record
-  batches. Same schema as the published card: every column a string, `score` float64.
-- `upstream_xml`: the original release, the 14 German XML files of GitHub SebOchs/SAF pinned to
-  its last commit (one file per question and fold). Same fields as `default`, plus `question_id`
-  and `reference_answer_id`. The XML has no answer ids: `id` is derived from the fold, the
-  question and the answer's position in its file (`training-6-012`), so a rebuild gives the same
-  ids (the Hub's ids are random UUID4s and cannot be reproduced from the XML). The Hub's
-  train/validation partition of the `training/` folder is not recorded in the XML: `train` here
-  holds all 1,534 training answers.
-
-Deviations from the upstream schemas, all documented in the card:
-- `verification_feedback` stays a string as in the published schema (not a ClassLabel), but only
-  its three values are accepted, and it must agree with `score` (1 is `Correct`, 0 is
-  `Incorrect`, anything between is `Partially correct`);
-- XML scores are decimal strings (`"0.75"`); they become float64;
-- XML `question/@id` becomes the int32 `question_id`.
-Text is kept exactly as in the files: entities decoded, inner newlines and leading or trailing
-spaces kept. Every value outside its documented domain stops the build with a ValueError naming
-the file, the record, the field and the value.
-
-XML is parsed with the standard library's expat-based ElementTree, after refusing any document
-type or entity declaration (so no entity expansion beyond the five predefined entities, no
-external entities, no "billion laughs").
+"""SAF micro job (German): German short answers of appJobber crowd workers to 8 training questions of
+a micro job, each with a reference answer, an expert's feedback, a score and a verification label.
+Two configs: `default` reads the published Parquet files of the Hub dataset, `upstream_xml` the original
+XML release (GitHub SebOchs/SAF); both formats and their quirks are in FORMAT.md beside this file.
 """
 
 import os
@@ -82,80 +56,32 @@ a score from 0 to 1 and a verification label (Correct, Partially correct, Incorr
 
 _HOMEPAGE = "https://huggingface.co/datasets/Short-Answer-Feedback/saf_micro_job_german"
 
-# The published dataset (config `default`) is cc-by-4.0 (card YAML of the Hub repository); the
-# original XML release (config `upstream_xml`) is MIT ("Copyright (c) 2021 Sebastian Ochs, Anna
-# Filighera", LICENSE of SebOchs/SAF).
+# The Hub dataset's licence (config `default`); the XML release (`upstream_xml`) is MIT (FORMAT.md).
 _LICENSE = "cc-by-4.0"
 
-# Hub revision: the last commit of the dataset repository seen (a README edit; data/ is older).
 _REVISION = "30db3effcfc07b638291cfcff248b84dbd8013db"
 _HUB_PREFIX = f"https://huggingface.co/datasets/Short-Answer-Feedback/saf_micro_job_german/resolve/{_REVISION}/"
-# GitHub SebOchs/SAF, last commit (the German files never changed after 90b7681).
 _COMMIT = "09949e912d266777a752ac7d51cfcddb4b3f6978"
 _GITHUB_PREFIX = f"https://raw.githubusercontent.com/SebOchs/SAF/{_COMMIT}/"
 
+# Paths relative to the root of the repository each file comes from: the layout a `data_dir` copy mirrors.
 _PARQUET = {
     "train": "data/train-00000-of-00001-d7d79904ef6ab584.parquet",
     "validation": "data/validation-00000-of-00001-0da65f8dcc3502f2.parquet",
     "test_unseen_answers": "data/test_unseen_answers-00000-of-00001-1eac04e462a6f413.parquet",
     "test_unseen_questions": "data/test_unseen_questions-00000-of-00001-3c502ac25141f64c.parquet",
 }
-# XML folds and the questions in each.
 _XML = {
-    "train": [f"data/training/german/{q}.xml" for q in (1, 3, 4, 6, 7, 8)],
+    "train": [f"data/training/german/{q}.xml" for q in (1, 3, 4, 6, 7, 8)],  # quirk 2, unrecorded-validation
     "test_unseen_answers": [f"data/unseen_answers/german/{q}.xml" for q in (1, 3, 4, 6, 7, 8)],
     "test_unseen_questions": [f"data/unseen_questions/german/{q}.xml" for q in (2, 5)],
 }
-
-# Paths relative to the root of the upstream repository each file comes from (the layout a
-# `data_dir` copy mirrors; the Hub and GitHub layouts do not collide) and their pinned URLs.
 _URLS = {
     **{path: _HUB_PREFIX + path for path in _PARQUET.values()},
     **{path: _GITHUB_PREFIX + path for paths in _XML.values() for path in paths},
 }
 
-# Official sizes: the Hub card (default) and the answers in the XML files (upstream_xml; train
-# = the training folder = Hub train 1,226 + validation 308). Every answer has its `id`.
-_VERSION = datasets.Version("1.0.0")
-_CONFIGS = [
-    SourceConfig(
-        name="default",
-        version=_VERSION,
-        description="The published Hub dataset: four Parquet files, one example per answer.",
-        files={split: [path] for split, path in _PARQUET.items()},
-        split_sizes={"train": 1226, "validation": 308, "test_unseen_answers": 271, "test_unseen_questions": 602},
-        key=("id",),
-    ),
-    SourceConfig(
-        name="upstream_xml",
-        version=_VERSION,
-        description="The original XML release (GitHub SebOchs/SAF), one example per student answer.",
-        files={split: list(paths) for split, paths in _XML.items()},
-        split_sizes={"train": 1534, "test_unseen_answers": 271, "test_unseen_questions": 602},
-        key=("id",),
-    ),
-]
-class SafMicroJobGerman(SourceBuilder, datasets.GeneratorBasedBuilder):
-    """SAF micro job (German): short answers with reference answers, feedback and scores."""
-
-    VERSION = _VERSION
-    BUILDER_CONFIGS = _CONFIGS
-    DEFAULT_CONFIG_NAME = "default"
-
-    def _features(self):
-        return datasets.Features(features(_FIELDS if self.config.name == "default" else _XML_FIELDS))
-
-
-    def _generate_examples(self, filepaths, sources):
-        read = _read_parquet if self.config.name == "default" else _read_xml
-        for filepath, source in zip(filepaths, sources, strict=True):
-            for example in read(filepath, source):
-                yield example["id"], example
-
-
-# --- the fields ---------------------------------------------------------------------------------
-# Each field is declared once: the features, the columns and Arrow types of the Parquet files and
-# the checks of both formats come from these tables.
+# --- the fields: each declared once; the features, the Parquet columns and the checks derive from them
 
 _LABELS = ["Correct", "Partially correct", "Incorrect"]
 _HUB_ID = re.compile(r"[0-9a-f]{32}")
@@ -178,8 +104,7 @@ def _reference_id(value, where, path, stem):
 
 _LABEL = "verification_feedback"
 _STRING = datasets.Value("string")
-# A non-empty string, kept exactly (no stripping, inner newlines kept).
-_TEXT = string(blank=False)
+_TEXT = string(blank=False)  # kept exactly: quirk 4, line-breaks; quirk 5, edge-spaces
 # The published Parquet files' columns (the published card's schema), in their order.
 _FIELDS = {
     "id": matching(_HUB_ID, "32 lower-case hex digits (a UUID4 in hex)"),
@@ -187,27 +112,22 @@ _FIELDS = {
     "reference_answer": _TEXT,
     "provided_answer": _TEXT,
     "answer_feedback": _TEXT,
-    # A string as in the published schema; only _LABELS are accepted, and only the one the score
-    # implies (`_check_label`).
-    _LABEL: label(_LABELS, feature=_STRING),
+    _LABEL: label(_LABELS, feature=_STRING),  # a string as published, the one the score implies (_check_label)
     "score": number(0.0, 1.0),
 }
-# The XML release: the same fields and features, read from the elements and attributes their key
-# names (the id made from the fold, the question and the answer's position; the score a decimal
-# text), and two more, from the question's and the reference answer's attributes.
+# The XML release: the same fields, from the elements and attributes their keys name, and two ids more.
 _XML_FIELDS = {
-    "id": Field(_STRING),
+    "id": Field(_STRING),  # quirk 1, no-xml-ids: made from the fold, the question and the position
     "question": string(blank=False, key="questionText"),
     "reference_answer": string(blank=False, key="referenceAnswer"),
     "provided_answer": string(blank=False, key="response"),
     "answer_feedback": string(blank=False, key="response_feedback"),
     _LABEL: _FIELDS[_LABEL],
-    "score": number(0.0, 1.0, text=True),
+    "score": number(0.0, 1.0, text=True),  # quirk 3, scores-as-text
     "question_id": Field(datasets.Value("int32"), parse=_question_id, key="question/@id"),
     "reference_answer_id": Field(_STRING, parse=_reference_id, key="referenceAnswer/@id"),
 }
-# What a file says once (its question and reference answer), and what each answer says, in the
-# order of the XML; an answer's elements are the keys of its fields.
+# What a file says once (its question and reference answer) and what each answer says, in XML order.
 _QUESTION_PART = ("question_id", "question", "reference_answer_id", "reference_answer")
 _ANSWER_PART = ("provided_answer", "answer_feedback", "score", _LABEL)
 _read_question = reader({name: _XML_FIELDS[name] for name in _QUESTION_PART})
@@ -215,30 +135,6 @@ _read_answer = reader({name: _XML_FIELDS[name] for name in _ANSWER_PART})
 _ANSWER_ELEMENTS = [_XML_FIELDS[name].source(name) for name in _ANSWER_PART]
 # A Parquet row's fields but its id, which is checked first (it names the row in errors).
 _read_hub_row = reader({name: field for name, field in _FIELDS.items() if name != "id"})
-
-_BATCH_ROWS = 1024
-
-_PARQUET_MAGIC = b"PAR1"
-_XML_DECLARATION = re.compile(rb"<\?xml[^>]*?encoding\s*=\s*[\"']([A-Za-z0-9._-]+)[\"']")
-_FORBIDDEN_DECLARATIONS = (b"<!DOCTYPE", b"<!ENTITY")
-
-
-def _count_source_records(config, split, local_paths):
-    """Answers in the source files of one split, counted without the example generator, but not
-    without the loader's file readers: for `default`, the row counts that the Parquet footers
-    declare (read by the same `_parquet_file` as the examples, not the rows themselves); for
-    `upstream_xml`, the `studentAnswer` elements anywhere in each file, parsed by the same
-    `_parse_xml` as the examples (a count of elements, not of the answers the generator types)."""
-    total = 0
-    for path, source in zip(local_paths, config.files[split], strict=True):
-        if config.name == "default":
-            with xopen(path, "rb") as f:
-                total += _parquet_file(f, source).metadata.num_rows
-        else:
-            with xopen(path, "rb") as f:
-                root = _parse_xml(f.read(), source)
-            total += sum(1 for _ in root.iter("studentAnswer"))
-    return total
 
 
 def _expected_label(score):
@@ -258,7 +154,69 @@ def _check_label(example, where):
     return example
 
 
-# --- Parquet (config `default`) ----------------------------------------------------------------
+# --- the builder: official sizes from the Hub card (default) and the XML files' answers (upstream_xml)
+_VERSION = datasets.Version("1.0.0")
+_CONFIGS = [
+    SourceConfig(
+        name="default",
+        version=_VERSION,
+        description="The published Hub dataset: four Parquet files, one example per answer.",
+        files={split: [path] for split, path in _PARQUET.items()},
+        split_sizes={"train": 1226, "validation": 308, "test_unseen_answers": 271, "test_unseen_questions": 602},
+        key=("id",),
+    ),
+    SourceConfig(
+        name="upstream_xml",
+        version=_VERSION,
+        description="The original XML release (GitHub SebOchs/SAF), one example per student answer.",
+        files={split: list(paths) for split, paths in _XML.items()},
+        split_sizes={"train": 1534, "test_unseen_answers": 271, "test_unseen_questions": 602},
+        key=("id",),
+    ),
+]
+
+
+class SafMicroJobGerman(SourceBuilder, datasets.GeneratorBasedBuilder):
+    """SAF micro job (German): short answers with reference answers, feedback and scores."""
+
+    VERSION = _VERSION
+    BUILDER_CONFIGS = _CONFIGS
+    DEFAULT_CONFIG_NAME = "default"
+
+    def _features(self):
+        return datasets.Features(features(_FIELDS if self.config.name == "default" else _XML_FIELDS))
+
+    def _generate_examples(self, filepaths, sources):
+        read = _read_parquet if self.config.name == "default" else _read_xml
+        for filepath, source in zip(filepaths, sources, strict=True):
+            for example in read(filepath, source):
+                yield example["id"], example
+
+
+# --- the readers ---------------------------------------------------------------------------------
+
+_BATCH_ROWS = 1024
+
+_PARQUET_MAGIC = b"PAR1"
+_XML_DECLARATION = re.compile(rb"<\?xml[^>]*?encoding\s*=\s*[\"']([A-Za-z0-9._-]+)[\"']")
+_FORBIDDEN_DECLARATIONS = (b"<!DOCTYPE", b"<!ENTITY")
+
+
+def _count_source_records(config, split, local_paths):
+    """Answers of a split, counted by the file readers without typing: Parquet footers' rows, `studentAnswer`s."""
+    total = 0
+    for path, source in zip(local_paths, config.files[split], strict=True):
+        if config.name == "default":
+            with xopen(path, "rb") as f:
+                total += _parquet_file(f, source).metadata.num_rows
+        else:
+            with xopen(path, "rb") as f:
+                root = _parse_xml(f.read(), source)
+            total += sum(1 for _ in root.iter("studentAnswer"))
+    return total
+
+
+# --- Parquet (config `default`)
 
 
 def _parquet_file(f, source):
@@ -321,12 +279,11 @@ def _read_parquet(filepath, source):
                 index += 1
 
 
-# --- XML (config `upstream_xml`) ---------------------------------------------------------------
+# --- XML (config `upstream_xml`)
 
 
 def _parse_xml(data, source):
-    """The root element of one XML file. Refuses what the release never has and a safe parser
-    must not expand: document type and entity declarations (internal or external entities)."""
+    """The root element of one XML file; document type and entity declarations are refused (no entity expansion)."""
     check_is_data(data[:512], source, "an XML file")
     utf8(data, source)
     declared = _XML_DECLARATION.match(data)
@@ -396,7 +353,7 @@ def _read_xml(filepath, source):
     if not len(answers):
         raise no_records(source, "answers (<studentAnswers> is empty)")
     for index, answer in enumerate(answers):
-        answer_id = f"{fold}-{question['question_id']}-{index:03d}"
+        answer_id = f"{fold}-{question['question_id']}-{index:03d}"  # quirk 1, no-xml-ids
         where = f"{source}, studentAnswer {index} (id {answer_id})"
         if answer.tag != "studentAnswer":
             raise ValueError(f"{where}: <studentAnswers> has a child <{answer.tag}>; expected <studentAnswer>")

@@ -1,9 +1,7 @@
 """Example ratings: short sentences, each rated from 1 to 5 by a few raters, and the raters.
-
-Not a real corpus: the corpus the toolkit's own tests run on (tests/example_collection/README.md),
-small enough that every figure of a test can be checked by reading its files, and written like
-the real loaders: configs, features, splits, examples. Its "release" is
-tests/example_collection/release/example_ratings; its URLs are on example.org (never reached).
+Not a real corpus: the one the toolkit's tests run on (tests/example_collection/README.md), written
+like the real loaders. Its release is tests/example_collection/release/example_ratings; its URLs are
+on example.org (never reached).
 """
 
 import csv
@@ -53,8 +51,7 @@ _LICENSE = "cc-by-4.0"
 
 _URL_PREFIX = "https://example.org/corpora-example/ratings/v1/"
 
-# Paths relative to the upstream root. `sentences` and `ratings` read the same files; the train
-# split has several, so a build has shards for worker processes.
+# Paths relative to the upstream root; train has several files, so a build has shards for workers.
 _SENTENCE_FILES = {
     "train": ["data/train-1.jsonl", "data/train-2.jsonl", "data/train-3.jsonl"],
     "validation": ["data/validation.jsonl"],
@@ -64,13 +61,53 @@ _URLS = {
     path: _URL_PREFIX + path for paths in [*_SENTENCE_FILES.values(), ["raters.csv"]] for path in paths
 }
 
-# The toolkit's tests stop a build inside its worker processes (tests/test_export_safety.py): a
-# file of this name in the data_dir, which reaches every worker with the builder's config, makes
-# `_generate_examples` pause. Test data only: the release has no such file.
+# Test data only: this file in data_dir pauses every worker's build (tests/test_export_safety.py).
 _PAUSE_AT_EXAMPLES = "PAUSE_AT_EXAMPLES"
 
-# Official sizes of the release (the raters' is not published: None) and each config's natural key
-# (`corpora diff`).
+# --- the fields: each declared once; the features, the keys, the CSV header and the checks derive from them
+
+_LANGUAGES = ["de", "en"]
+_SCORE = integer(range(1, 6))
+
+
+def _names(value):
+    valid = isinstance(value, list) and value and all(isinstance(r, str) and r for r in value)
+    return value if valid else INVALID
+
+
+def _scores(value, where, field, sentence):
+    """One score per rater, each a `_SCORE`."""
+    if not (isinstance(value, list) and len(value) == len(sentence["raters"])):
+        raise invalid(where, field, value, f"one score per rater ({len(sentence['raters'])})")
+    return _SCORE.values(value, where, field)
+
+
+_LANGUAGE = label(_LANGUAGES)
+_TEXT = string(nonempty=True)
+_SENTENCE_FIELDS = {  # a JSON object with exactly these fields
+    "sentence_id": _TEXT,
+    "text": _TEXT,
+    "language": _LANGUAGE,
+    "flagged": boolean(nulls=NULL),  # null: nobody looked at the sentence for problems
+    "raters": checked([datasets.Value("string")], _names, "a non-empty list of names"),
+    "scores": Field([datasets.Value("int32")], parse=_scores),
+}
+_RATER_FIELDS = {  # a record of the CSV file, its columns in this order
+    "rater": _TEXT,
+    "native_language": _LANGUAGE,
+    "years_rating": integer(range(2**31), text=True),
+}
+_RATING_FIELDS = {  # one of a sentence's scores, with its rater
+    "sentence_id": _TEXT,
+    "language": _LANGUAGE,
+    "rater": _RATER_FIELDS["rater"],
+    "score": Field(datasets.Value("int32")),
+}
+_SENTENCE_KEYS = keys(_SENTENCE_FIELDS)
+_RATER_HEADER = keys(_RATER_FIELDS)
+
+
+# --- the builder: official sizes of the release (the raters' unpublished: None), natural keys for `corpora diff`
 _VERSION = datasets.Version("1.0.0")
 _CONFIGS = [
     SourceConfig(
@@ -99,6 +136,7 @@ _CONFIGS = [
     ),
 ]
 
+
 class ExampleRatings(SourceBuilder, datasets.GeneratorBasedBuilder):
     """Sentences rated for clarity, one rating per rater, and the raters."""
 
@@ -110,11 +148,9 @@ class ExampleRatings(SourceBuilder, datasets.GeneratorBasedBuilder):
         fields = {"sentences": _SENTENCE_FIELDS, "ratings": _RATING_FIELDS, "raters": _RATER_FIELDS}
         return datasets.Features(features(fields[self.config.name]))
 
-
     def _generate_examples(self, filepaths, sources):
         if self.config.data_dir and os.path.isfile(os.path.join(self.config.data_dir, _PAUSE_AT_EXAMPLES)):
-            # One write: the lines of two worker processes never interleave.
-            os.write(2, f"corpora: paused at examples in {os.getpid()}\n".encode())
+            os.write(2, f"corpora: paused at examples in {os.getpid()}\n".encode())  # one write: never interleaved
             time.sleep(3600)
         for file, source in zip(filepaths, sources, strict=True):
             if self.config.name == "raters":
@@ -130,58 +166,10 @@ class ExampleRatings(SourceBuilder, datasets.GeneratorBasedBuilder):
                     yield f"{source}:{line_number}:{rater}", dict(rating, rater=rater, score=score)
 
 
-# --- the fields -------------------------------------------------------------------------------
-# Each field is declared once, with its feature and its check: the features, the keys of a JSON
-# record, the header of the CSV file and the checks come from these tables.
-
-_LANGUAGES = ["de", "en"]
-_SCORE = integer(range(1, 6))
-
-
-def _names(value):
-    valid = isinstance(value, list) and value and all(isinstance(r, str) and r for r in value)
-    return value if valid else INVALID
-
-
-def _scores(value, where, field, sentence):
-    """One score per rater, each a `_SCORE`."""
-    if not (isinstance(value, list) and len(value) == len(sentence["raters"])):
-        raise invalid(where, field, value, f"one score per rater ({len(sentence['raters'])})")
-    return _SCORE.values(value, where, field)
-
-
-_LANGUAGE = label(_LANGUAGES)
-_TEXT = string(nonempty=True)
-# A sentence: a JSON object with exactly these fields.
-_SENTENCE_FIELDS = {
-    "sentence_id": _TEXT,
-    "text": _TEXT,
-    "language": _LANGUAGE,
-    # null: nobody looked at the sentence for problems.
-    "flagged": boolean(nulls=NULL),
-    "raters": checked([datasets.Value("string")], _names, "a non-empty list of names"),
-    "scores": Field([datasets.Value("int32")], parse=_scores),
-}
-# A rater: a record of the CSV file, its columns in this order.
-_RATER_FIELDS = {
-    "rater": _TEXT,
-    "native_language": _LANGUAGE,
-    "years_rating": integer(range(2**31), text=True),
-}
-# A rating: one of a sentence's scores, with its rater.
-_RATING_FIELDS = {
-    "sentence_id": _TEXT,
-    "language": _LANGUAGE,
-    "rater": _RATER_FIELDS["rater"],
-    "score": Field(datasets.Value("int32")),
-}
-_SENTENCE_KEYS = keys(_SENTENCE_FIELDS)
-_RATER_HEADER = keys(_RATER_FIELDS)
-
+# --- the readers ---------------------------------------------------------------------------------
 
 def _count_source_records(config, split, local_paths):
-    """Source records of a split, counted without the typing above: a sentence per non-empty
-    line (for `ratings`, the length of its `scores` list), a rater per CSV line after the header."""
+    """Source records of a split, counted without the typing: sentences (or their scores), raters' CSV lines."""
     count = 0
     for path in local_paths:
         with xopen(path, "rb") as f:
