@@ -105,7 +105,6 @@ _STATISTICS = {
 _PHASES = ["MESSAGES_DISCUSS", "MESSAGES_RECONSIDER", "MESSAGES"]  # the chats: session 1, session 2, all
 _AGGREGATES = {"": "value", "_MIN": "min", "_MAX": "max", "_MEDIAN": "median", "_MEAN": "mean"}  # of a phase
 
-# The columns that the checks across cells name.
 _EXPECTATION_QUESTION = "QUESTION_DO_YOU_THINK_OTHER_PEOPLE_MIGHT_CHOOSE_A_DIFFERENT_ANSWER_THAN_YOU_DID"
 _WHY_QUESTION = "QUESTION_WHY_DO_YOU_THINK_OTHER_PEOPLE_MIGHT_CHOOSE_A_DIFFERENT_ANSWER"
 _ELABORATE_QUESTION = (
@@ -318,10 +317,8 @@ _MEMBER_PREFIXES = [f"MEMBER_{member}_" for member in (1, 2, 3)]
 _MEMBER_FIELDS = {prefix: _columns(_MEMBER_COLUMNS, prefix) for prefix in _MEMBER_PREFIXES}
 # Statistics groups {field: Field}, None where all their cells are empty: a member's, per phase;
 _MEMBER_GROUPS = {
-    prefix: {
-        phase.lower(): {s.lower(): _statistic(whole, f"{prefix}{phase}_{s}") for s, whole in _STATISTICS.items()}
-        for phase in _PHASES
-    }
+    prefix: {phase.lower(): {s.lower(): _statistic(whole, f"{prefix}{phase}_{s}") for s, whole in _STATISTICS.items()}
+             for phase in _PHASES}
     for prefix in _MEMBER_PREFIXES
 }
 # the group's, per phase and statistic, aggregated over the members (a median may end in .5).
@@ -454,8 +451,7 @@ def _read_deliberations(filepath, source, label_ids):
     seen = {}
     for row in rows(filepath, source, _DELIBERATION_COLUMNS):
         deliberation = row.typed(_GROUP_FIELDS)
-        members = [_member(row, prefix, label_ids) for prefix in _MEMBER_PREFIXES]
-        deliberation["members"] = members
+        deliberation["members"] = members = [_member(row, prefix, label_ids) for prefix in _MEMBER_PREFIXES]
         deliberation.update(row.typed(_CHAT_FIELDS, {"names": {m["user_id"]: m["name"] for m in members}}))
         deliberation["statistics"] = {
             phase.lower(): _group_statistics(row, phase, deliberation[phase.lower()]) for phase in _PHASES
