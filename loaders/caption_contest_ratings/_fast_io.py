@@ -1,24 +1,7 @@
-"""Reading caption_contest_ratings' CSV files in chunks of records held in Arrow's memory, in
-threads of their own, buys builds that inflate, parse and write at once in bounded memory, with
-exactly the records and errors of each file read whole.
-
-- Reading: a small file is one chunk (`file_chunks`); a zip archive's one CSV member is inflated
-  with ISA-L (the `isal` package; zlib where it is missing) straight from the archive file, never
-  extracted, and cut after line feeds into chunks of about `BLOCK_SIZE` (`record_chunks`), so
-  memory holds a few chunks, not whole members (the largest is about 160 MB of CSV).
-- Arrow's memory: pyarrow's CSV reader reads its source in an I/O thread of its own; given a
-  Python object that thread calls into Python, and doing so while the interpreter shuts down (a
-  streaming iterator left open at exit) aborts the process. Arrow's own memory needs no GIL.
-- Parsing (`csv_batches`): a line feed inside a quoted value makes a wrong cut; every cut is
-  checked and a chunk that may end inside a value is read again with the next one; where that
-  fails too, the file is read whole. A bad value is located by its record (`check_rows`).
-- Threads (`tables_of_files`): one reads (inflates) the next chunks, one parses and checks the
-  next tables, while datasets writes the current one. Inflating, parsing and writing release the
-  GIL, so one process keeps two cores busy. Small tables are joined (`gather_small_tables`).
-
-Only the standard library, pyarrow and, where installed, isal; files are opened by the caller's
-`open_file` (the loader passes datasets' `xopen`). `bench/caption_contest_ratings_build.py` measures the
-pieces (figures in loaders/caption_contest_ratings/SCALE.md).
+"""Reads caption_contest_ratings' CSV files and zipped CSVs in chunks held in Arrow's memory, in
+threads of their own: a build inflates, parses and writes at once, in bounded memory, with exactly
+the records and errors of each file read whole. Why each piece is as it is: SCALE.md, "How the
+builder is fast"; `bench/caption_contest_ratings_build.py` measures it.
 """
 
 import collections
@@ -53,30 +36,21 @@ BLOCK_SIZE = 16 << 20  # bytes of CSV per chunk, parsed into one record batch
 READ_SIZE = 256 << 10  # compressed bytes inflated at a time: their output (about 1 MiB) stays in the cache
 _HEADER_LIMIT = 1 << 16  # a header line is shorter than this
 
-# The source bytes are held in buffers of the system allocator: a build allocates and frees one
-# of 16 MiB or more per chunk, which Arrow's default allocator (mimalloc) gives back to the
-# system and takes again, so that every chunk's memory is touched for the first time, slowly.
+# mimalloc, Arrow's default, gives each freed chunk back to the system: the next one's first touch is slow.
 MEMORY_POOL = pa.system_memory_pool()
 
-# What reading a damaged archive raises, with either inflater.
 ZIP_ERRORS = (zipfile.BadZipFile, EOFError, zlib.error, deflate.error)
 
 
 # --- the files of a split ------------------------------------------------------------------------
-
-
 def tables_of_files(read, tables_of, files, sources, min_rows):
-    """(key, table) for the tables of every file, small ones joined up to about `min_rows` rows.
-    `read(file, source)` gives a file's (where, chunk) pairs, `tables_of(pairs, file, source)` its
-    tables. Reading, parsing and the consumer's writing each run in a thread of their own."""
+    """(key, table) of every file: `read` gives its (where, chunk) pairs, `tables_of` its tables."""
     return read_ahead(gather_small_tables(_tables_of_each_file(read, tables_of, files, sources), min_rows))
 
 
 def _tables_of_each_file(read, tables_of, files, sources):
-    """(key, table) for the tables of each file, parsed while the next chunks are read. An error
-    closes that reader at once (`closing`), so no thread waits for the garbage collector."""
     chunks = chunks_of_files(read, files, sources)
-    with contextlib.closing(chunks):
+    with contextlib.closing(chunks):  # on an error, at once: no thread waits for the garbage collector
         for index, items in itertools.groupby(chunks, key=operator.itemgetter(0)):
             file, source = files[index], sources[index]
             for number, table in enumerate(tables_of(((where, chunk) for _, where, chunk in items), file, source)):
@@ -84,8 +58,7 @@ def _tables_of_each_file(read, tables_of, files, sources):
 
 
 def chunks_of_files(read, files, sources):
-    """(file index, where, chunk) for the chunks of every file (`read(file, source)` gives
-    (where, chunk) pairs), read (inflated) in a worker thread up to two chunks ahead."""
+    """(file index, where, chunk) of every file, read (inflated) in a worker thread two chunks ahead."""
     chunks = (
         (index, where, chunk)
         for index, (file, source) in enumerate(zip(files, sources, strict=True))
@@ -95,8 +68,7 @@ def chunks_of_files(read, files, sources):
 
 
 def count_records_of_files(read, whole, paths):
-    """The CSV records of the files `paths`, read as `read` gives them (see `count_records`);
-    `whole(file, source)` reads one whole, or is None where `read` gives a file in one chunk."""
+    """The CSV records of the files `paths` (`count_records`); `whole` is None where `read` gives one chunk."""
     names = [os.path.basename(path) for path in paths]
     total = 0
     with contextlib.closing(chunks_of_files(read, paths, names)) as chunks:
@@ -107,13 +79,7 @@ def count_records_of_files(read, whole, paths):
 
 
 def read_ahead(items, depth=3):
-    """The items of the generator `items`, each computed in a worker thread up to `depth` ahead.
-
-    The worker runs one `next(items)` at a time and never waits for the consumer, so it is idle
-    whenever the consumer is. When the consumer stops, early or not, the steps not begun are
-    cancelled and closing `items` is the worker's last step: nothing here waits for the worker,
-    because the garbage collector may close an abandoned generator in any thread, even one inside
-    `threading`'s own locks, where a join deadlocks. Errors are raised to the consumer in order."""
+    """The items of the generator `items`, each computed in a worker thread up to `depth` ahead."""
     end = object()
     pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="caption-contest-read-ahead")
     ahead = collections.deque()
@@ -123,6 +89,7 @@ def read_ahead(items, depth=3):
             ahead.append(pool.submit(next, items, end))
             yield item
     finally:
+        # Never wait for the worker: the garbage collector may close this generator inside threading's locks.
         for step in ahead:
             step.cancel()
         try:
@@ -133,10 +100,7 @@ def read_ahead(items, depth=3):
 
 
 def gather_small_tables(tables, min_rows):
-    """(key, table) for (key, table) pairs: tables under a quarter of `min_rows` are joined into
-    tables of about `min_rows` rows, keyed by their first part; bigger ones pass as they are
-    (joining them would only copy). Each table becomes a record batch or a row group, and
-    thousands of tiny ones (a summary file holds 5,400 rows on average) write and read slowly."""
+    """(key, table) pairs with tables under a quarter of `min_rows` joined into ones of about `min_rows`."""
     pending, pending_rows, first = [], 0, None
     for key, table in tables:
         if table.num_rows >= min_rows // 4:
@@ -157,44 +121,38 @@ def gather_small_tables(tables, min_rows):
 
 
 # --- source bytes in Arrow's memory --------------------------------------------------------------
-
-
 def file_chunks(open_file, file, source):
-    """(where, chunk) for a file read whole into one chunk, opened with `open_file(file, "rb")`."""
+    """(where, chunk) of a file read whole into one chunk."""
     with open_file(file, "rb") as f:
         yield source, copy_to_arrow_memory([f.read()])
 
 
 def archive_chunks(open_file, file, source):
-    """(where, chunk) for the CSV of a zip archive, opened with `open_file(file, "rb")`: its member
-    inflated as it is read, in chunks of records (`record_chunks`); `where` names the member for
-    messages (`<archive>!<member>`)."""
+    """(`<archive>!<member>`, chunk) of the CSV of a zip archive, inflated as it is read."""
     with open_file(file, "rb") as raw, _open_archive(raw, source) as (archive, member):
         chunks = record_chunks(member_pieces(raw, archive, member), BLOCK_SIZE)
         while True:
-            # Only the read is in the `try`: a generator left open is closed at exit, when the
-            # module's names may already be gone.
-            try:
+            try:  # only the read: a generator left open is closed at exit, maybe after the module's names
                 chunk = next(chunks, None)
             except ZIP_ERRORS as error:
-                raise ValueError(f"{source}: corrupt zip archive ({error})") from None
+                raise _corrupt(source, error) from None
             if chunk is None:
                 return
             yield f"{source}!{member}", chunk
 
 
 def archive_whole(open_file, file, source):
-    """The CSV of a zip archive, opened with `open_file(file, "rb")`, inflated whole."""
+    """The CSV of a zip archive, inflated whole."""
     with open_file(file, "rb") as raw, _open_archive(raw, source) as (archive, member):
         try:
             return read_member(raw, archive, member)
         except ZIP_ERRORS as error:
-            raise ValueError(f"{source}: corrupt zip archive ({error})") from None
+            raise _corrupt(source, error) from None
 
 
 @contextlib.contextmanager
 def _open_archive(raw, source):
-    """(zipfile.ZipFile, member) of the zip archive open as `raw` and its one CSV."""
+    """(zipfile.ZipFile, its one CSV) of the zip archive open as `raw`."""
     head = raw.read(1 << 12)
     raw.seek(0)
     if not head.startswith(b"PK\x03\x04"):
@@ -203,13 +161,16 @@ def _open_archive(raw, source):
     try:
         archive = zipfile.ZipFile(raw)
     except (zipfile.BadZipFile, EOFError, OSError) as error:
-        raise ValueError(f"{source}: corrupt zip archive ({error})") from None
+        raise _corrupt(source, error) from None
     with archive:
         yield archive, _archive_member(archive, source)
 
 
+def _corrupt(source, error):
+    return ValueError(f"{source}: corrupt zip archive ({error})")
+
+
 def _archive_member(archive, source):
-    """The one CSV of an archive; `__MACOSX/` entries or a second CSV are errors."""
     names = [info.filename for info in archive.infolist() if not info.is_dir()]
     mac = [
         name
@@ -224,8 +185,7 @@ def _archive_member(archive, source):
 
 
 def read_member(raw, archive, member):
-    """The whole of the archive member `member`, inflated, as a `pyarrow.Buffer` in Arrow's memory,
-    its size and CRC-32 checked (`member_pieces`)."""
+    """The archive member `member` inflated into a `pyarrow.Buffer`, its size and CRC-32 checked."""
     info = archive.getinfo(member)
     if not _can_read_directly(info):
         with archive.open(member) as f:
@@ -241,13 +201,9 @@ def read_member(raw, archive, member):
 
 
 def member_pieces(raw, archive, member):
-    """The bytes of the archive member `member`, inflated, in pieces of about 1 MiB (bytes objects).
-    Deflated and stored members are read straight from the archive file `raw` and inflated with
-    `deflate` (ISA-L: about twice as fast as zipfile's zlib); after the last piece their size and
-    CRC-32 are checked as zipfile checks them. Anything else (encrypted, other methods) is read by
-    zipfile, which inflates with zlib or refuses."""
+    """The archive member `member` inflated in pieces of about 1 MiB, checked as zipfile checks them."""
     info = archive.getinfo(member)
-    if not _can_read_directly(info):
+    if not _can_read_directly(info):  # encrypted, or another method: zipfile inflates or refuses
         with archive.open(member) as f:
             yield from iter(lambda: f.read(READ_SIZE), b"")
         return
@@ -277,7 +233,6 @@ def _can_read_directly(info):
 
 
 def _data_offset(raw, info):
-    """Where the member's data starts in the archive file: after its local header."""
     header = b""
     if info.header_offset >= 0:  # negative where data is missing before the central directory
         raw.seek(info.header_offset)
@@ -289,11 +244,7 @@ def _data_offset(raw, info):
 
 
 def record_chunks(pieces, size):
-    """The bytes of `pieces` (bytes objects, in order) in Arrow buffers of at least `size` bytes
-    where the data allows: each but the last ends with the last line feed of the pieces read so
-    far. That is a record boundary unless the line feed is inside a quoted value (in the real
-    summaries 6,840 of 1,081,771 captions hold one); `csv_batches` checks each cut and reads
-    across one that is not. Always at least one chunk, empty for empty data."""
+    """`pieces` in Arrow buffers of at least `size` bytes, each but the last cut after its last line feed."""
     held, held_size = [], 0
     newline = None  # (index in `held`, offset) of the last line feed held
     yielded = False
@@ -318,9 +269,7 @@ def record_chunks(pieces, size):
 
 
 def copy_to_arrow_memory(parts):
-    """The bytes of `parts` (bytes-like objects, pyarrow buffers included) copied into one buffer
-    that Arrow allocated, the only kind of source pyarrow's CSV reader is given here (why: the
-    module docstring)."""
+    """`parts` (bytes-like) copied into one buffer of Arrow's, the only source pyarrow's CSV reader gets."""
     out = pa.allocate_buffer(sum(memoryview(part).nbytes for part in parts), memory_pool=MEMORY_POOL)
     view = memoryview(out).cast("B")  # Arrow exports signed bytes
     at = 0
@@ -332,36 +281,23 @@ def copy_to_arrow_memory(parts):
 
 
 # --- CSV in chunks -------------------------------------------------------------------------------
-
-
 @dataclasses.dataclass(frozen=True)
 class CsvFormat:
-    """How a kind of CSV file is read.
+    """How a kind of CSV file is read: its header's check, each column's Arrow type, its records' name."""
 
-    - `header(source, names, crlf)`: the header the file's first line gives (its column `names`;
-      `crlf`, whether it ends with CR LF), or a ValueError (`exact_headers`, `columns_by_name`);
-    - `types`: the Arrow type of each column's values, by name;
-    - `what`: the records' name in the error of a file without any;
-    - `pandas_written`: written by pandas' `to_csv`, read as `pandas.read_csv` reads it: an empty
-      cell, quoted or not, is null (pandas writes NaN as an empty cell), and an integer column may
-      be written as floats (pandas writes a column with a NaN as `4181.0`): an integral float is
-      that integer, any other value an error."""
-
-    header: typing.Callable
+    header: typing.Callable  # (source, names, crlf) -> the names, or a ValueError
     types: dict
     what: str
-    pandas_written: bool = False
+    pandas_written: bool = False  # quirks: nan-as-empty-cell, integers-as-floats, FORMAT.md
 
     def read_type(self, name, floats=True):
-        """The Arrow type a column is parsed as: with `floats`, integers of a pandas-written file
-        as float64 (a chunk whose integers do not parse as integers is parsed so)."""
+        """A column's Arrow type; with `floats`, a pandas-written file's integers as float64."""
         target = self.types[name]
         return pa.float64() if floats and self.pandas_written and pa.types.is_integer(target) else target
 
 
 def exact_headers(expected):
-    """A `CsvFormat.header` that takes exactly one of `expected` (lists of column names), with LF
-    line ends."""
+    """A `CsvFormat.header` that takes exactly one of `expected` (lists of names), with LF line ends."""
 
     def header(source, names, crlf):
         if crlf:
@@ -375,8 +311,7 @@ def exact_headers(expected):
 
 
 def columns_by_name(columns, index_names):
-    """A `CsvFormat.header` that takes the `columns` in any order, each once, after an optional
-    first column named one of `index_names` (pandas' index), with LF or CR LF line ends."""
+    """A `CsvFormat.header` taking `columns` in any order after an optional index column, LF or CR LF."""
 
     def header(source, names, crlf):
         named = names[1:] if names and names[0] in index_names else names
@@ -403,8 +338,7 @@ def columns_by_name(columns, index_names):
 
 
 def check_header(head, source, csv_format):
-    """The header of a CSV file whose first bytes are `head`, as `csv_format.header` takes it;
-    else a ValueError. Header names never contain newlines or quotes."""
+    """The header of a CSV file whose first bytes are `head` (names hold no newline or quote)."""
     check_is_data(head, source, "a CSV file")
     line, newline, _ = head.partition(b"\n")
     if not newline and len(head) >= _HEADER_LIMIT:
@@ -414,9 +348,7 @@ def check_header(head, source, csv_format):
 
 
 def file_batches(chunks, csv_format, whole=None):
-    """(where, header, record offset, batch) for a CSV file given as the (where, chunk) pairs of a
-    reader (`file_chunks`, `archive_chunks`): `csv_batches` of its chunks, named in messages by
-    the `where` of the first."""
+    """(where, header, record offset, batch) of a file's (where, chunk) pairs (`csv_batches`)."""
     chunks = iter(chunks)
     where, first = next(chunks)
     data = itertools.chain([first], (chunk for _, chunk in chunks))
@@ -425,23 +357,15 @@ def file_batches(chunks, csv_format, whole=None):
 
 
 def csv_batches(chunks, source, csv_format, whole=None):
-    """(header, record offset, batch) for every block of a CSV file given as `chunks`, Arrow
-    buffers cut after line feeds (the first holds the header), read as `csv_format` says (a
-    batch's columns are typed as its `types`).
-
-    Without `whole`, `chunks` is the whole file in one buffer. With it, the chunks are read by
-    `_batches_across_cuts`, and where they do not read, `whole()` returns the whole file, read in
-    one piece: its records and errors are then exactly those of the file (the records already
-    given are skipped). A conversion error is located by re-reading the file untyped
-    (`_conversion_error`), only on that path."""
+    """(header, record offset, batch) of a CSV file cut after line feeds; `chunks` is the whole file
+    unless `whole` is given: it reads the file whole where the chunks do not parse."""
     chunks = iter(chunks)
     first = next(chunks)
     header = check_header(first[:_HEADER_LIMIT].to_pybytes(), source, csv_format)
-    floats = []  # set once a chunk's integers were written as floats: the file's later ones are too
+    floats = []  # set once a chunk's integers were floats: the file's later ones are read so too
     if whole is None:
         try:
-            # One block: pyarrow's reader drops the LF of a CR LF inside a quoted value where its
-            # own block ends between the two (tests/test_caption_contest_ratings_pandas.py).
+            # One block, as pyarrow's own block may cut a quoted CR LF: tests/test_caption_contest_ratings_pandas.py
             read = [(first, _parse_chunk(first, header, csv_format, True, True, floats))]
         except pa.ArrowInvalid as error:
             raise _conversion_error(first, source, header, csv_format, error) from None
@@ -465,16 +389,14 @@ def csv_batches(chunks, source, csv_format, whole=None):
 
 
 def _exact_integers(batch, csv_format, source, offset):
-    """`batch` with its integer columns read as floats (`CsvFormat.read_type`) as integers; an
-    empty cell stays null, a value that is not an integer of the column's type is an error."""
+    """`batch` with the integer columns read as floats as integers (quirk: integers-as-floats, FORMAT.md)."""
     if not csv_format.pandas_written:
         return batch
     columns = []
     for name, column in zip(batch.schema.names, batch.columns, strict=True):
         target = csv_format.types[name]
         if pa.types.is_integer(target) and pa.types.is_floating(column.type):
-            # A float holds every integer of magnitude below 2**53 exactly; from 2**53 on (either
-            # sign) it may be the rounding of another integer of the text, so it is refused.
+            # From 2**53 on (either sign) a float may be the rounding of another integer of the text.
             exact = target.bit_width <= 53 or (pc.max(pc.abs(column)).as_py() or 0) < 2.0**53
             try:
                 integers = column.cast(target) if exact else None  # a safe cast: refuses a fraction, NaN, inf
@@ -495,13 +417,8 @@ def _exact_integers(batch, csv_format, source, offset):
 
 
 def _batches_across_cuts(chunks, parse):
-    """(chunk, its record batches) for the chunks of a file, Arrow buffers cut after line feeds,
-    the first holding the header; `parse(chunk, with_header=...)` gives a chunk's batches.
-
-    A cut may be inside a quoted value. A chunk that does not parse, or whose last record may end
-    inside a quoted value (`_may_end_inside_quotes`), is parsed again joined with the next chunk.
-    Where that fails too, or the last chunk fails, the last item is (None, None): the caller reads
-    the file whole."""
+    """(chunk, its batches) of a file's chunks, a chunk cut inside a quoted value joined with the next;
+    (None, None) last where that fails too: the caller reads the file whole."""
     carried, with_header = None, True
     for chunk in chunks:
         merged = carried is not None
@@ -525,16 +442,12 @@ def _batches_across_cuts(chunks, parse):
 
 
 def _read_options(chunk, names, with_header, one_batch):
-    """A chunk's read options: the first chunk holds the header, the others are named by it; read
-    in blocks of `BLOCK_SIZE`, or as one batch (a chunk of records is about that size)."""
     block_size = min(max(BLOCK_SIZE, chunk.size + 1), 1 << 30) if one_batch else BLOCK_SIZE
     return pa_csv.ReadOptions(block_size=block_size, use_threads=False, column_names=None if with_header else names)
 
 
 def _parse_chunk(chunk, header, csv_format, with_header, one_batch, floats):
-    """The record batches of a chunk of CSV, typed by `csv_format.read_type`: a pandas-written
-    file's integers as integers, and where they do not parse so, as floats (`_exact_integers`
-    takes those back), for this chunk and, once `floats` says so, the file's later ones."""
+    """A chunk's record batches; a pandas-written file's integers as floats where they do not parse."""
     if not floats:
         try:
             return _parse_typed(chunk, header, csv_format, with_header, one_batch, False)
@@ -564,9 +477,7 @@ def _parse_typed(chunk, header, csv_format, with_header, one_batch, floats):
 
 
 def _may_end_inside_quotes(batches):
-    """Whether a chunk cut inside a quoted value could have parsed: its last record would then end
-    in the value of its last column, cut after a line feed (in any other field the record is short
-    of fields, and a value of a type other than text or bytes does not convert)."""
+    """Whether a chunk cut inside a quoted value could have parsed: its last value ends in a line feed."""
     batches = [batch for batch in batches if batch.num_rows]
     if not batches:
         return False
@@ -587,9 +498,7 @@ def _from_record(batches, records):
 
 
 def check_rows(where, offset, batch, field, bad, expected):
-    """Raise the error of the first row of `batch` where the boolean array `bad` is true (or
-    null): its value of `field` is not `expected`. The batch starts at record `offset` + 1 of the
-    file `where` (as `csv_batches` gives them)."""
+    """Raise the error of the first row of `batch` (record `offset` + 1 on) where `bad` is true or null."""
     bad = pc.fill_null(bad, True)
     if not pc.any(bad).as_py():
         return
@@ -597,9 +506,21 @@ def check_rows(where, offset, batch, field, bad, expected):
     raise invalid(f"{where}, record {offset + index + 1}", field, batch.column(field)[index].as_py(), expected)
 
 
+def check_columns(check, fields, header, context):
+    """Each column check of a table of `Field`s on the columns of `header`, in the table's order."""
+    for name, field in fields.items():
+        column = field.source(name)
+        if column in header:
+            for bad, expected in field.column_checks():
+                check(column, bad(context["column"](column), context), expected.format_map(context))
+
+
+def constant_column(value, type_, length):
+    return pa.nulls(length, type_) if value is None else pa.repeat(pa.scalar(value, type_), length)
+
+
 def _conversion_error(data, source, header, csv_format, error):
-    """The ValueError for an Arrow error: the first record and field whose value does not convert,
-    found by a binary search of each untyped column."""
+    """The ValueError of an Arrow error: the first value that does not convert (a binary search)."""
     message = str(error).split("\n")[0]
     if "CSV conversion error" not in message:
         return ValueError(f"{source}: invalid CSV ({message})")
@@ -664,10 +585,7 @@ def _cast(column, target, empty_is_null):
 
 
 def count_records(chunks, whole=None):
-    """The records of a CSV file given as chunks cut after line feeds, read as `csv_batches`
-    reads them (`_batches_across_cuts`), converting only the last column; where the chunks do not
-    read, the whole file is counted (`whole()`), which raises what reading it whole raises.
-    Without `whole`, `chunks` is the whole file."""
+    """The records of a CSV file read as `csv_batches` reads it, converting only the last column."""
     chunks = iter(chunks)
     first = next(chunks)
     line = first[:_HEADER_LIMIT].to_pybytes().split(b"\n", 1)[0].rstrip(b"\r")
@@ -684,7 +602,6 @@ def count_records(chunks, whole=None):
 
 
 def _last_column(chunk, names, with_header, one_batch):
-    """The record batches of a chunk of CSV with only its last column, as raw bytes."""
     reader = pa_csv.open_csv(
         pa.BufferReader(chunk),
         read_options=_read_options(chunk, names, with_header, one_batch),

@@ -1,21 +1,7 @@
 """New Yorker Cartoon Caption Contest ratings collected by the NEXT active-learning system.
 
-Source: nextml/caption-contest-data-api at its last commit (loaders/caption_contest_ratings/FORMAT.md):
-199 summary CSVs, 87 zipped response CSVs (Git LFS, read from GitHub's media URLs), the cartoons
-and their metadata. Each config has one `train` split sharded by source file, so `num_proc` and
-streaming shards scale with the files; a config parameter `contests` (a list of contest numbers)
-restricts it to those contests' files.
-
-`_fast_io.py` reads the CSV files; here they are typed and checked with Arrow compute, with no
-per-row Python. Every value outside its documented domain stops the build with a ValueError
-naming the file, the record, the field and the value.
-
-Deviations from the upstream schema (listed in the card): a summary row takes `contest`, `round`,
-`algorithm` (`RandomSamping` as `RandomSampling`) and `variant` from its file name and keeps the
-file's `contest` column as `contest_field`; a response's pandas index (or, in an archive written
-without it, the record's position) is `row_index`, its `target_reward` is `rating` plus the class
-label `rating_label`; empty cells are None. The response archives are read by column name, as
-upstream's `pandas.read_csv` reads them (their shapes vary: `columns_by_name`, `CsvFormat`).
+From nextml/caption-contest-data-api at its last commit: per-caption summaries, zipped individual
+responses and the cartoons. The files and their quirks: FORMAT.md; how they are read fast: SCALE.md.
 """
 
 import csv
@@ -35,8 +21,10 @@ from ._builder_base import SourceConfig
 from ._fast_io import CsvFormat
 from ._fast_io import archive_chunks
 from ._fast_io import archive_whole
+from ._fast_io import check_columns
 from ._fast_io import check_rows
 from ._fast_io import columns_by_name
+from ._fast_io import constant_column
 from ._fast_io import count_records_of_files
 from ._fast_io import exact_headers
 from ._fast_io import file_batches
@@ -70,12 +58,11 @@ upstream README's 89 million counts contests up to 652), and the 186 cartoons wi
 
 _HOMEPAGE = "https://github.com/nextml/caption-contest-data-api"
 
-# LICENSE.txt of the upstream repository: the data are CC BY 4.0 (the software package is BSD).
 _LICENSE = "cc-by-4.0"
 
 _COMMIT = "9e38b2b73a4541dd26111e05b90bcca6bdcae008"
 _RAW_PREFIX = f"https://raw.githubusercontent.com/nextml/caption-contest-data-api/{_COMMIT}/"
-# The response archives are Git LFS objects: the raw URLs serve pointers, the media URLs the archives.
+# quirk: lfs-pointers, FORMAT.md
 _MEDIA_PREFIX = f"https://media.githubusercontent.com/media/nextml/caption-contest-data-api/{_COMMIT}/"
 
 _SUMMARY_DIR = "contests/summaries/"
@@ -88,8 +75,8 @@ _METADATA = [_ARTISTS, _DESCRIPTIONS, _CONTEXTS, _ANOMALIES]
 
 
 def _summary_names():
-    names = [f"{c}-{kind}.csv" for c in (508, 509) for kind in ("round1_summary_LilUCB", "round1_summary_RoundRobin")]
-    names += [f"{contest}-round2_summary_RoundRobin.csv" for contest in (508, 509)]
+    kinds = ("round1_summary_LilUCB", "round1_summary_RoundRobin", "round2_summary_RoundRobin")
+    names = [f"{contest}-{kind}.csv" for contest in (508, 509) for kind in kinds]
     names += [f"{contest}_summary_{alg}.csv" for contest in range(510, 520) for alg in ("LilUCB", "RoundRobin")]
     names += [f"{contest}_summary_LilUCB.csv" for contest in range(520, 559) if contest not in (525, 540)]
     names += ["540_summary_Random.csv", "559_summary_KLUCB.csv", "559_summary_LilUCB.csv"]
@@ -112,6 +99,7 @@ def _response_names():
 _DUELING_ARCHIVES = ["497-responses.csv.zip"] + [f"{c}-round2-dueling-responses.csv.zip" for c in (508, 509)]
 _CARTOON_CONTESTS = [497, 499, 505, 507] + [contest for contest in range(508, 692) if contest not in (525, 664)]
 
+# Paths relative to the upstream repository root: the layout a `data_dir` copy mirrors.
 _SUMMARIES = [_SUMMARY_DIR + name for name in _summary_names()]
 _CARDINAL = [_RESPONSE_DIR + name for name in _response_names() if name not in _DUELING_ARCHIVES]
 _DUELING = [_RESPONSE_DIR + name for name in _response_names() if name in _DUELING_ARCHIVES]
@@ -120,139 +108,14 @@ _CARTOONS = [f"contests/info/{contest}/{contest}.jpg" for contest in _CARTOON_CO
 _URLS = {path: _RAW_PREFIX + path for path in _SUMMARIES + _CARTOONS + _METADATA}
 _URLS.update({path: _MEDIA_PREFIX + path for path in _CARDINAL + _DUELING})
 
-_ALGORITHMS = ["KLUCB", "LilUCB", "Random", "RandomSampling", "RoundRobin"]
-# Each algorithm as summary file names write it: one misspelt upstream (559_summary_RandomSamping.csv).
-_ALGORITHM_OF_NAME = {{"RandomSampling": "RandomSamping"}.get(name, name): name for name in _ALGORITHMS}
-_RATINGS = ["unfunny", "somewhat_funny", "funny"]  # target_reward 1, 2, 3
-
-# The pandas index: an empty name as `to_csv` writes it, `Unnamed: 0` from a frame read back and
-# written without its own index.
-_INDEX_COLUMNS = ("", "Unnamed: 0")
-
-_SUMMARY_NAME = re.compile(
-    r"(?P<contest>[0-9]{3})(?:-round(?P<round>[12]))?_summary_"
-    rf"(?P<algorithm>{'|'.join(map(re.escape, _ALGORITHM_OF_NAME))})(?:_(?P<variant>funny|original))?\.csv"
-)
-_ARCHIVE_NAME = re.compile(
-    r"(?P<contest>[0-9]{3})(?:-(?:round1-cardinal|round2-cardinal|round2-dueling|active|passive|funny|original))?"
-    r"-responses\.csv\.zip"
-)
-# The one summary file whose `contest` column is not its file's contest (quirk 4 of the format doc).
-_CONTEST_FIELD_EXCEPTIONS = {"688_summary_KLUCB.csv": 689}
-
-_MIN_ROWS_PER_TABLE = 100_000  # small files are yielded together, up to about this many rows
-_WORD_LIST = re.compile(r"(?P<contest>[0-9]+): \[(?P<items>[^\[\]]*)\]")
-_WORD = re.compile(r"[a-z][a-z0-9' -]*")
-_JPEG_OR_PNG = (b"\xff\xd8\xff", b"\x89PNG\r\n\x1a\n")
-
-# --- configs -------------------------------------------------------------------------------------
-_VERSION = datasets.Version("1.0.0")
-
-
-@dataclasses.dataclass
-class CaptionContestConfig(SourceConfig):
-    """A config; `contests` (a list of contest numbers) restricts it to those contests' files.
-    datasets sets it on a copy of the config (with a cache id of its own): it is checked when the
-    splits are made, not here."""
-
-    contests: list = None
-
-
-# Paths relative to the upstream repository root: the layout a `data_dir` copy must mirror. Official
-# sizes were measured on the real files (loaders/caption_contest_ratings/FORMAT.md); the response
-# archives could not be fetched, so their row counts are unknown (None). Summaries have no natural
-# key (no target_id in 89 files, ranks tie, captions repeat): their rows are matched by position.
-# Alphabetical, the order datasets writes the card's `configs:` in; the default is `summaries`.
-_CONFIGS = [
-    CaptionContestConfig(
-        name="cardinal_responses",
-        version=_VERSION,
-        description="One example per rating of one caption (unfunny / somewhat funny / funny).",
-        files={"train": _CARDINAL},
-        split_sizes={"train": None},
-        key=("source_file", "row_index"),
-    ),
-    CaptionContestConfig(
-        name="cartoons",
-        version=_VERSION,
-        description="One example per contest: the cartoon image, its artist, description, contexts and anomalies.",
-        files={"train": _CARTOONS + _METADATA},
-        split_sizes={"train": 186},
-        key=("contest",),
-    ),
-    CaptionContestConfig(
-        name="dueling_responses",
-        version=_VERSION,
-        description="One example per pairwise vote between two captions (contests 497, 508, 509).",
-        files={"train": _DUELING},
-        split_sizes={"train": None},
-        key=("source_file", "row_index"),
-    ),
-    CaptionContestConfig(
-        name="summaries",
-        version=_VERSION,
-        description="One example per caption per summary file (contest x algorithm x round or variant).",
-        files={"train": _SUMMARIES},
-        split_sizes={"train": 1081771},
-    ),
-]
-
-
-class CaptionContestRatings(SourceBuilder, datasets.ArrowBasedBuilder):
-    """New Yorker caption contest ratings (NEXT): summaries, cardinal and dueling responses, cartoons."""
-
-    VERSION = _VERSION
-    BUILDER_CONFIG_CLASS = CaptionContestConfig
-    BUILDER_CONFIGS = _CONFIGS
-    DEFAULT_CONFIG_NAME = "summaries"
-    # Rows per record batch of the Arrow cache: the tables yielded hold up to about 100,000 rows,
-    # which datasets' default of 1,000 would cut into many small writes. The cartoons make one batch.
-    DEFAULT_WRITER_BATCH_SIZE = 100_000
-
-    def _features(self):
-        return _FEATURES[self.config.name].copy()
-
-    def _split_generators(self, dl_manager):
-        name = self.config.name
-        paths = self.config.files["train"]
-        metadata = [path for path in paths if path in _METADATA]
-        shards = [path for path in paths if path not in _METADATA]
-        contests = self.config.contests
-        if contests is not None:
-            if isinstance(contests, (str, bytes)) or not all(type(c) is int for c in contests):
-                raise ValueError(f"contests: expected a list of contest numbers (ints), got {contests!r}")
-            contests = sorted(set(contests))
-            shards = [path for path in shards if _path_contest(path) in contests]
-            if not shards:
-                raise ValueError(f"{name}: no source file for contests {contests}")
-        local = local_files(self.config.data_dir, dl_manager, shards + metadata, _URLS)
-        gen_kwargs = {"files": [local[path] for path in shards], "sources": shards}
-        if name == "cartoons":
-            gen_kwargs["metadata"] = {path: local[path] for path in metadata}
-        return [datasets.SplitGenerator(name=datasets.Split.TRAIN, gen_kwargs=gen_kwargs)]
-
-    def _generate_tables(self, files, sources, metadata=None):
-        name = self.config.name
-        if name == "cartoons":
-            yield from _cartoon_tables(files, sources, metadata)
-            return
-        read, tables_of = {
-            "summaries": (_read_summary_file, _summary_tables),
-            "cardinal_responses": (_read_archive, _cardinal_tables),
-            "dueling_responses": (_read_archive, _dueling_tables),
-        }[name]
-        # Reading (inflating) the next files, parsing and checking the next tables, and datasets
-        # writing this one run at once, each in a thread of its own.
-        yield from tables_of_files(read, tables_of, files, sources, _MIN_ROWS_PER_TABLE)
-
 
 # --- the fields ----------------------------------------------------------------------------------
-# Each field is declared once: the features, the CSV columns a file must have and their Arrow
-# types, and the checks come from these tables. A file's column is read as the Arrow type of the
-# feature it becomes (`key`: the column, where it is not the feature's name) and checked whole: a
-# field's `column` check gives, for an Arrow array, true where a value is not `expected` (a text
-# that may name the batch's context, such as {contest}); an empty cell is null, and an error
-# unless the field has `nulls`.
+# Features, CSV columns, their Arrow types and checks derive from these tables. A `column` check marks
+# the values that are not `expected`; an empty cell is null, an error unless the field has `nulls`.
+_ALGORITHMS = ["KLUCB", "LilUCB", "Random", "RandomSampling", "RoundRobin"]
+# quirk: algorithm-typo, FORMAT.md
+_ALGORITHM_OF_NAME = {{"RandomSampling": "RandomSamping"}.get(name, name): name for name in _ALGORITHMS}
+_RATINGS = ["unfunny", "somewhat_funny", "funny"]  # target_reward 1, 2, 3
 _EMPTY = ("",)
 
 
@@ -260,12 +123,12 @@ def _value(type_, **more):
     return Field(datasets.Value(type_), **more)
 
 
-def _between(values, low, high):
-    return pc.and_(pc.greater_equal(values, low), pc.less_equal(values, high))
-
-
 def _below(low):
     return lambda values, context: pc.less(values, low)
+
+
+def _outside(low, high):
+    return lambda values, context: pc.invert(pc.and_(pc.greater_equal(values, low), pc.less_equal(values, high)))
 
 
 def _not_the_sum(values, context):
@@ -282,8 +145,7 @@ _TARGET_ID = _value("int32", column=lambda values, context: pc.fill_null(pc.less
                     expected="an integer >= 0", nulls=_EMPTY)
 _SECONDS = _value("float64", column=_not_finite, expected="a finite number of seconds or an empty cell", nulls=_EMPTY)
 
-# A summary row: what its file name says, then the file's columns (`target_id` only in 110 of
-# the 199 files, null in the others), in the order of the header.
+# A summary row: what its file name says, then its columns in header order (quirk: two-headers, FORMAT.md).
 _SUMMARY_NAME_FIELDS = {
     "source_file": _value("string"),
     "contest": _value("int32"),
@@ -297,28 +159,22 @@ _SUMMARY_FIELDS = {
     "funny": _TALLY,
     "somewhat_funny": _TALLY,
     "unfunny": _TALLY,
-    "count": _value(
-        "int32",
-        column=(_not_the_sum, _below(1)),
-        expected=("funny + somewhat_funny + unfunny, >= 1", "an integer >= 1"),
-    ),
-    "score": _value("float64", column=lambda values, context: pc.invert(_between(values, 1.0, 3.0)),
-                    expected="a number from 1 to 3"),
+    "count": _value("int32", column=(_not_the_sum, _below(1)),
+                    expected=("funny + somewhat_funny + unfunny, >= 1", "an integer >= 1")),
+    "score": _value("float64", column=_outside(1.0, 3.0), expected="a number from 1 to 3"),
     "precision": _value("float64", column=lambda values, context: pc.invert(pc.greater(values, 0.0)),
                         expected="a number > 0 or inf"),
-    # The file's own `contest` column (quirk 4 of the format doc: once not the file's contest).
+    # quirk: wrong-contest-column, FORMAT.md
     "contest_field": _value("int32", column=lambda values, context: pc.not_equal(values, context["contest"]),
                             expected="the file's contest {contest}", key="contest"),
     "caption": _value("string", column=lambda values, context: pc.equal(pc.utf8_length(values), 0),
                       expected="a non-empty caption"),
 }
 _SUMMARY_HEADER = keys(_SUMMARY_FIELDS)
-_SUMMARY_HEADER_WITHOUT_ID = _SUMMARY_HEADER[1:]
+_CONTEST_FIELD_EXCEPTIONS = {"688_summary_KLUCB.csv": 689}  # quirk: wrong-contest-column, FORMAT.md
 
-# A response: its archive's contest and name and its pandas index (or position), then the columns
-# of the archives, read by name (written by pandas at different times, in different orders, with
-# or without the index: loaders/caption_contest_ratings/FORMAT.md, section "Responses"). Empty
-# cells are allowed where the format doc gives a reason.
+# A response: its archive's contest and name, its pandas index or position, then the archive's
+# columns (quirk: columns-in-any-order, FORMAT.md).
 _RESPONSE_FIELDS = {
     "contest": _value("int32"),
     "source_file": _value("string"),
@@ -333,21 +189,18 @@ _CARDINAL_FIELDS = {
     **_RESPONSE_FIELDS,
     "target_id": _TARGET_ID,
     "target": _value("string", nulls=_EMPTY),
-    "rating": _value("int32", column=lambda values, context: pc.invert(_between(values, 1, 3)),
-                     expected="1 (unfunny), 2 (somewhat funny) or 3 (funny)", key="target_reward"),
+    "rating": _value("int32", column=_outside(1, 3), expected="1 (unfunny), 2 (somewhat funny) or 3 (funny)",
+                     key="target_reward"),
     "rating_label": Field(datasets.ClassLabel(names=_RATINGS)),  # rating - 1
 }
 _DUELING_FIELDS = {
     **_RESPONSE_FIELDS,
     "participant_id": _value("string"),
-    **{
-        field: _TALLY if field.endswith("_id") else _value("string", nulls=_EMPTY)
-        for side in ("left", "right", "winner")
-        for field in (f"{side}_target_id", f"{side}_target")
-    },
+    **{field: _TALLY if field.endswith("_id") else _value("string", nulls=_EMPTY)
+       for side in ("left", "right", "winner") for field in (f"{side}_target_id", f"{side}_target")},
 }
-# What a response's row is made of besides its archive's columns.
-_RESPONSE_DERIVED = ("contest", "source_file", "row_index", "rating_label")
+_RESPONSE_DERIVED = ("contest", "source_file", "row_index", "rating_label")  # not read from a column
+_INDEX_COLUMNS = ("", "Unnamed: 0")  # quirk: optional-index-column, FORMAT.md
 
 _CARTOON_FIELDS = {
     "contest": _value("int32"),
@@ -373,48 +226,115 @@ def _file_fields(fields):
 
 
 def _column_types(fields):
-    """The Arrow type of each CSV column: that of the feature it becomes."""
-    return {column: field.feature.pa_type for column, field in fields.items()}
+    """Each CSV column read as the Arrow type of the feature it becomes."""
+    return {column: field.feature.pa_type for column, field in _file_fields(fields).items()}
 
 
-# The columns of each config's archives, in alphabetical order.
-_CARDINAL_COLUMNS = sorted(_file_fields(_CARDINAL_FIELDS))
-_DUELING_COLUMNS = sorted(_file_fields(_DUELING_FIELDS))
-_FIELDS_OF = {"cardinal_responses": _CARDINAL_FIELDS, "dueling_responses": _DUELING_FIELDS}
-# The columns whose empty cells are allowed (null), each for the reason the format doc gives.
-_NULLABLE = {
-    config: {column for column, field in _file_fields(fields).items() if field.nulls}
-    for config, fields in _FIELDS_OF.items()
-}
+def _response_format(fields, what):
+    columns = sorted(_file_fields(fields))
+    index_types = dict.fromkeys(_INDEX_COLUMNS, _RESPONSE_FIELDS["row_index"].feature.pa_type)
+    header = columns_by_name(columns, _INDEX_COLUMNS)
+    return columns, CsvFormat(header, {**index_types, **_column_types(fields)}, what, pandas_written=True)
+
 
 _SUMMARY_FORMAT = CsvFormat(
-    exact_headers([_SUMMARY_HEADER, _SUMMARY_HEADER_WITHOUT_ID]),
-    _column_types(_file_fields(_SUMMARY_FIELDS)),
-    "records",
+    exact_headers([_SUMMARY_HEADER, _SUMMARY_HEADER[1:]]), _column_types(_SUMMARY_FIELDS), "records"
 )
-_INDEX_TYPES = {name: _RESPONSE_FIELDS["row_index"].feature.pa_type for name in _INDEX_COLUMNS}
-_CARDINAL_FORMAT = CsvFormat(
-    columns_by_name(_CARDINAL_COLUMNS, _INDEX_COLUMNS),
-    {**_INDEX_TYPES, **_column_types(_file_fields(_CARDINAL_FIELDS))},
-    "ratings",
-    pandas_written=True,
-)
-_DUELING_FORMAT = CsvFormat(
-    columns_by_name(_DUELING_COLUMNS, _INDEX_COLUMNS),
-    {**_INDEX_TYPES, **_column_types(_file_fields(_DUELING_FIELDS))},
-    "votes",
-    pandas_written=True,
-)
+_CARDINAL_COLUMNS, _CARDINAL_FORMAT = _response_format(_CARDINAL_FIELDS, "ratings")
+_DUELING_COLUMNS, _DUELING_FORMAT = _response_format(_DUELING_FIELDS, "votes")
 
 
-def _check_columns(check, fields, header, context):
-    """Each column check of `fields` on the columns of `header`, in the table's order."""
-    for name, field in fields.items():
-        column = field.source(name)
-        if column in header:
-            for bad, expected in field.column_checks():
-                check(column, bad(context["column"](column), context), expected.format_map(context))
+# --- the configs and the builder -----------------------------------------------------------------
+_VERSION = datasets.Version("1.0.0")
 
+
+@dataclasses.dataclass
+class CaptionContestConfig(SourceConfig):
+    """A config; `contests` restricts it to those contests' files (checked in `_split_generators`)."""
+
+    contests: list = None
+
+
+# Alphabetical, the order of the card's `configs:`. Summaries have no natural key: matched by position.
+_CONFIGS = [
+    CaptionContestConfig(
+        name="cardinal_responses", version=_VERSION, key=("source_file", "row_index"),
+        description="One example per rating of one caption (unfunny / somewhat funny / funny).",
+        files={"train": _CARDINAL}, split_sizes={"train": None},
+    ),
+    CaptionContestConfig(
+        name="cartoons", version=_VERSION, key=("contest",),
+        description="One example per contest: the cartoon image, its artist, description, contexts and anomalies.",
+        files={"train": _CARTOONS + _METADATA}, split_sizes={"train": 186},
+    ),
+    CaptionContestConfig(
+        name="dueling_responses", version=_VERSION, key=("source_file", "row_index"),
+        description="One example per pairwise vote between two captions (contests 497, 508, 509).",
+        files={"train": _DUELING}, split_sizes={"train": None},
+    ),
+    CaptionContestConfig(
+        name="summaries", version=_VERSION,
+        description="One example per caption per summary file (contest x algorithm x round or variant).",
+        files={"train": _SUMMARIES}, split_sizes={"train": 1081771},
+    ),
+]
+
+
+class CaptionContestRatings(SourceBuilder, datasets.ArrowBasedBuilder):
+    """New Yorker caption contest ratings (NEXT): summaries, cardinal and dueling responses, cartoons."""
+
+    VERSION = _VERSION
+    BUILDER_CONFIG_CLASS = CaptionContestConfig
+    BUILDER_CONFIGS = _CONFIGS
+    DEFAULT_CONFIG_NAME = "summaries"
+    DEFAULT_WRITER_BATCH_SIZE = 100_000  # the tables' size: datasets' 1,000 would cut them into small writes
+
+    def _features(self):
+        return _FEATURES[self.config.name].copy()
+
+    def _split_generators(self, dl_manager):
+        name = self.config.name
+        paths = self.config.files["train"]
+        metadata = [path for path in paths if path in _METADATA]
+        shards = [path for path in paths if path not in _METADATA]
+        contests = self.config.contests
+        if contests is not None:
+            if isinstance(contests, (str, bytes)) or not all(type(c) is int for c in contests):
+                raise ValueError(f"contests: expected a list of contest numbers (ints), got {contests!r}")
+            contests = sorted(set(contests))
+            shards = [path for path in shards if _path_contest(path) in contests]
+            if not shards:
+                raise ValueError(f"{name}: no source file for contests {contests}")
+        local = local_files(self.config.data_dir, dl_manager, shards + metadata, _URLS)
+        gen_kwargs = {"files": [local[path] for path in shards], "sources": shards}
+        if name == "cartoons":
+            gen_kwargs["metadata"] = {path: local[path] for path in metadata}
+        return [datasets.SplitGenerator(name=datasets.Split.TRAIN, gen_kwargs=gen_kwargs)]
+
+    def _generate_tables(self, files, sources, metadata=None):
+        if self.config.name == "cartoons":
+            yield from _cartoon_tables(files, sources, metadata)
+            return
+        read, tables_of = {
+            "summaries": (_read_summary_file, _summary_tables),
+            "cardinal_responses": (_read_archive, _cardinal_tables),
+            "dueling_responses": (_read_archive, _dueling_tables),
+        }[self.config.name]
+        yield from tables_of_files(read, tables_of, files, sources, _MIN_ROWS_PER_TABLE)
+
+
+# --- the readers ---------------------------------------------------------------------------------
+_MIN_ROWS_PER_TABLE = 100_000  # small files are yielded together, up to about this many rows
+_SUMMARY_NAME = re.compile(
+    r"(?P<contest>[0-9]{3})(?:-round(?P<round>[12]))?_summary_"
+    rf"(?P<algorithm>{'|'.join(map(re.escape, _ALGORITHM_OF_NAME))})(?:_(?P<variant>funny|original))?\.csv"
+)
+_ARCHIVE_NAME = re.compile(
+    r"(?P<contest>[0-9]{3})(?:-(?:round[12]-cardinal|round2-dueling|active|passive|funny|original))?-responses\.csv\.zip"
+)
+_WORD_LIST = re.compile(r"(?P<contest>[0-9]+): \[(?P<items>[^\[\]]*)\]")
+_WORD = re.compile(r"[a-z][a-z0-9' -]*")
+_JPEG_OR_PNG = (b"\xff\xd8\xff", b"\x89PNG\r\n\x1a\n")
 
 # datasets' xopen opens local paths and URLs alike (a streaming build reads the files from their URLs).
 _read_summary_file = functools.partial(file_chunks, xopen)  # a summary file is a few hundred KB: one chunk
@@ -436,17 +356,22 @@ def _is_image(path):
         return f.read(8).startswith(_JPEG_OR_PNG)
 
 
-# --- file names ----------------------------------------------------------------------------------
 def _path_contest(path):
-    """The contest of a source path: every file name of the configs' files but the metadata starts with its 3 digits."""
+    """The contest of a source path (of every file but the metadata): its name's first 3 digits."""
     return int(path.rsplit("/", 1)[-1][:3])
 
 
-def _parse_summary_name(source):
+def _name_match(source, pattern, what):
     name = source.rsplit("/", 1)[-1]
-    match = _SUMMARY_NAME.fullmatch(name)
+    match = pattern.fullmatch(name)
     if match is None:
-        raise ValueError(f"{source}: not a summary file name (<contest>[-round<r>]_summary_<alg>[_<variant>].csv)")
+        raise ValueError(f"{source}: not a {what}")
+    return name, match
+
+
+def _parse_summary_name(source):
+    shape = "<contest>[-round<r>]_summary_<alg>[_<variant>].csv"
+    name, match = _name_match(source, _SUMMARY_NAME, f"summary file name ({shape})")
     return {
         "source_file": name,
         "contest": int(match["contest"]),
@@ -456,20 +381,6 @@ def _parse_summary_name(source):
     }
 
 
-def _parse_archive_name(source):
-    name = source.rsplit("/", 1)[-1]
-    match = _ARCHIVE_NAME.fullmatch(name)
-    if match is None:
-        raise ValueError(f"{source}: not a response archive name (<contest>[-<qualifier>]-responses.csv.zip)")
-    return name, int(match["contest"])
-
-
-# --- columns ---------------------------------------------------------------------------------------
-def _constant_column(value, type_, length):
-    return pa.nulls(length, type_) if value is None else pa.repeat(pa.scalar(value, type_), length)
-
-
-# --- summaries -----------------------------------------------------------------------------------
 def _summary_tables(chunks, file, source):
     meta = _parse_summary_name(source)
     context = {"contest": _CONTEST_FIELD_EXCEPTIONS.get(meta["source_file"], meta["contest"])}
@@ -478,21 +389,19 @@ def _summary_tables(chunks, file, source):
     for where, header, offset, batch in file_batches(chunks, _SUMMARY_FORMAT):
         n, col = batch.num_rows, batch.column
         context["column"] = col
-        _check_columns(functools.partial(check_rows, where, offset, batch), _SUMMARY_FIELDS, header, context)
-        # What the file name says, then the file's columns (`target_id` null where the file has none).
-        columns = [_constant_column(meta[name], schema.field(name).type, n) for name in _SUMMARY_NAME_FIELDS]
+        check_columns(functools.partial(check_rows, where, offset, batch), _SUMMARY_FIELDS, header, context)
+        columns = [constant_column(meta[name], schema.field(name).type, n) for name in _SUMMARY_NAME_FIELDS]
         for name, field in _SUMMARY_FIELDS.items():
             column = field.source(name)
             columns.append(col(column) if column in header else pa.nulls(n, schema.field(name).type))
         yield pa.Table.from_arrays(columns, schema=schema)
 
 
-# --- responses -----------------------------------------------------------------------------------
-def _response_tables(config, csv_format, chunks, file, source):
+def _response_tables(config, fields, csv_format, chunks, file, source):
     """The tables of a response archive of `config`, read as `csv_format` says."""
-    name, contest = _parse_archive_name(source)
-    fields = _FIELDS_OF[config]
-    nullable = _NULLABLE[config]
+    shape = "<contest>[-<qualifier>]-responses.csv.zip"
+    name, match = _name_match(source, _ARCHIVE_NAME, f"response archive name ({shape})")
+    nullable = {column for column, field in _file_fields(fields).items() if field.nulls}
     whole = functools.partial(_read_archive_whole, file, source)
     for where, header, offset, batch in file_batches(chunks, csv_format, whole):
         n, col = batch.num_rows, batch.column
@@ -501,38 +410,31 @@ def _response_tables(config, csv_format, chunks, file, source):
         for column in header:
             if column not in nullable and col(column).null_count:
                 check(column, pc.is_null(col(column)), "a value (the cell is empty)")
-        # pandas' index where the file has it (checked as `row_index`), else the record's position
-        # (an index column may be named "")
         checked = fields if index is None else {**fields, "row_index": fields["row_index"]._replace(key=index)}
-        _check_columns(check, checked, header, {"column": col})
+        check_columns(check, checked, header, {"column": col})
         columns = {
-            "contest": _constant_column(contest, pa.int32(), n),
-            "source_file": _constant_column(name, pa.string(), n),
+            "contest": constant_column(int(match["contest"]), pa.int32(), n),
+            "source_file": constant_column(name, pa.string(), n),
             "row_index": col(index) if index is not None else pa.array(np.arange(offset, offset + n, dtype=np.int64)),
         }
         if "rating_label" in fields:
             columns["rating_label"] = pc.cast(pc.subtract(col("target_reward"), 1), pa.int64())
-        # Every other feature is the CSV column of its key.
         arrays = [columns[f] if f in columns else col(field.source(f)) for f, field in fields.items()]
         yield pa.Table.from_arrays(arrays, schema=_SCHEMAS[config])
 
 
-_cardinal_tables = functools.partial(_response_tables, "cardinal_responses", _CARDINAL_FORMAT)
-_dueling_tables = functools.partial(_response_tables, "dueling_responses", _DUELING_FORMAT)
+_cardinal_tables = functools.partial(_response_tables, "cardinal_responses", _CARDINAL_FIELDS, _CARDINAL_FORMAT)
+_dueling_tables = functools.partial(_response_tables, "dueling_responses", _DUELING_FIELDS, _DUELING_FORMAT)
 
 
-# --- cartoons ------------------------------------------------------------------------------------
 def _cartoon_tables(files, sources, metadata):
     artists = _read_pairs(metadata[_ARTISTS], _ARTISTS, ["contest", "artist"])
     descriptions = _read_pairs(metadata[_DESCRIPTIONS], _DESCRIPTIONS, ["contest", "description"])
-    contexts = _read_word_lists(metadata[_CONTEXTS], _CONTEXTS)
-    anomalies = _read_word_lists(metadata[_ANOMALIES], _ANOMALIES)
+    contexts, anomalies = (_read_word_lists(metadata[path], path) for path in (_CONTEXTS, _ANOMALIES))
     for file, source in zip(files, sources, strict=True):
         contest = _path_contest(source)
-        with xopen(file, "rb") as f:
-            data = f.read()
-        check_is_data(data[:4096], source, "a JPEG or PNG image")
-        if not data.startswith(_JPEG_OR_PNG):
+        data = _read_data(file, source, "a JPEG or PNG image")
+        if not data.startswith(_JPEG_OR_PNG):  # quirk: png-cartoon, FORMAT.md
             raise ValueError(f"{source}: not a JPEG or PNG image (starts with {show(data[:8])})")
         row = {
             "contest": contest,
@@ -545,16 +447,17 @@ def _cartoon_tables(files, sources, metadata):
         yield f"{contest}", pa.Table.from_pylist([row], schema=_SCHEMAS["cartoons"])
 
 
-def _read_text(file, source):
+def _read_data(file, source, what):
+    """The bytes of a file, once it is shown to be data (not an error page or an LFS pointer)."""
     with xopen(file, "rb") as f:
         data = f.read()
-    check_is_data(data[:4096], source, "a metadata file")
-    return utf8(data, source)
+    check_is_data(data[:4096], source, what)
+    return data
 
 
 def _read_pairs(file, source, header):
     """contest -> text from a two-column CSV (artists.csv, descriptions.txt)."""
-    rows = list(csv.reader(io.StringIO(_read_text(file, source), newline="")))
+    rows = list(csv.reader(io.StringIO(utf8(_read_data(file, source, "a metadata file"), source), newline="")))
     if not rows or rows[0] != header:
         found = ",".join(rows[0]) if rows else ""
         raise ValueError(f"{source}: unexpected header: expected columns {','.join(header)!r}; found {found!r}")
@@ -577,7 +480,7 @@ def _read_pairs(file, source, header):
 def _read_word_lists(file, source):
     """contest -> list of words from the one-flow-list-per-line YAML files (`508: [a, b, c]`)."""
     lists = {}
-    for number, line in enumerate(_read_text(file, source).split("\n"), start=1):
+    for number, line in enumerate(utf8(_read_data(file, source, "a metadata file"), source).split("\n"), start=1):
         if not line:
             continue
         where = f"{source}, line {number}"

@@ -1,8 +1,5 @@
-"""The CSV side of crowd_deliberation: a file read as records (after the checks that it is the
-data and has exactly the expected header), and a record's cells, typed by a table of `Field`s
-(`_fields`: one per column, its `key`), whose errors name the file, the line, the field and the
-value.
-"""
+"""crowd_deliberation's CSV files read as records with exactly the expected header, and a record's
+cells typed by a table of fields, one per column (its `key`)."""
 
 import csv
 import io
@@ -17,8 +14,6 @@ from ._loader_common import no_records
 from ._loader_common import show
 from ._loader_common import utf8
 
-# --- a file's records -----------------------------------------------------------------------
-
 
 def rows(filepath, source, header):
     """A Row per record; a file without records is an error (datasets cannot load an empty split)."""
@@ -31,11 +26,7 @@ def rows(filepath, source, header):
 
 
 def records(filepath, source, header):
-    """Yield (line, {column: cell}) for every CSV record after checking that the header is `header`.
-
-    `line` is the physical line the record starts on. csv handles quoted cells with doubled
-    quotes and newlines; strict mode makes malformed quoting an error.
-    """
+    """(the line it starts on, {column: cell}) of every record; strict: malformed quoting is an error."""
     csv.field_size_limit(_FIELD_SIZE_LIMIT)
     reader = csv.reader(io.StringIO(_read_text(filepath, source), newline=""), strict=True)
     line = 1
@@ -53,7 +44,6 @@ def records(filepath, source, header):
 
 
 def _read_text(filepath, source):
-    """The whole file (at most 1.8 MB) as text, after the checks that name what it really is."""
     with xopen(filepath, "rb") as f:
         data = f.read()
     check_is_data(data, source, "a CSV header and records")
@@ -61,8 +51,7 @@ def _read_text(filepath, source):
 
 
 def _largest_field_size_limit():
-    """The csv module refuses cells over 128 KiB by default; here a cell is limited only by memory
-    (the largest limit the platform's C long takes: sys.maxsize, or less where a long is 32 bits)."""
+    """The largest limit the platform's C long takes: csv refuses cells over 128 KiB by default."""
     limit = sys.maxsize
     while True:
         try:
@@ -89,7 +78,7 @@ def _check_header(header, expected, source):
             f"{source}: unexpected header{hint}: {len(header)} columns, expected {len(expected)}; "
             f"missing {_show_columns(missing)}, unexpected {_show_columns(unexpected)}"
         )
-    # Same names, other order or a repeated column: name the first position that differs.
+    # Same names, in another order or repeated: name the first position that differs.
     position = next(
         (i for i, (a, b) in enumerate(zip(header, expected, strict=False)) if a != b), len(expected)
     )
@@ -101,12 +90,8 @@ def _check_header(header, expected, source):
 
 
 def _show_columns(columns):
-    """At most 5 column names, each cut to a readable length."""
     shown = ", ".join(show(column) for column in columns[:5])
     return "[" + shown + (f", ... ({len(columns)} in all)]" if len(columns) > 5 else "]")
-
-
-# --- a record's cells -----------------------------------------------------------------------
 
 
 class Row:
@@ -118,11 +103,9 @@ class Row:
         self.cells = cells
 
     def typed(self, fields, context=None):
-        """{name: value} of the columns of `fields`, in their order."""
         return typed(fields, self.cells, self.where, context)
 
     def value(self, field, context=None):
-        """The value of the column of one field."""
         return field.value(self.cells[field.key], self.where, field.key, context)
 
     def invalid(self, field, value, expected):
@@ -137,9 +120,13 @@ class Row:
     def empty(self, column):
         return self.cells[column] == ""
 
+    def check_filled(self, column, filled, reason):
+        """The cell of `column` filled exactly when `filled` is true, as `reason` says."""
+        if self.empty(column) == filled:
+            raise self.invalid(column, self.cells[column], f"{'filled' if filled else 'empty'}: {reason}")
+
     def statistics(self, group):
-        """{field: value} of a group of statistics {field: Field}, or None if every cell is empty
-        (nothing written)."""
+        """{field: value} of a group of statistics {field: Field}, or None if every cell is empty."""
         columns = [field.key for field in group.values()]
         empty = [self.empty(column) for column in columns]
         if all(empty):

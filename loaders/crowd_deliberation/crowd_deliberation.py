@@ -1,23 +1,7 @@
-"""Crowd Deliberation: 80 short English texts (40 product reviews to be labelled sarcastic or
-not, 40 sentences asking whether a person "lived in" / "died in" a place), 4,165 crowd labels
-with confidences, highlighted evidence and answers about expected disagreement, and 418 group
-deliberations in which three workers who disagreed discussed, reconsidered and concluded a case.
+"""Crowd Deliberation: crowd labels with confidence, evidence and expected disagreement on 80 short
+English texts (sarcasm, person-place relations), and the group deliberations of workers who disagreed.
 
-Source: the three CSV files (data.csv, labels.csv, deliberations.csv) of crowd-deliberation/data,
-pinned to its last commit. Every value is typed: ids, orders and counts become integers, labels,
-datasets, study parts and the expectation answer ClassLabels, confidences the floats 0.0 / 0.5 /
-1.0; JSON cells (EVIDENCE, the "why" answers, the chat logs) lists of structs or strings;
-"Yes ..."/"No ..." answers a struct {answer, explanation}, the group-discussion answer a bool;
-empty cells and empty evidence comments None (never ""). The 8 + 3 x 60 + 3 x 66 = 386 columns of
-deliberations.csv become 8 group fields, three member structs, three chat lists and nested
-readability statistics.
-
-Integrity is checked, not assumed: exact headers, the label vocabulary of each dataset, the
-conditional emptiness of the session fields, evidence quotes against the texts, chat authors
-against the members, and every member LABEL_ID against labels.csv. Every value outside its
-documented domain stops the build with a ValueError naming the file, the line, the field (the
-column, and the path inside a JSON cell) and the value. Reading the CSV files and typing a
-record's cells by a table of fields is `_csv_cells.py`, beside this file.
+From the three CSV files of crowd-deliberation/data at its last commit; their format and quirks: FORMAT.md.
 """
 
 import copy
@@ -74,7 +58,6 @@ explained why the case could or could not be resolved.
 
 _HOMEPAGE = "https://github.com/crowd-deliberation/data"
 
-# LICENSE of the upstream repository: MIT, "Copyright (c) 2017 crowd-deliberation".
 _LICENSE = "mit"
 
 _COMMIT = "d36857821c0b2694aa0fe3da3aa514d5b15e7cf6"
@@ -87,82 +70,17 @@ _DELIBERATIONS = "deliberations.csv"
 # Paths relative to the upstream repository root (the layout a `data_dir` copy mirrors).
 _URLS = {path: _URL_PREFIX + path for path in (_DATA, _LABELS, _DELIBERATIONS)}
 
-# No upstream splits: one `train` split per config with every record (upstream README and paper).
-# Each split reads the config's own file first: deliberations also reads labels.csv to check that
-# every member LABEL_ID exists; labels reads data.csv to check evidence quotes against the texts
-# and to count the labels whose text is not in data.csv.
-_VERSION = datasets.Version("1.0.0")
-_CONFIGS = [
-    SourceConfig(
-        name="deliberations",
-        version=_VERSION,
-        description=(
-            "One example per group deliberation: three member structs, three chat logs, readability statistics."
-        ),
-        files={"train": [_DELIBERATIONS, _LABELS]},
-        split_sizes={"train": 418},
-        key=("deliberation_id",),
-    ),
-    SourceConfig(
-        name="labels",
-        version=_VERSION,
-        description="One example per crowd label, with its evidence and the worker's expected disagreement.",
-        files={"train": [_LABELS, _DATA]},
-        split_sizes={"train": 4165},
-        key=("label_id",),
-    ),
-    SourceConfig(
-        name="texts",
-        version=_VERSION,
-        description="One example per text shown to the workers, with the ground truth where known.",
-        files={"train": [_DATA]},
-        split_sizes={"train": 80},
-        key=("data_id",),
-    ),
-]
-class CrowdDeliberation(SourceBuilder, datasets.GeneratorBasedBuilder):
-    """Crowd labels on sarcasm and relation texts, and group deliberations on disagreements."""
 
-    VERSION = _VERSION
-    BUILDER_CONFIGS = _CONFIGS
-    DEFAULT_CONFIG_NAME = "deliberations"
-    READ_SPLIT_FILES_TOGETHER = True  # a split reads its config's file with the file it is checked against
-
-    def _features(self):
-        return _config_features(self.config.name)
-
-
-    def _generate_examples(self, filepaths, sources):
-        if self.config.name == "texts":
-            for text in _read_texts(filepaths[0], sources[0]):
-                yield str(text["data_id"]), text
-        elif self.config.name == "labels":
-            texts = {text["data_id"]: text for text in _read_texts(filepaths[1], sources[1])}
-            without_text = {}  # DATA_ID -> labels
-            for label in _read_labels(filepaths[0], sources[0], texts):
-                if label["data_id"] not in texts:
-                    without_text[label["data_id"]] = without_text.get(label["data_id"], 0) + 1
-                yield str(label["label_id"]), label
-            # Upstream's README says labels.csv covers the texts of data.csv; it also labels others
-            # (192 labels on 60 DATA_IDs in the release). They are kept, and counted here.
-            if without_text:
-                logger.info(
-                    "%s: %d labels on %d DATA_IDs that have no text in %s (kept): %s",
-                    sources[0], sum(without_text.values()), len(without_text), sources[1], sorted(without_text),
-                )
-        else:
-            label_ids = {label["label_id"] for label in _read_labels(filepaths[1], sources[1], None)}
-            for deliberation in _read_deliberations(filepaths[0], sources[0], label_ids):
-                yield str(deliberation["deliberation_id"]), deliberation
-
-
-_DATASETS = ["deliberation-sarcasm", "deliberation-relation-person-place"]
-_SARCASM_LABELS = ["sarcastic", "not_sarcastic"]
-_RELATION_LABELS = ["relation_expressed", "relation_not_expressed"]
-_LABEL_NAMES = _SARCASM_LABELS + _RELATION_LABELS
-_LABELS_OF = {"deliberation-sarcasm": _SARCASM_LABELS, "deliberation-relation-person-place": _RELATION_LABELS}
-# A reconsidered label can also be `irresolvable` (undocumented upstream).
-_RECONSIDERED_NAMES = _LABEL_NAMES + ["irresolvable"]
+# --- the fields ------------------------------------------------------------------------------
+# Headers, features and checks derive from these tables: a field is named by its column in lower
+# case and read from the column, its `key`.
+_LABELS_OF = {  # each dataset's labels (quirk: relation-not-expressed, FORMAT.md)
+    "deliberation-sarcasm": ["sarcastic", "not_sarcastic"],
+    "deliberation-relation-person-place": ["relation_expressed", "relation_not_expressed"],
+}
+_DATASETS = list(_LABELS_OF)
+_LABEL_NAMES = [name for names in _LABELS_OF.values() for name in names]
+_RECONSIDERED_NAMES = _LABEL_NAMES + ["irresolvable"]  # quirk: irresolvable-label, FORMAT.md
 _TEXT_STUDY_PARTS = ["breadth", "breadth and depth"]
 _STUDY_PARTS = ["breadth", "depth"]
 _EXPECTATIONS = [
@@ -174,9 +92,8 @@ _GROUP_HELPS = {
     "Yes, a group discussion would help to resolve the case.": True,
     "No, a group discussion would not help to resolve the case.": False,
 }
-_DISSENTING_COUNTS = (0, 2, 3)
-_MEMBER_ORDERS = (1, 2, 3)
-_MEMBERS = 3
+_DISSENTING = integer((0, 2, 3), text=True)  # a number of dissenting opinions
+_MEMBER_ORDER = integer((1, 2, 3), text=True, nulls=EMPTY)
 
 # The 13 readability statistics, in column order; True = written as an integer.
 _STATISTICS = {
@@ -185,12 +102,9 @@ _STATISTICS = {
     "AUTOMATED_READABILITY_INDEX": False, "DALE_CHALL_READABILITY_SCORE": False, "DIFFICULT_WORDS": True,
     "LINSEAR_WRITE_FORMULA": False, "GUNNING_FOG": False,
 }
-# Message phases (column prefixes) in column order: session 1, session 2, all messages.
-_PHASES = ["MESSAGES_DISCUSS", "MESSAGES_RECONSIDER", "MESSAGES"]
-# Group statistics columns B_S, B_S_MIN, ...: the empty suffix becomes `value`.
-_AGGREGATES = {"": "value", "_MIN": "min", "_MAX": "max", "_MEDIAN": "median", "_MEAN": "mean"}
+_PHASES = ["MESSAGES_DISCUSS", "MESSAGES_RECONSIDER", "MESSAGES"]  # the chats: session 1, session 2, all
+_AGGREGATES = {"": "value", "_MIN": "min", "_MAX": "max", "_MEDIAN": "median", "_MEAN": "mean"}  # of a phase
 
-# The columns that the checks across cells name.
 _EXPECTATION_QUESTION = "QUESTION_DO_YOU_THINK_OTHER_PEOPLE_MIGHT_CHOOSE_A_DIFFERENT_ANSWER_THAN_YOU_DID"
 _WHY_QUESTION = "QUESTION_WHY_DO_YOU_THINK_OTHER_PEOPLE_MIGHT_CHOOSE_A_DIFFERENT_ANSWER"
 _ELABORATE_QUESTION = (
@@ -201,23 +115,15 @@ _GROUP_QUESTION = (
     "QUESTION_IF_THERE_WERE_OTHER_PEOPLE_WHO_CHOSE_A_DIFFERENT_ANSWER_THAN_YOU_DID_DO_YOU_THINK_A_GROUP_DISCUSSION"
     "_WOULD_HELP_TO_RESOLVE_THE_CASE"
 )
-# The follow-up questions of labels.csv, asked exactly when the worker expected disagreement.
-_FOLLOW_UPS = (_WHY_QUESTION, _ELABORATE_QUESTION, _GROUP_QUESTION)
+_FOLLOW_UPS = (_WHY_QUESTION, _ELABORATE_QUESTION, _GROUP_QUESTION)  # asked exactly when disagreement is expected
 _RESOLVED_QUESTION = "QUESTION_WHY_DO_YOU_THINK_THIS_CASE_COULD_BE_RESOLVED"
 _UNRESOLVED_QUESTION = "QUESTION_WHY_DO_YOU_THINK_THIS_CASE_COULD_NOT_BE_FULLY_RESOLVED"
-
-
-# --- the fields: the columns of each file ---------------------------------------------------
-# Each column is declared once, with its Field: the headers, the features and the checks all come
-# from these tables. A field is named by its column in lower case (`_columns`; statistics groups
-# name theirs), and read from the column, its `key`.
 
 _YES_NO = re.compile(r"(Yes|No)(?: (.*))?", re.DOTALL)
 _ID = integer(range(2**31), text=True)  # an id, an order, a count: a non-negative int32
 _TEXT = string(nonempty=True)
-_BOOLEAN = mapping({"True": True, "False": False}, datasets.Value("bool"))
-# 0 = not sure, 0.5 = sure, 1 = very sure (upstream README).
-_CONFIDENCES = {"0": 0.0, "0.5": 0.5, "1": 1.0}
+_BOOLEAN = mapping({"True": True, "False": False}, datasets.Value("bool"))  # quirk: text-booleans, FORMAT.md
+_CONFIDENCES = {"0": 0.0, "0.5": 0.5, "1": 1.0}  # not sure, sure, very sure (upstream README)
 
 
 def _confidence(nulls=()):
@@ -242,12 +148,8 @@ def _yes_no(value):
     return {"answer": match.group(1) == "Yes", "explanation": match.group(2) or None}
 
 
-_YES_NO_ANSWER = checked(
-    {"answer": datasets.Value("bool"), "explanation": datasets.Value("string")},
-    _yes_no,
-    "a text starting with 'Yes' or 'No'",
-    nulls=EMPTY,
-)
+_YES_NO_ANSWER = checked({"answer": datasets.Value("bool"), "explanation": datasets.Value("string")}, _yes_no,
+                         "a text starting with 'Yes' or 'No'", nulls=EMPTY)
 
 
 def _statistic(whole, column):
@@ -255,8 +157,7 @@ def _statistic(whole, column):
     return integer(INT32, text=True, key=column) if whole else number(text=True, key=column)
 
 
-# A member's answers in a session: filled exactly when the member's flag (DID_...) is True.
-_FILLED_WHEN = {}
+_FILLED_WHEN = {}  # a member's answer column -> its flag (DID_...): filled exactly when the flag is True
 
 
 def _session(flag, fields):
@@ -264,21 +165,12 @@ def _session(flag, fields):
     return fields
 
 
-def _json(cell, where, column):
-    """The cell decoded. A problem inside the JSON is located by its path below the column, such
-    as field 'MESSAGES'[0]['user_id']; a cell that is not JSON at all is shown."""
-    return loads(cell, where, field=column)
-
-
 def _objects(fields, what):
-    """The reader of a JSON cell that lists objects with the fields `fields`: (cell, where, column,
-    context=None) -> each item's index and typed value, read as a JSON record is (exactly its keys,
-    then each value in the table's order); one at a time, so that an item's own values are checked
-    before the next item's keys. `context(item)` gives an item the context of its fields' parse."""
+    """The reader of a JSON list of objects with the fields `fields`: (index, typed value) of each item."""
     names, read = keys(fields), reader(fields)
 
     def items(cell, where, column, context=None):
-        values = _json(cell, where, column)
+        values = loads(cell, where, field=column)  # quirk: json-in-cells, FORMAT.md
         if not isinstance(values, list):
             raise invalid(where, column, cell, f"a JSON list of {what}")
         for index, item in enumerate(values):
@@ -290,7 +182,7 @@ def _objects(fields, what):
 
 def _string_list(cell, where, column, context=None):
     """A JSON list of strings (the "why" answers)."""
-    value = _json(cell, where, column)
+    value = loads(cell, where, field=column)
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
         raise invalid(where, column, cell, "a JSON list of strings")
     return value
@@ -310,9 +202,7 @@ def _member_name(value, where, path, context):
     return value
 
 
-# The objects inside the JSON cells: each key declared once, with its feature and its check, in
-# the order of the struct's fields (that of release 1.0.0), the order they are checked in. A chat
-# message's user is checked against the members (the context of `_messages`).
+# The objects inside the JSON cells, in the order of the struct's fields (that of release 1.0.0).
 _OFFSET = integer(range(2**31))
 _EVIDENCE_ITEM = {
     "start": _OFFSET,
@@ -328,22 +218,34 @@ _CHAT_MESSAGE = {
 _evidence_items = _objects(_EVIDENCE_ITEM, "objects")
 _chat_items = _objects(_CHAT_MESSAGE, "messages")
 
-
-# JSON cells: a list of strings (None for an empty cell), evidence, a chat.
 _STRINGS = Field([datasets.Value("string")], parse=_string_list, nulls=EMPTY)
-_EVIDENCE = Field(
-    [features(_EVIDENCE_ITEM)],
-    parse=lambda value, where, column, context: _evidence(value, where, column, context["text"]),
-)
-_CHAT = Field(
-    [features(_CHAT_MESSAGE)],
-    parse=lambda value, where, column, context: _messages(value, where, column, context["names"]),
-)
+
+
+def _evidence(cell, where, column, context):
+    text, evidence = context["text"], []
+    for index, value in _evidence_items(cell, where, column):
+        start, end, quote = value["start"], value["end"], value["quote"]
+        if end < start:
+            raise _problem(where, (column, index), f"end {end} is before start {start}")
+        if text is not None and text["text"][start:end] != quote:
+            span = f"DATA_ID {text['data_id']} from {start} to {end} ({show(text['text'][start:end])})"
+            raise _problem(where, (column, index), f"quote {show(quote)} is not the text of {span}")
+        evidence.append(value)
+    return evidence
+
+
+def _messages(cell, where, column, context):
+    names = context["names"]  # each message's user is checked against the members
+    items = _chat_items(cell, where, column, lambda message: {"names": names, "message": message})
+    return [message for _, message in items]
+
+
+_EVIDENCE = Field([features(_EVIDENCE_ITEM)], parse=_evidence)
+_CHAT = Field([features(_CHAT_MESSAGE)], parse=_messages)
 
 
 def _columns(fields, prefix=""):
-    """{name: Field} of a file's columns {column: Field}: each named by its column in lower case
-    and read from the column (`prefix` + column: a member's MEMBER_<n>_<column>)."""
+    """{name: Field} of a file's columns {column: Field}, each read from `prefix` + column."""
     return {column.lower(): field._replace(key=prefix + column) for column, field in fields.items()}
 
 
@@ -371,17 +273,15 @@ _LABEL_FIELDS = _columns({
     "DELIBERATION_ID": integer(range(2**31), text=True, nulls=EMPTY),
 })
 
-# deliberations.csv: the group's columns, each member's (MEMBER_<n>_<column>), then for each phase
-# its chat column and the group's statistics of that phase.
 _GROUP_FIELDS = _columns({
     "DELIBERATION_ID": _ID,
     "DATA_ID": _ID,
     "STUDY_PART": label(_STUDY_PARTS),
     "WAS_RESOLVED": _BOOLEAN,
-    "NUM_DISSENTING_OPINIONS_DISCUSSED": integer(_DISSENTING_COUNTS, text=True),
-    "NUM_DISSENTING_OPINIONS_RECONSIDERED": integer(_DISSENTING_COUNTS, text=True),
-    "NUM_DISSENTING_OPINIONS_DISCUSSED_AND_RECONSIDERED": integer(_DISSENTING_COUNTS, text=True),
-    "NUM_DISSENTING_OPINIONS_DISCUSSED_RECONSIDERED_AND_CONCLUDED": integer(_DISSENTING_COUNTS, text=True),
+    "NUM_DISSENTING_OPINIONS_DISCUSSED": _DISSENTING,
+    "NUM_DISSENTING_OPINIONS_RECONSIDERED": _DISSENTING,
+    "NUM_DISSENTING_OPINIONS_DISCUSSED_AND_RECONSIDERED": _DISSENTING,
+    "NUM_DISSENTING_OPINIONS_DISCUSSED_RECONSIDERED_AND_CONCLUDED": _DISSENTING,
 })
 _MEMBER_COLUMNS = {
     "USER_ID": _ID,
@@ -390,15 +290,14 @@ _MEMBER_COLUMNS = {
     "ORIGINAL_LABEL": label(_LABEL_NAMES),
     "ORIGINAL_CONFIDENCE": _confidence(),
     "DID_DISCUSS": _BOOLEAN,
-    **_session("DID_DISCUSS", {"DISCUSS_ORDER": integer(_MEMBER_ORDERS, text=True, nulls=EMPTY)}),
+    **_session("DID_DISCUSS", {"DISCUSS_ORDER": _MEMBER_ORDER}),
     "DID_RECONSIDER": _BOOLEAN,
     **_session("DID_RECONSIDER", {
-        "RECONSIDER_ORDER": integer(_MEMBER_ORDERS, text=True, nulls=EMPTY),
+        "RECONSIDER_ORDER": _MEMBER_ORDER,
         "RECONSIDERED_LABEL": label(_RECONSIDERED_NAMES, nulls=EMPTY),
         "RECONSIDERED_CONFIDENCE": _confidence(nulls=EMPTY),
-        "QUESTION_BASED_ON_YOUR_DELIBERATION_WHY_DO_YOU_THINK_THE_OTHER_PEOPLE_IN_THE_GROUP_CHOSE_A_DIFFERENT_ANSWER": (
-            _STRINGS
-        ),
+        "QUESTION_BASED_ON_YOUR_DELIBERATION_WHY_DO_YOU_THINK_THE_OTHER_PEOPLE_IN_THE_GROUP_CHOSE_A_DIFFERENT"
+        "_ANSWER": _STRINGS,
         "QUESTION_PLEASE_ELABORATE_ON_YOUR_ANSWER_TO_THE_PREVIOUS_QUESTION_FOR_EXAMPLE_IF_YOU_CHANGED_YOUR_MIND_ABOUT"
         "_THE_SOURCE_OF_DISAGREEMENT_PLEASE_EXPLAIN_WHY": string(nulls=EMPTY),
     }),
@@ -414,57 +313,35 @@ _MEMBER_COLUMNS = {
         "QUESTION_DESCRIBE_HOW_YOU_FEEL_ABOUT_THE_DELIBERATION_OUTCOME": string(nulls=EMPTY),
     }),
 }
-# Statistics are groups {field: Field, its column the Field's key}, None where all their cells are
-# empty. A member's, per phase: MEMBER_<n>_<phase>_<statistic>.
-_MEMBER_STATISTICS = {
-    phase: {statistic.lower(): _statistic(whole, f"{phase}_{statistic}") for statistic, whole in _STATISTICS.items()}
-    for phase in _PHASES
-}
-# Each member's fields and statistics, read from its columns (MEMBER_<n>_...).
-_MEMBER_PREFIXES = [f"MEMBER_{member}_" for member in range(1, _MEMBERS + 1)]
+_MEMBER_PREFIXES = [f"MEMBER_{member}_" for member in (1, 2, 3)]
 _MEMBER_FIELDS = {prefix: _columns(_MEMBER_COLUMNS, prefix) for prefix in _MEMBER_PREFIXES}
+# Statistics groups {field: Field}, None where all their cells are empty: a member's, per phase;
 _MEMBER_GROUPS = {
-    prefix: {
-        phase.lower(): {name: field._replace(key=prefix + field.key) for name, field in group.items()}
-        for phase, group in _MEMBER_STATISTICS.items()
-    }
+    prefix: {phase.lower(): {s.lower(): _statistic(whole, f"{prefix}{phase}_{s}") for s, whole in _STATISTICS.items()}
+             for phase in _PHASES}
     for prefix in _MEMBER_PREFIXES
 }
-# The group's, per phase and statistic: <phase>_<statistic><aggregate>, aggregated over the
-# members. The median of integer statistics can end in .5 and the mean is a fraction.
+# the group's, per phase and statistic, aggregated over the members (a median may end in .5).
 _GROUP_STATISTICS = {
     phase: {
-        statistic.lower(): {
-            name: _statistic(whole and name not in ("median", "mean"), f"{phase}_{statistic}{suffix}")
-            for suffix, name in _AGGREGATES.items()
-        }
+        statistic.lower(): {name: _statistic(whole and name not in ("median", "mean"), f"{phase}_{statistic}{suffix}")
+                            for suffix, name in _AGGREGATES.items()}
         for statistic, whole in _STATISTICS.items()
     }
     for phase in _PHASES
 }
 _CHAT_FIELDS = _columns({phase: _CHAT for phase in _PHASES})
 
-
-def _statistics_columns(statistics):
-    """The columns of statistics groups, in order."""
-    return [field.key for group in statistics for field in group.values()]
-
-
 _DATA_COLUMNS = keys(_DATA_FIELDS)
 _LABEL_COLUMNS = keys(_LABEL_FIELDS)
-_DELIBERATION_COLUMNS = (
-    keys(_GROUP_FIELDS)
-    + [
-        column
-        for prefix in _MEMBER_PREFIXES
-        for column in keys(_MEMBER_FIELDS[prefix]) + _statistics_columns(_MEMBER_GROUPS[prefix].values())
-    ]
-    + [column for phase in _PHASES for column in [phase, *_statistics_columns(_GROUP_STATISTICS[phase].values())]]
-)
+# deliberations.csv: the group's columns, each member's (MEMBER_<n>_...), then per phase its chat and statistics.
+_DELIBERATION_TABLES = [
+    _GROUP_FIELDS,
+    *(table for prefix in _MEMBER_PREFIXES for table in [_MEMBER_FIELDS[prefix], *_MEMBER_GROUPS[prefix].values()]),
+    *(table for phase in _PHASES for table in [{phase: _CHAT}, *_GROUP_STATISTICS[phase].values()]),
+]
+_DELIBERATION_COLUMNS = [column for table in _DELIBERATION_TABLES for column in keys(table)]
 _HEADERS = {_DATA: _DATA_COLUMNS, _LABELS: _LABEL_COLUMNS, _DELIBERATIONS: _DELIBERATION_COLUMNS}
-
-
-# --- features -------------------------------------------------------------------------------
 
 
 def _config_features(config_name):
@@ -474,28 +351,69 @@ def _config_features(config_name):
         table = features(_LABEL_FIELDS)
     else:
         member = features(_MEMBER_FIELDS[_MEMBER_PREFIXES[0]])
-        member["statistics"] = {phase.lower(): features(g) for phase, g in _MEMBER_STATISTICS.items()}
+        member["statistics"] = {phase: features(group) for phase, group in _MEMBER_GROUPS[_MEMBER_PREFIXES[0]].items()}
         table = features(_GROUP_FIELDS)
-        # Python lists, not datasets.Sequence: the same feature types and card YAML on datasets 3.6 and 5.x.
-        table["members"] = [member]
+        table["members"] = [member]  # a list, not datasets.Sequence: the same types and card on datasets 3.6 and 5.x
         table.update(features(_CHAT_FIELDS))
         table["statistics"] = {
             phase.lower(): {statistic: features(group) for statistic, group in statistics.items()}
             for phase, statistics in _GROUP_STATISTICS.items()
         }
-    # A copy: the tables' feature objects are never shared with a builder's Features.
-    return datasets.Features(copy.deepcopy(table))
+    return datasets.Features(copy.deepcopy(table))  # never share the tables' feature objects with a builder
 
 
+# --- the configs and the builder -------------------------------------------------------------
+# No upstream splits: one `train` split. It reads its config's file, then the one it is checked against.
+_VERSION = datasets.Version("1.0.0")
+_CONFIGS = [
+    SourceConfig(
+        name="deliberations", version=_VERSION, key=("deliberation_id",),
+        description="One example per group deliberation: three member structs, three chat logs, "
+        "readability statistics.",
+        files={"train": [_DELIBERATIONS, _LABELS]}, split_sizes={"train": 418},
+    ),
+    SourceConfig(
+        name="labels", version=_VERSION, key=("label_id",),
+        description="One example per crowd label, with its evidence and the worker's expected disagreement.",
+        files={"train": [_LABELS, _DATA]}, split_sizes={"train": 4165},
+    ),
+    SourceConfig(
+        name="texts", version=_VERSION, key=("data_id",),
+        description="One example per text shown to the workers, with the ground truth where known.",
+        files={"train": [_DATA]}, split_sizes={"train": 80},
+    ),
+]
+
+
+class CrowdDeliberation(SourceBuilder, datasets.GeneratorBasedBuilder):
+    """Crowd labels on sarcasm and relation texts, and group deliberations on disagreements."""
+
+    VERSION = _VERSION
+    BUILDER_CONFIGS = _CONFIGS
+    DEFAULT_CONFIG_NAME = "deliberations"
+    READ_SPLIT_FILES_TOGETHER = True
+
+    def _features(self):
+        return _config_features(self.config.name)
+
+    def _generate_examples(self, filepaths, sources):
+        if self.config.name == "texts":
+            examples = _read_texts(filepaths[0], sources[0])
+        elif self.config.name == "labels":
+            texts = {text["data_id"]: text for text in _read_texts(filepaths[1], sources[1])}
+            examples = _read_labels(filepaths[0], sources[0], texts)
+        else:
+            label_ids = {label["label_id"] for label in _read_labels(filepaths[1], sources[1], None)}
+            examples = _read_deliberations(filepaths[0], sources[0], label_ids)
+        for example in examples:
+            yield str(example[self.config.key[0]]), example
+
+
+# --- the readers -----------------------------------------------------------------------------
 def _count_source_records(config, split, local_paths):
-    """CSV records of the config's own file (the first path), header excluded: read as the examples
-    are (the file's checks, its header, each record's number of cells) but untyped, so that a record
-    the typing lost or doubled would show."""
+    """Records of the config's own file, read untyped: a record the typing lost or doubled would show."""
     source = config.files[split][0]
     return sum(1 for _ in records(local_paths[0], source, _HEADERS[source]))
-
-
-# --- data.csv and labels.csv ----------------------------------------------------------------
 
 
 def _read_texts(filepath, source):
@@ -508,46 +426,32 @@ def _read_texts(filepath, source):
 
 def _read_labels(filepath, source, texts):
     """With `texts` ({data_id: text}), datasets and evidence quotes are checked against data.csv."""
-    seen = {}
+    seen, without_text = {}, {}  # LABEL_ID -> line, DATA_ID -> labels
     for row in rows(filepath, source, _LABEL_COLUMNS):
         dataset = row.value(_LABEL_FIELDS["dataset"])
         data_id = row.value(_LABEL_FIELDS["data_id"])
         text = texts.get(data_id) if texts is not None else None
+        if texts is not None and text is None:
+            without_text[data_id] = without_text.get(data_id, 0) + 1
         if text is not None and text["dataset"] != dataset:
             raise row.invalid("DATASET", dataset, f"{text['dataset']!r}, the DATASET of DATA_ID {data_id} in data.csv")
         expectation = row.value(_LABEL_FIELDS[_EXPECTATION_QUESTION.lower()])
         label = row.typed(_LABEL_FIELDS, {"dataset": dataset, "text": text})
         asked = expectation is not None and expectation != _EXPECTATIONS[0]
         for column in _FOLLOW_UPS:
-            if row.empty(column) == asked:
-                state = f"{'filled' if asked else 'empty'}: {_EXPECTATION_QUESTION} is"
-                raise row.invalid(column, row.cells[column], f"{state} {show(row.cells[_EXPECTATION_QUESTION])}")
+            row.check_filled(column, asked, f"{_EXPECTATION_QUESTION} is {show(row.cells[_EXPECTATION_QUESTION])}")
         row.check_unique(seen, "LABEL_ID", label["label_id"])
         yield label
-
-
-def _evidence(cell, where, column, text):
-    evidence = []
-    for index, value in _evidence_items(cell, where, column):
-        start, end, quote = value["start"], value["end"], value["quote"]
-        if end < start:
-            raise _problem(where, (column, index), f"end {end} is before start {start}")
-        if text is not None and text["text"][start:end] != quote:
-            span = f"DATA_ID {text['data_id']} from {start} to {end} ({show(text['text'][start:end])})"
-            raise _problem(where, (column, index), f"quote {show(quote)} is not the text of {span}")
-        evidence.append(value)
-    return evidence
-
-
-# --- deliberations.csv ----------------------------------------------------------------------
+    if without_text:  # kept, and counted: quirk: labels-without-text, FORMAT.md
+        logger.info("%s: %d labels on %d DATA_IDs that have no text in %s (kept): %s", source,
+                    sum(without_text.values()), len(without_text), _DATA, sorted(without_text))
 
 
 def _read_deliberations(filepath, source, label_ids):
     seen = {}
     for row in rows(filepath, source, _DELIBERATION_COLUMNS):
         deliberation = row.typed(_GROUP_FIELDS)
-        members = [_member(row, prefix, label_ids) for prefix in _MEMBER_PREFIXES]
-        deliberation["members"] = members
+        deliberation["members"] = members = [_member(row, prefix, label_ids) for prefix in _MEMBER_PREFIXES]
         deliberation.update(row.typed(_CHAT_FIELDS, {"names": {m["user_id"]: m["name"] for m in members}}))
         deliberation["statistics"] = {
             phase.lower(): _group_statistics(row, phase, deliberation[phase.lower()]) for phase in _PHASES
@@ -563,9 +467,7 @@ def _member(row, prefix, label_ids):
         raise row.invalid(prefix + "LABEL_ID", str(label_id), "a LABEL_ID of labels.csv")
     took_part = {flag: row.value(fields[flag.lower()]) for flag in dict.fromkeys(_FILLED_WHEN.values())}
     for column, flag in _FILLED_WHEN.items():
-        if row.empty(prefix + column) == took_part[flag]:
-            state = f"{'filled' if took_part[flag] else 'empty'}: {prefix}{flag} is {took_part[flag]}"
-            raise row.invalid(prefix + column, row.cells[prefix + column], state)
+        row.check_filled(prefix + column, took_part[flag], f"{prefix}{flag} is {took_part[flag]}")
     # A concluding member answered exactly one of the two "why (not) resolved" questions.
     did_conclude = took_part["DID_CONCLUDE"]
     answered = [not row.empty(prefix + column) for column in (_RESOLVED_QUESTION, _UNRESOLVED_QUESTION)]
@@ -578,23 +480,14 @@ def _member(row, prefix, label_ids):
     return member
 
 
-def _messages(cell, where, column, names):
-    # Each message's user_id and user_pseudonym are checked against the members (their parse).
-    context = lambda message: {"names": names, "message": message}  # noqa: E731
-    return [message for _, message in _chat_items(cell, where, column, context)]
-
-
 def _group_statistics(row, phase, messages):
     statistics = {statistic: row.statistics(group) for statistic, group in _GROUP_STATISTICS[phase].items()}
     filled = [value is not None for value in statistics.values()]
     if any(filled) and not all(filled):
         empty = next(statistic for statistic, value in statistics.items() if value is None)
         raise row.invalid(f"{phase}_{empty.upper()}", "", "a number: the other statistics of this phase are filled")
-    # Statistics are empty exactly when the phase has no messages.
-    if all(filled) != bool(messages):
-        state = "empty" if not messages else "filled"
-        column = f"{phase}_CHAR_COUNT"
-        raise row.invalid(column, row.cells[column], f"{state}: {phase} has {len(messages)} messages")
+    # quirk: empty-chats, FORMAT.md
+    row.check_filled(f"{phase}_CHAR_COUNT", bool(messages), f"{phase} has {len(messages)} messages")
     return statistics if messages else None
 
 
