@@ -38,7 +38,7 @@ def load(
     # imports datasets) stays light.
     from corpora import prepare
     from corpora import registry
-    from corpora.files import check_utf8
+    from corpora.path_errors import check_utf8
 
     corpus = registry.get(name)
     if data_dir is not None:

@@ -27,8 +27,8 @@ from corpora import registry
 from corpora import sources
 from corpora.errors import CorporaError
 from corpora.errors import shorten
-from corpora.feature_types import list_item
-from corpora.files import write_text
+from corpora.feature_spelling import list_item
+from corpora.path_errors import write_text
 
 TEMPLATE = resources.files("corpora") / "templates" / "dataset_card.md.j2"
 

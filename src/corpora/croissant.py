@@ -20,7 +20,7 @@ import datasets
 
 from corpora import registry
 from corpora import sources
-from corpora.feature_types import list_item
+from corpora.feature_spelling import list_item
 
 CONTEXT = {
     "@language": "en",

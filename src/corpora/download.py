@@ -37,11 +37,11 @@ import datasets
 import filelock
 
 from corpora import errors
-from corpora import settings
+from corpora import user_numbers
 from corpora.errors import CorporaError
-from corpora.files import naming
 from corpora.loader_shared._loader_common import LFS_POINTER
 from corpora.loader_shared._loader_common import is_html
+from corpora.path_errors import naming
 
 if TYPE_CHECKING:
     import requests
@@ -60,9 +60,9 @@ class Settings:
     @classmethod
     def from_environment(cls) -> Settings:
         return cls(
-            timeout=settings.from_environment("CORPORA_DOWNLOAD_TIMEOUT", cls.timeout, float, 0, above=True),
-            retries=settings.from_environment("CORPORA_DOWNLOAD_RETRIES", cls.retries, int, 0),
-            backoff=settings.from_environment("CORPORA_DOWNLOAD_BACKOFF", cls.backoff, float, 0, above=True),
+            timeout=user_numbers.from_environment("CORPORA_DOWNLOAD_TIMEOUT", cls.timeout, float, 0, above=True),
+            retries=user_numbers.from_environment("CORPORA_DOWNLOAD_RETRIES", cls.retries, int, 0),
+            backoff=user_numbers.from_environment("CORPORA_DOWNLOAD_BACKOFF", cls.backoff, float, 0, above=True),
         )
 
 

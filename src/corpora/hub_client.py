@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 
-from corpora import settings
+from corpora import user_numbers
 
 HUB_TIMEOUT = 60.0  # seconds without a byte, read or written; connecting: at most CONNECT_TIMEOUT of it
 CONNECT_TIMEOUT = 10.0
@@ -19,7 +19,7 @@ _SET = []
 
 
 def hub_timeout() -> float:
-    return settings.from_environment("CORPORA_HUB_TIMEOUT", HUB_TIMEOUT, float, 0, above=True)
+    return user_numbers.from_environment("CORPORA_HUB_TIMEOUT", HUB_TIMEOUT, float, 0, above=True)
 
 
 def use_time_limit() -> None:

@@ -1,7 +1,7 @@
 """How every build prepares a config: a request names a corpus, its configs and its source;
 `find_sources` finds and checks the source files (`sources.find`); `prepare_config` runs a
 config's builder on them with the checks of a build (rows in = rows out, the official split
-sizes). `corpora.load` returns what it prepared; `corpora build` (corpora.build) writes it as an
+sizes). `corpora.load` returns what it prepared; `corpora build` (corpora.export_folder) writes it as an
 export folder; `dummy_build` is the dummy data's (`corpora card`, `corpora validate`)."""
 
 from __future__ import annotations

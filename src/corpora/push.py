@@ -12,7 +12,7 @@ from pathlib import Path
 from huggingface_hub import HfApi
 from huggingface_hub import get_token
 
-from corpora import build
+from corpora import export_folder
 from corpora import exports
 from corpora import hub_client
 from corpora import prepare
@@ -97,7 +97,7 @@ def push(
         unread = error.reason  # a dry run needs no token: say what is not known
     if remote is not None:
         made = check_pushable(api, corpus, repo_id, remote, list(request.configs), configs, take_over)
-    build.export(request, out, repo_id=repo_id)
+    export_folder.export(request, out, repo_id=repo_id)
     folder = Path(out) / name
     problems = validate.export_problems(corpus, folder)
     if problems:  # the Hub would show a wrong or broken page

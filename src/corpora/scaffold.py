@@ -20,7 +20,7 @@ from corpora import prepare
 from corpora import registry
 from corpora import sources
 from corpora.errors import CorporaError
-from corpora.files import write_text
+from corpora.path_errors import write_text
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 _NAME = re.compile(r"[a-z][a-z0-9]*(_[a-z0-9]+)*")

@@ -32,7 +32,7 @@ from corpora import download
 from corpora import registry
 from corpora.errors import CorporaError
 from corpora.errors import shorten
-from corpora.files import write_text
+from corpora.path_errors import write_text
 from corpora.loader_shared._loader_common import LFS_POINTER
 from corpora.registry import Corpus
 

@@ -17,7 +17,7 @@ import datasets
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from corpora.feature_types import list_item
+from corpora.feature_spelling import list_item
 
 QUANTILES = (0.0, 0.25, 0.5, 0.75, 1.0)
 

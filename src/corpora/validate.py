@@ -12,9 +12,9 @@ from pathlib import Path
 import datasets
 import pyarrow.parquet
 
-from corpora import build
 from corpora import cards
 from corpora import datasets_adapter
+from corpora import export_folder
 from corpora import exports
 from corpora import parquet_files
 from corpora import prepare
@@ -62,7 +62,7 @@ def _count_problem(corpus, config, dataset_dict) -> str | None:
 
 
 def _round_trip_problem(corpus, prepared: dict[str, datasets.DatasetDict], tmp: str) -> str | None:
-    build.export(prepare.Request(corpus.name, dummy=True), f"{tmp}/export")
+    export_folder.export(prepare.Request(corpus.name, dummy=True), f"{tmp}/export")
     for config, dataset_dict in prepared.items():
         reloaded = datasets.load_dataset(f"{tmp}/export/{corpus.name}", config, cache_dir=f"{tmp}/reload")
         problem = compare(dataset_dict, reloaded)

@@ -24,7 +24,7 @@ from corpora import parquet_files
 from corpora import prepare
 from corpora import stats
 from corpora.errors import CorporaError
-from corpora.files import check_utf8
+from corpora.path_errors import check_utf8
 
 
 @dataclass(frozen=True)
