@@ -5,6 +5,11 @@ import logging
 import sys
 
 from corpora import user_numbers
+from corpora.commands import add_allow_modified_sources
+from corpora.commands import add_configs
+from corpora.commands import add_data_dir
+from corpora.commands import add_names
+from corpora.commands import add_out
 from corpora.commands import names
 from corpora.commands import print_table
 from corpora.commands import quiet_progress
@@ -26,19 +31,15 @@ def _at_least(kind: type[int] | type[float], minimum: int, what: str):
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("names", nargs="*", metavar="NAME", help="the corpora to build (`corpora list` names them)")
-    parser.add_argument("--all", action="store_true", help="every corpus")
-    parser.add_argument("--config", action="append", dest="configs", metavar="C", help="only this config (repeatable)")
+    add_names(parser, "the corpora to build (`corpora list` names them)")
+    add_configs(parser)
     source = parser.add_mutually_exclusive_group()
-    source.add_argument("--data-dir", metavar="DIR", help="a local copy laid out like the upstream repository")
+    add_data_dir(parser, source)
     source.add_argument("--dummy", action="store_true", help="the dummy data in dummy_data/NAME/")
-    parser.add_argument("--out", default="build", metavar="DIR", help="export folder (default: build)")
+    add_out(parser)
     parser.add_argument("--num-proc", type=_at_least(int, 1, "processes"), metavar="N",
                         help="processes for preparing the splits")
-    parser.add_argument("--allow-modified-sources", action="store_true",
-                        help="build source files that differ from the recorded release (checksums.tsv), into "
-                             "splits of any size (one that differs from the official size is shown, not refused); "
-                             "every record is still checked, and every split still holds one row per source record")
+    add_allow_modified_sources(parser)
     parser.add_argument("--lock-timeout", type=_at_least(float, 0, "seconds"), metavar="SECONDS",
                         help="while another build writes the same OUT/NAME, wait at most this long (default: until "
                              "it ends)")
