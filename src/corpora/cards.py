@@ -28,6 +28,7 @@ from corpora import sources
 from corpora.errors import CorporaError
 from corpora.errors import shorten
 from corpora.feature_spelling import list_item
+from corpora.feature_spelling import spell
 from corpora.path_errors import write_text
 
 TEMPLATE = resources.files("corpora") / "templates" / "dataset_card.md.j2"
@@ -135,20 +136,6 @@ def problems(corpus: registry.Corpus, source: dict) -> list[str]:
     return found
 
 
-def describe_type(feature) -> str:
-    """A short, version-independent name for a feature type."""
-    if isinstance(feature, datasets.ClassLabel):
-        return "class label (" + ", ".join(feature.names) + ")"
-    if isinstance(feature, datasets.Value):
-        return feature.dtype
-    if isinstance(feature, dict):
-        return "struct"
-    inner = list_item(feature)
-    if inner is not None:
-        return "list of " + describe_type(inner)
-    return type(feature).__name__
-
-
 FOLDED_FIELDS = 5  # a struct nested in a struct with more fields is one row of the card's table
 
 
@@ -163,15 +150,15 @@ def field_rows(feature_dict, prefix: str = "", collapse: bool = False) -> list[t
             inner = list_item(inner)
         same = next((other for other, shape in seen if shape == inner), None) if collapse else None
         if same is not None:
-            rows.append((prefix + name, describe_type(feature) + f", the same fields as `{prefix + same}`"))
+            rows.append((prefix + name, spell(feature, fields=False) + f", the same fields as `{prefix + same}`"))
             continue
         if collapse and prefix and isinstance(inner, dict) and len(inner) > FOLDED_FIELDS:
             # A wide struct inside a struct is one row naming its fields (croissant.json has them all).
             names = ", ".join(f"`{key}`" for key in list(inner)[:SHOWN_ITEMS])
-            rows.append((prefix + name, describe_type(feature) + f" of {len(inner)} fields ({names}, …)"))
+            rows.append((prefix + name, spell(feature, fields=False) + f" of {len(inner)} fields ({names}, …)"))
             seen.append((name, inner))
             continue
-        rows.append((prefix + name, describe_type(feature)))
+        rows.append((prefix + name, spell(feature, fields=False)))
         if isinstance(inner, dict):
             seen.append((name, inner))
             rows += field_rows(inner, prefix + name + ".", collapse)

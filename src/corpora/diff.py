@@ -7,8 +7,7 @@ reading both sides' Parquet files (a full outer join on the key), so no split is
 memory: DuckDB keeps within `MEMORY_LIMIT` and spills to a temporary folder beyond it.
 
 Feature types are the `datasets` features recorded in each Parquet file's schema (the
-`huggingface` metadata every export carries), described in words such as `list<int32>` or
-`class_label[funny, unfunny]`.
+`huggingface` metadata every export carries), spelled as the card spells them (feature_spelling.spell).
 """
 
 from __future__ import annotations
@@ -31,6 +30,7 @@ from corpora import hub_client
 from corpora import registry
 from corpora.errors import CorporaError
 from corpora.errors import describe_failure
+from corpora.feature_spelling import spell
 
 MEMORY_LIMIT = "512MB"  # DuckDB's own budget; the bench measures the process's peak RSS
 EXAMPLES = 3  # examples per changed field, and added or removed keys shown per split
@@ -268,42 +268,18 @@ def _features(files: list[Path]) -> tuple[pyarrow.Schema, dict]:
     return schema, {column.name: {"_arrow": str(column.type)} for column in schema}
 
 
-def describe(feature) -> str:
-    """A feature type in words, the same for datasets 3.6's and 5.x's ways of writing it."""
-    if isinstance(feature, list):
-        return f"list<{describe(feature[0])}>"
-    if not isinstance(feature, dict):
-        return str(feature)
-    kind = feature.get("_type")
-    if kind is None:
-        if "_arrow" in feature:
-            return feature["_arrow"]
-        return "struct{" + ", ".join(f"{k}: {describe(v)}" for k, v in feature.items()) + "}"
-    if kind == "Value":
-        return feature["dtype"]
-    if kind == "ClassLabel":
-        return "class_label[" + ", ".join(feature.get("names") or []) + "]"
-    if kind in ("Sequence", "List", "LargeList"):
-        prefix = "large_list" if kind == "LargeList" else "list"
-        length = feature.get("length", -1)
-        return f"{prefix}<{describe(feature['feature'])}>" + (f"[{length}]" if length not in (-1, None) else "")
-    if kind in ("Image", "Audio"):
-        return kind.lower()
-    return kind
-
-
 def _compare_config(connection, config: str, key, old_splits: dict, new_splits: dict) -> ConfigDiff:
     old_schema, old_features = _features(next(iter(old_splits.values())))
     new_schema, new_features = _features(next(iter(new_splits.values())))
     result = ConfigDiff(config, list(key) if key else None)
     for name in new_features.keys() - old_features.keys():
-        result.features_added[name] = describe(new_features[name])
+        result.features_added[name] = spell(new_features[name])
     for name in old_features.keys() - new_features.keys():
-        result.features_removed[name] = describe(old_features[name])
+        result.features_removed[name] = spell(old_features[name])
     common = [name for name in new_features if name in old_features]
     for name in common:
-        if describe(old_features[name]) != describe(new_features[name]):
-            result.features_retyped[name] = (describe(old_features[name]), describe(new_features[name]))
+        if spell(old_features[name]) != spell(new_features[name]):
+            result.features_retyped[name] = (spell(old_features[name]), spell(new_features[name]))
     result.features_added = dict(sorted(result.features_added.items()))
     result.features_removed = dict(sorted(result.features_removed.items()))
     if key:
@@ -353,7 +329,7 @@ def _values(name: str, old_feature, new_feature, old_type, new_type) -> tuple[st
     text, class labels by their names (what they mean), except numbers that stay numbers (an
     int32 that became an int64 is the same value)."""
     old, new = f"o.{_quote(name)}", f"n.{_quote(name)}"
-    if describe(old_feature) == describe(new_feature):
+    if spell(old_feature) == spell(new_feature):
         return old, new
     labels = _is_label(old_feature) or _is_label(new_feature)
     numbers = all(pyarrow.types.is_integer(t) or pyarrow.types.is_floating(t) for t in (old_type, new_type))
