@@ -14,6 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import datasets
 import pyarrow
 import pyarrow.parquet
 import pytest
@@ -28,6 +29,7 @@ from corpora import prepare
 from corpora import registry
 from corpora.cli import main
 from corpora.exports import MARK
+from corpora.feature_spelling import spell
 
 NAME = EXAMPLE
 pytestmark = [pytest.mark.usefixtures("example_collection"), pytest.mark.other_dependencies]
@@ -459,3 +461,13 @@ def test_an_unknown_config_is_an_error(exports):
     old, new = exports
     code, out, err = cli("diff", old, new, "--config", "rating")
     assert (code, out, err) == (2, "", "corpora diff: error: no config rating in either export\n")
+
+
+def test_a_feature_type_is_spelled_alike_from_the_features_and_from_a_parquet_files_json():
+    features = datasets.Features({"a": datasets.ClassLabel(names=["de", "en"]),
+                                  "b": datasets.Sequence(datasets.Value("int32")),
+                                  "c": {"x": datasets.Value("string")}, "d": datasets.Image()})
+    expected = {"a": "class label (de, en)", "b": "list of int32", "c": "struct (x: string)", "d": "image"}
+    assert {name: spell(feature) for name, feature in features.items()} == expected  # the card's
+    assert {name: spell(feature) for name, feature in features.to_dict().items()} == expected  # diff's
+    assert spell(features["c"], fields=False) == "struct"  # the card lists a struct's fields in rows of their own
