@@ -82,7 +82,8 @@ class Corpus:
         return self.configs[0]
 
     def config(self, name: str):
-        """The loader's config `name` (a SourceConfig)."""
+        """The loader's config `name`: its files per split, official split sizes, natural key and
+        description (the `SourceConfig` of loader_shared/_builder_base.py)."""
         for config in self.builder_class.BUILDER_CONFIGS:
             if config.name == name:
                 return config
