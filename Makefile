@@ -95,7 +95,7 @@ cards-check: $(VENV)/.installed
 	$(OFFLINE) CORPORA_ROOT=tests/example_collection $(VENV)/bin/corpora card --all --check
 
 validate: $(VENV)/.installed
-	$(OFFLINE) $(VENV)/bin/corpora validate
+	$(OFFLINE) $(VENV)/bin/corpora validate --all
 
 # Every benchmark, bench/<name>.py, at full size (tens of minutes); bench-quick runs
 # each at a small scale in a few minutes and prints the same ratios.

@@ -92,13 +92,13 @@ def task_prepare_summaries(root, work):
 
 def task_prepare_parquet_summaries(root, work):
     # The part of `corpora build` that raw pyarrow's read + write_table compares with: the
-    # builder, and the Parquet files as the export writes them (beside it, build.ParquetBeside).
-    from corpora import build
+    # builder, and the Parquet files as the export writes them (beside it, export_folder.ParquetBeside).
+    from corpora import export_folder
     from corpora import registry
 
     corpus = registry.get(NAME)
     builder = corpus.builder("summaries", root, f"{work}/cache")
-    beside = build.ParquetBeside(Path(work) / "parquet", corpus.features("summaries").arrow_schema)
+    beside = export_folder.ParquetBeside(Path(work) / "parquet", corpus.features("summaries").arrow_schema)
     beside.attach(builder)
     try:
         builder.download_and_prepare()
@@ -119,16 +119,16 @@ def task_prepare_summaries_sequential(root, work):
 
 
 def task_build_summaries(root, work):
-    from corpora import build
+    from corpora import export_folder
     from corpora import prepare
 
     request = prepare.Request(NAME, configs=["summaries"], data_dir=root, allow_modified_sources=True)
-    result = build.export(request, f"{work}/out")
+    result = export_folder.export(request, f"{work}/out")
     return sum(r.rows for r in result)
 
 
 def task_build_summaries_without_count(root, work):
-    from corpora import build
+    from corpora import export_folder
     from corpora import prepare
 
     # No count: every split "read" as many records as it wrote.
@@ -137,7 +137,7 @@ def task_build_summaries_without_count(root, work):
         {split: info.splits[split].num_examples for split in info.splits}
     )
     request = prepare.Request(NAME, configs=["summaries"], data_dir=root, allow_modified_sources=True)
-    result = build.export(request, f"{work}/out")
+    result = export_folder.export(request, f"{work}/out")
     return sum(r.rows for r in result)
 
 

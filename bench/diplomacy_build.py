@@ -16,7 +16,7 @@ import pyarrow.parquet
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 import corpora  # noqa: E402
-from corpora import build  # noqa: E402
+from corpora import export_folder  # noqa: E402
 from corpora import prepare  # noqa: E402
 from synthetic_diplomacy_detection import write_diplomacy  # noqa: E402
 
@@ -64,7 +64,7 @@ def main(argv=None):
         def corpora_build():
             # Synthetic files are not the recorded release: their checksums differ by design.
             request = prepare.Request("diplomacy_detection", data_dir=upstream, allow_modified_sources=True)
-            build.export(request, tmp / "out")
+            export_folder.export(request, tmp / "out")
 
         raw_seconds = best_of(runs, raw)
         prepare_seconds = best_of(runs, corpora_prepare)

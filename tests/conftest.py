@@ -35,7 +35,7 @@ import pytest  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 import corpora  # noqa: E402
-from corpora import build  # noqa: E402
+from corpora import export_folder  # noqa: E402
 from corpora import prepare  # noqa: E402
 from corpora import registry  # noqa: E402
 from corpora import sources  # noqa: E402
@@ -291,7 +291,7 @@ def dummy_export(tmp_path_factory):
     def get(name):
         if name not in exported:
             out = tmp_path_factory.mktemp(f"export-{name}")
-            build.export(prepare.Request(name, dummy=True), out)
+            export_folder.export(prepare.Request(name, dummy=True), out)
             exported[name] = out / name
         return exported[name]
 

@@ -1,7 +1,7 @@
 """caption_contest_ratings' read-ahead threads (loaders/caption_contest_ratings/_fast_io.py): they
 pass items and errors, stop with their consumer, never make a close wait, and leave no thread
 behind after a bad file or at the exit of a process that left a streaming iterator open. And the
-thread of `corpora build` that writes its Parquet files beside the builder (build.ParquetBeside)."""
+thread of `corpora build` that writes its Parquet files beside the builder (export_folder.ParquetBeside)."""
 
 import gc
 import importlib
@@ -18,7 +18,7 @@ import datasets
 import pytest
 
 from conftest import namespace_with_tmpfs
-from corpora import build
+from corpora import export_folder
 from corpora import parquet_files
 from corpora import prepare
 from corpora import registry
@@ -144,14 +144,14 @@ print("first row:", next(rows)["row_index"])
 def test_the_files_written_beside_the_builder_are_those_of_its_cache(tmp_path, config):
     # caption_contest_ratings generates Arrow tables: its files are written as they come (ParquetBeside).
     request = prepare.Request("caption_contest_ratings", (config,), dummy=True)
-    beside = build.ParquetBeside(tmp_path / "beside", registry.get(request.name).features(config).arrow_schema)
+    beside = export_folder.ParquetBeside(tmp_path / "beside", registry.get(request.name).features(config).arrow_schema)
     prepared = prepare.prepare_config(request, config, prepare.find_sources(request), tmp_path / "cache", beside.attach)
     written = beside.finish()
     beside.abort()
     dataset = prepared.builder.as_dataset()
     assert sorted(written) == sorted(dataset) and len(dataset) >= 1
     for split in dataset:
-        from_cache = build.write_parquet(dataset[split], tmp_path / "cache-files", split)
+        from_cache = export_folder.write_parquet(dataset[split], tmp_path / "cache-files", split)
         assert written[split].rows == from_cache.rows == dataset[split].num_rows > 0
         assert [p.name for p in written[split].paths] == [p.name for p in from_cache.paths]
         assert [p.read_bytes() for p in written[split].paths] == [p.read_bytes() for p in from_cache.paths]
@@ -178,7 +178,7 @@ def test_an_error_of_the_thread_beside_stops_the_build_and_leaves_no_thread(tmp_
     monkeypatch.setattr(loader, "_MIN_ROWS_PER_TABLE", 10)
     (tmp_path / "beside").write_text("a file where the Parquet files' folder should be")
     request = prepare.Request("caption_contest_ratings", ("summaries",), dummy=True)
-    beside = build.ParquetBeside(tmp_path / "beside" / "summaries", corpus.features("summaries").arrow_schema)
+    beside = export_folder.ParquetBeside(tmp_path / "beside" / "summaries", corpus.features("summaries").arrow_schema)
     with pytest.raises((datasets.exceptions.DatasetGenerationError, NotADirectoryError)) as raised:
         prepare.prepare_config(request, "summaries", prepare.find_sources(request), tmp_path / "cache", beside.attach)
         beside.finish()
@@ -191,7 +191,7 @@ def test_an_error_of_the_thread_beside_stops_the_build_and_leaves_no_thread(tmp_
 def test_ctrl_c_while_the_thread_beside_writes_leaves_the_lock_only(tmp_path):
     # A copy of the dummy data whose contest 510 holds 300,000 ratings: row groups of 100,000 rows
     # are written beside the builder (a `.part` file) before it ends; Ctrl-C then.
-    if not build.ParquetBeside.worth_it(prepare.Request("caption_contest_ratings")):
+    if not export_folder.ParquetBeside.worth_it(prepare.Request("caption_contest_ratings")):
         pytest.skip("one core: a build writes its Parquet files from the cache, after the builder")
     data = shutil.copytree(corpus.dummy_dir, tmp_path / "data")
     write_big_cardinal(data / "contests/responses/510-responses.csv.zip", 300_000)
@@ -216,11 +216,11 @@ def test_ctrl_c_while_the_thread_beside_writes_leaves_the_lock_only(tmp_path):
 def test_on_one_core_the_files_are_written_after_the_builder(tmp_path):
     # Where the two threads would only take turns, the build writes from the cache (worth_it).
     script = (
-        "import os; from corpora import build, prepare; "
+        "import os; from corpora import export_folder, prepare; "
         "request = prepare.Request('caption_contest_ratings'); "
-        "print(build.ParquetBeside.worth_it(request), build.ParquetBeside.worth_it(prepare.Request("
+        "print(export_folder.ParquetBeside.worth_it(request), export_folder.ParquetBeside.worth_it(prepare.Request("
         "'caption_contest_ratings', num_proc=2))); "
-        "os.sched_setaffinity(0, {min(os.sched_getaffinity(0))}); print(build.ParquetBeside.worth_it(request))"
+        "os.sched_setaffinity(0, {min(os.sched_getaffinity(0))}); print(export_folder.ParquetBeside.worth_it(request))"
     )
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
     cores = len(os.sched_getaffinity(0))

@@ -276,18 +276,18 @@ def test_list_aligns_numbers_and_unknown_to_the_right(capsys):
     ]
 
 
-# Each module may import only those of earlier layers (stops, feature_types and parquet_files are
-# leaves; errors imports stops, datasets_adapter errors; files and settings import errors,
-# hub_client settings; exports errors, files and stops).
+# Each module may import only those of earlier layers (stops, feature_spelling and parquet_files are
+# leaves; errors imports stops, datasets_adapter errors; path_errors and user_numbers import errors,
+# hub_client user_numbers; exports errors, path_errors and stops).
 LAYERS = [
-    {"stops", "errors", "files", "feature_types", "datasets_adapter", "exports", "loader_shared", "parquet_files",
-     "hub_client", "settings"},
+    {"stops", "errors", "path_errors", "feature_spelling", "datasets_adapter", "exports", "loader_shared",
+     "parquet_files", "hub_client", "user_numbers"},
     {"registry", "download"},
     {"sources"},
     {"prepare"},
     {"stats", "cards", "croissant"},
     {"diff"},  # reads the corpus an export records in its card
-    {"build"},
+    {"export_folder"},
     {"validate", "scaffold"},
     {"push"},
     {"commands"},  # one module per command (corpora/commands/NAME.py)

@@ -14,6 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import datasets
 import pyarrow
 import pyarrow.parquet
 import pytest
@@ -21,13 +22,14 @@ import pytest
 import corpora
 from conftest import EXAMPLE
 from conftest import using_example
-from corpora import build
 from corpora import cards
 from corpora import diff
+from corpora import export_folder
 from corpora import prepare
 from corpora import registry
 from corpora.cli import main
 from corpora.exports import MARK
+from corpora.feature_spelling import spell
 
 NAME = EXAMPLE
 pytestmark = [pytest.mark.usefixtures("example_collection"), pytest.mark.other_dependencies]
@@ -80,7 +82,7 @@ def exports(tmp_path_factory):
     `ratings` (both read the edited files) built from the edited sources by the loader."""
     with using_example():
         root = tmp_path_factory.mktemp("diff")
-        build.export(prepare.Request(NAME, dummy=True), root / "build-old")
+        export_folder.export(prepare.Request(NAME, dummy=True), root / "build-old")
         data_dir = root / "data_dir"
         shutil.copytree(registry.get(NAME).dummy_dir, data_dir)
         edit_sources(data_dir)
@@ -236,7 +238,7 @@ def test_retyped_and_removed_feature_new_split_and_new_config(exports, tmp_path)
         "  validation: identical (2 rows)",
         "  test: identical (2 rows)",
         "config ratings (rows matched by sentence_id, rater):",
-        "  feature removed: language (class_label[de, en])",
+        "  feature removed: language (class label (de, en))",
         "  feature retyped: score: int32 -> string",
         "  split added: extra (6 rows)",
         # the scores are the same numbers, written as text: no row changed
@@ -253,7 +255,7 @@ def test_retyped_and_removed_feature_new_split_and_new_config(exports, tmp_path)
     assert code == 1
     assert report["configs_removed"] == {"scores": {"train": 5}}
     ratings = report["configs"][1]
-    assert (ratings["features_added"], ratings["features_removed"]) == ({"language": "class_label[de, en]"}, {})
+    assert (ratings["features_added"], ratings["features_removed"]) == ({"language": "class label (de, en)"}, {})
     assert ratings["features_retyped"] == {"score": ["string", "int32"]}
     assert ratings["splits_removed"] == {"extra": 6}
 
@@ -262,7 +264,7 @@ def test_rows_without_a_key_are_matched_by_position_and_labels_shown_by_name(tmp
     # The example declares a key for every config; a loader may leave a config without one.
     monkeypatch.setattr(registry.get(NAME).config("sentences"), "key", ())
     old = tmp_path / "old"
-    build.export(prepare.Request(NAME, configs=["sentences", "raters"], dummy=True), old)
+    export_folder.export(prepare.Request(NAME, configs=["sentences", "raters"], dummy=True), old)
     new = tmp_path / "new" / NAME
     shutil.copytree(old / NAME, new)
     path = new / "sentences" / "train-00000-of-00001.parquet"
@@ -331,7 +333,7 @@ def test_exports_of_two_corpora_are_an_error(tmp_path, exports):
 
 
 def test_configs_are_in_the_loader_order_with_the_key_each_is_matched_by(dummy_export, tmp_path, capsys):
-    build.export(prepare.Request(NAME, dummy=True), tmp_path)
+    export_folder.export(prepare.Request(NAME, dummy=True), tmp_path)
     assert main(["diff", str(dummy_export(NAME)), str(tmp_path / NAME)]) == 0
     assert capsys.readouterr().out.splitlines()[2:] == [
         "config sentences (rows matched by sentence_id):",
@@ -391,7 +393,7 @@ def test_reordered_class_label_names_change_what_the_rows_mean(exports, tmp_path
     report = diff.compare(old, new, configs=["sentences"])
     assert [c.name for c in report.configs] == ["sentences"]
     sentences = report.configs[0]
-    assert sentences.features_retyped == {"language": ("class_label[de, en]", "class_label[en, de]")}
+    assert sentences.features_retyped == {"language": ("class label (de, en)", "class label (en, de)")}
     train = sentences.splits[0]
     assert (train.changed, train.unchanged) == (4, 0)
     assert [(f.name, f.rows, f.examples) for f in train.fields] == [("language", 4, [
@@ -459,3 +461,13 @@ def test_an_unknown_config_is_an_error(exports):
     old, new = exports
     code, out, err = cli("diff", old, new, "--config", "rating")
     assert (code, out, err) == (2, "", "corpora diff: error: no config rating in either export\n")
+
+
+def test_a_feature_type_is_spelled_alike_from_the_features_and_from_a_parquet_files_json():
+    features = datasets.Features({"a": datasets.ClassLabel(names=["de", "en"]),
+                                  "b": datasets.Sequence(datasets.Value("int32")),
+                                  "c": {"x": datasets.Value("string")}, "d": datasets.Image()})
+    expected = {"a": "class label (de, en)", "b": "list of int32", "c": "struct (x: string)", "d": "image"}
+    assert {name: spell(feature) for name, feature in features.items()} == expected  # the card's
+    assert {name: spell(feature) for name, feature in features.to_dict().items()} == expected  # diff's
+    assert spell(features["c"], fields=False) == "struct"  # the card lists a struct's fields in rows of their own

@@ -8,8 +8,10 @@ import shutil
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import datasets
+import huggingface_hub
 import pytest
 
 from conftest import EXAMPLE
@@ -20,6 +22,7 @@ from conftest import write_docs_table
 from corpora import download
 from corpora import registry
 from corpora.cli import main
+from fault_server import HTML
 from fault_server import FaultServer
 
 pytestmark = [pytest.mark.usefixtures("example_collection"), pytest.mark.other_dependencies]
@@ -369,3 +372,15 @@ def test_the_docs_show_every_download_fault_as_the_user_sees_it():
 
 if __name__ == "__main__":
     write_docs_table(START, END, ["fault", "what the user sees", "requests"], docs_rows())
+
+
+def test_what_dl_manager_keeps_a_download_refuses(capsys, tmp_path, cache, serve, monkeypatch):
+    # Why download.py stays beside the loaders' dl_manager (the route of a 3.x script and of streaming).
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", False)
+    server = serve({FILE: ["html"] * 5})
+    manager = datasets.DownloadManager(download_config=datasets.DownloadConfig(cache_dir=tmp_path / "dl_manager"))
+    assert Path(manager.download(server.base + FILE)).read_bytes() == HTML  # an error page kept as the data
+    asked, _ = server.requests[FILE], capsys.readouterr()  # and dl_manager's progress bar
+    assert build(capsys, tmp_path) == (1, "", failure(server, "the server sent an HTML page, not the data"))
+    assert [p for p in cache.rglob("*") if p.is_file()] == []
+    assert server.requests[FILE] == asked + 1

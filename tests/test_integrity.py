@@ -12,7 +12,7 @@ import pytest
 
 import corpora
 from conftest import CASES
-from corpora import build
+from corpora import export_folder
 from corpora import prepare
 from corpora import registry
 from corpora import sources
@@ -75,7 +75,7 @@ def test_sources_not_yet_measured_are_named_as_such_in_the_card(name):
 @pytest.mark.parametrize("name", registry.names())
 def test_two_builds_of_the_same_sources_are_byte_identical(name, tmp_path, dummy_export):
     first = dummy_export(name)  # the session's build, in another folder
-    build.export(prepare.Request(name, dummy=True), tmp_path)
+    export_folder.export(prepare.Request(name, dummy=True), tmp_path)
     second = tmp_path / name
     assert validate.parquet_problems(second) == []  # written by corpora.parquet_files, with its settings
     first = {p.relative_to(first): p.read_bytes() for p in first.rglob("*") if p.is_file()}
@@ -97,7 +97,7 @@ def wait_for_pause(process) -> str:
 def test_an_interrupted_build_leaves_the_previous_export(tmp_path, request):
     name = next(c.name for c in registry.all_corpora() if len(c.configs) > 1)  # more than one config written
     out = tmp_path / "out"
-    build.export(prepare.Request(name, dummy=True), out)  # the previous export
+    export_folder.export(prepare.Request(name, dummy=True), out)  # the previous export
     before = {p: p.read_bytes() for p in (out / name).rglob("*") if p.is_file()}
     process = subprocess.Popen(
         [sys.executable, str(Path(__file__).with_name("hooked_corpora.py")), "--pause-at", "swapping",
@@ -119,7 +119,7 @@ def test_an_interrupted_build_leaves_the_previous_export(tmp_path, request):
     expected = registry.get(name).expected_dummy_counts()[configs[-1]]
     assert {split: reloaded[split].num_rows for split in reloaded} == expected
     # The next build clears the leftover and replaces the export.
-    build.export(prepare.Request(name, dummy=True), out)
+    export_folder.export(prepare.Request(name, dummy=True), out)
     assert list(out.glob(f".{name}.partial*")) == []
     assert {p: p.read_bytes() for p in (out / name).rglob("*") if p.is_file()} == before
 

@@ -206,7 +206,7 @@ def test_the_script_route_refuses_a_cut_copy(cut_copy, tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("route", ["load", "build"])
 def test_a_record_lost_between_the_count_and_the_examples_stops_load_and_build_alike(route, monkeypatch, tmp_path):
-    from corpora import build
+    from corpora import export_folder
     from corpora import prepare
 
     corpus = registry.get(NAME)
@@ -218,7 +218,7 @@ def test_a_record_lost_between_the_count_and_the_examples_stops_load_and_build_a
         if route == "load":
             load(NAME, "ratings", dummy=True, cache_dir=tmp_path / "cache")
         else:
-            build.export(prepare.Request(NAME, ("ratings",), dummy=True), tmp_path / "out")
+            export_folder.export(prepare.Request(NAME, ("ratings",), dummy=True), tmp_path / "out")
     assert str(caught.value) == (
         f"{NAME}: rows in != rows out: ratings/validation: 6 source records read, 5 examples written"
     )
@@ -259,11 +259,11 @@ def test_a_split_already_in_the_cache_is_not_counted_again(monkeypatch, tmp_path
 
 
 def test_an_export_refuses_config_parameters(tmp_path):
-    from corpora import build
+    from corpora import export_folder
     from corpora import prepare
 
     request = prepare.Request(NAME, ("ratings",), dummy=True, config_kwargs={"raters": ["dara"]})
     with pytest.raises(CorporaError) as caught:
-        build.export(request, tmp_path / "out")
+        export_folder.export(request, tmp_path / "out")
     assert str(caught.value) == f"{NAME}: an export holds whole configs; config parameters are for corpora.load"
     assert not (tmp_path / "out").exists()

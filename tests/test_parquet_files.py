@@ -17,7 +17,7 @@ from hypothesis import settings
 from hypothesis import strategies as st
 
 from conftest import EXAMPLE
-from corpora import build
+from corpora import export_folder
 from corpora import parquet_files
 from corpora import prepare
 from corpora import registry
@@ -148,7 +148,7 @@ def test_the_files_are_the_same_however_the_rows_come(cuts, limits):
 
 def test_no_thread_writes_beside_a_builder_of_examples(tmp_path):
     request = prepare.Request(EXAMPLE, ("ratings",), dummy=True)
-    beside = build.ParquetBeside(tmp_path / "beside", registry.get(EXAMPLE).features("ratings").arrow_schema)
+    beside = export_folder.ParquetBeside(tmp_path / "beside", registry.get(EXAMPLE).features("ratings").arrow_schema)
     prepare.prepare_config(request, "ratings", prepare.find_sources(request), tmp_path / "cache", beside.attach)
     assert beside.finish() == {}
     assert not (tmp_path / "beside").exists()

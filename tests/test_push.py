@@ -117,11 +117,11 @@ def test_push_refuses_data_that_is_not_the_release(hub, tmp_path):
 def test_push_refuses_an_export_whose_card_does_not_validate(hub, tmp_path, monkeypatch, upstream_copy):
     from huggingface_hub import constants
 
-    from corpora import build
+    from corpora import export_folder
     from corpora import push
     from corpora.errors import CorporaError
 
-    real_build = build.export
+    real_build = export_folder.export
 
     def build_then_break_the_card(request, out, **kwargs):  # as a hand edit or a template bug would
         rows = real_build(request, out, **kwargs)
@@ -130,7 +130,7 @@ def test_push_refuses_an_export_whose_card_does_not_validate(hub, tmp_path, monk
         card.write_text(text.replace("license: cc-by-4.0", "license: not-a-license", 1))
         return rows
 
-    monkeypatch.setattr(build, "export", build_then_break_the_card)
+    monkeypatch.setattr(export_folder, "export", build_then_break_the_card)
     monkeypatch.setattr(constants, "ENDPOINT", hub.endpoint)  # the repository is read before the build
     monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
     monkeypatch.setenv("HF_TOKEN", TOKEN)  # a token is checked before anything is built
@@ -161,12 +161,12 @@ REPO_ID = "my-org/ratings"
 def release_export(tmp_path_factory):
     """The files a push of the example's release to REPO_ID uploads (the export is byte-identical
     from build to build): to lay out an earlier push in the server."""
-    from corpora import build
+    from corpora import export_folder
     from corpora import prepare
 
     out = tmp_path_factory.mktemp("release-export")
     with using_example():
-        build.export(prepare.Request(NAME, data_dir=EXAMPLE_RELEASE), out, repo_id=REPO_ID)
+        export_folder.export(prepare.Request(NAME, data_dir=EXAMPLE_RELEASE), out, repo_id=REPO_ID)
     folder = out / NAME
     return {p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*") if p.is_file()
             and p.name != ".corpora-export.json"}

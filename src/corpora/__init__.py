@@ -34,11 +34,10 @@ def load(
     a part of the files and checks itself that they are there; the official sizes do not apply.
     Works on datasets 3.6 and 5.x alike: the builder class is used directly, no script loading.
     """
-    # Imported here: `import corpora` (and the `corpora` command, which answers Ctrl-C before it
-    # imports datasets) stays light.
+    # Imported here: `import corpora` stays light.
     from corpora import prepare
     from corpora import registry
-    from corpora.files import check_utf8
+    from corpora.path_errors import check_utf8
 
     corpus = registry.get(name)
     if data_dir is not None:

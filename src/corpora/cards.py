@@ -1,7 +1,4 @@
-"""Dataset cards: `dataset_cards/<name>.yaml` (the hand-written text) plus the builder's info
-(features, configs, official sizes) render `loaders/<name>/README.md` through one Jinja2
-template. The same rendering, with a build's real split infos, is the README of an export.
-"""
+"""Dataset cards: dataset_cards/NAME.yaml and the builder's info in one template, for a loader and an export."""
 
 from __future__ import annotations
 
@@ -27,8 +24,9 @@ from corpora import registry
 from corpora import sources
 from corpora.errors import CorporaError
 from corpora.errors import shorten
-from corpora.feature_types import list_item
-from corpora.files import write_text
+from corpora.feature_spelling import list_item
+from corpora.feature_spelling import spell
+from corpora.path_errors import write_text
 
 TEMPLATE = resources.files("corpora") / "templates" / "dataset_card.md.j2"
 
@@ -57,8 +55,7 @@ class CardError(CorporaError):
 
 
 def _read_yaml(text: str):
-    """yaml.safe_load, with libyaml's parser where PyYAML has it (much faster than the pure-Python
-    one, which a build would otherwise feel)."""
+    """yaml.safe_load with libyaml's parser where PyYAML has it: a build feels the pure-Python one."""
     return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 
 
@@ -68,8 +65,7 @@ def vocabularies() -> dict[str, list[str]]:
 
 
 def card_source(corpus: registry.Corpus) -> dict:
-    """dataset_cards/NAME.yaml, read once per version of the file (a build reads it for the card
-    and for croissant.json)."""
+    """dataset_cards/NAME.yaml, read once per version of the file."""
     path = corpus.card_source
     if not path.is_file():
         raise CardError(f"{corpus.name}: no card source {path.relative_to(corpus.root)}")
@@ -88,8 +84,7 @@ def _card_source(name: str, path: Path, size: int, mtime_ns: int) -> dict:
 
 
 def loader_facts(corpus: registry.Corpus) -> dict:
-    """What the card takes from the loader rather than repeating it: the license, the summary
-    (`_DESCRIPTION`) and each config's description, as one line each."""
+    """The license, summary and config descriptions, taken from the loader, not repeated."""
     return {
         "license": corpus.license,
         "summary": " ".join(corpus.description.split()),
@@ -135,27 +130,11 @@ def problems(corpus: registry.Corpus, source: dict) -> list[str]:
     return found
 
 
-def describe_type(feature) -> str:
-    """A short, version-independent name for a feature type."""
-    if isinstance(feature, datasets.ClassLabel):
-        return "class label (" + ", ".join(feature.names) + ")"
-    if isinstance(feature, datasets.Value):
-        return feature.dtype
-    if isinstance(feature, dict):
-        return "struct"
-    inner = list_item(feature)
-    if inner is not None:
-        return "list of " + describe_type(inner)
-    return type(feature).__name__
-
-
 FOLDED_FIELDS = 5  # a struct nested in a struct with more fields is one row of the card's table
 
 
 def field_rows(feature_dict, prefix: str = "", collapse: bool = False) -> list[tuple[str, str]]:
-    """(dotted name, type) for every field, nested struct fields included. With `collapse`, a
-    struct with the same fields as an earlier sibling is one row that says so (the card's table
-    stays readable where a struct repeats per phase or per measure)."""
+    """(dotted name, type) of every field, nested ones too; `collapse`: a struct repeated is one row."""
     rows, seen = [], []
     for name, feature in feature_dict.items():
         inner = feature
@@ -163,15 +142,15 @@ def field_rows(feature_dict, prefix: str = "", collapse: bool = False) -> list[t
             inner = list_item(inner)
         same = next((other for other, shape in seen if shape == inner), None) if collapse else None
         if same is not None:
-            rows.append((prefix + name, describe_type(feature) + f", the same fields as `{prefix + same}`"))
+            rows.append((prefix + name, spell(feature, fields=False) + f", the same fields as `{prefix + same}`"))
             continue
         if collapse and prefix and isinstance(inner, dict) and len(inner) > FOLDED_FIELDS:
             # A wide struct inside a struct is one row naming its fields (croissant.json has them all).
             names = ", ".join(f"`{key}`" for key in list(inner)[:SHOWN_ITEMS])
-            rows.append((prefix + name, describe_type(feature) + f" of {len(inner)} fields ({names}, …)"))
+            rows.append((prefix + name, spell(feature, fields=False) + f" of {len(inner)} fields ({names}, …)"))
             seen.append((name, inner))
             continue
-        rows.append((prefix + name, describe_type(feature)))
+        rows.append((prefix + name, spell(feature, fields=False)))
         if isinstance(inner, dict):
             seen.append((name, inner))
             rows += field_rows(inner, prefix + name + ".", collapse)
@@ -179,8 +158,7 @@ def field_rows(feature_dict, prefix: str = "", collapse: bool = False) -> list[t
 
 
 def field_tables(corpus: registry.Corpus, configs=None) -> dict[str, list[tuple[str, str, str | None]]]:
-    """The card's field table of each config (default: all): (name, type, config) where `config` is
-    the earlier config whose table already has this field with the same type (its description is there)."""
+    """(name, type, earlier config with the same field, or None) per config: the card's field tables."""
     tables, seen = {}, {}
     for config in configs or corpus.configs:
         tables[config] = []
@@ -191,8 +169,7 @@ def field_tables(corpus: registry.Corpus, configs=None) -> dict[str, list[tuple[
 
 
 def size_category(corpus: registry.Corpus, infos: dict[str, datasets.DatasetInfo] | None = None) -> str:
-    """The Hub's size category of the largest config: of its official sizes (an unknown one
-    counts as 0), or of the rows a build wrote (`infos`)."""
+    """The Hub's size category of the largest config, official (unknown: 0) or as built (`infos`)."""
     if infos is None:
         sizes = [sum(size or 0 for size in splits.values()) for splits in corpus.split_sizes.values()]
     else:
@@ -207,8 +184,7 @@ LINE_WIDTH = 160  # a JSON value wider than this is spread over one line per ite
 
 
 def cut(value, depth: int = 0):
-    """An example value as the card shows it: long strings and lists cut, and said so, as are
-    structs with many fields nested inside another struct; binary values (images) by their size."""
+    """An example value cut to what a card shows, and said so; binary values by their size."""
     if isinstance(value, bytes):
         return f"<{len(value):,} bytes>"
     if isinstance(value, str) and len(value) > SHOWN_CHARACTERS + 20:
@@ -229,8 +205,7 @@ def cut(value, depth: int = 0):
 
 
 def with_label_names(value, feature):
-    """A stored value with its class labels as their names, as a person reads them (nested ones
-    included; a Sequence of structs is stored as a struct of lists)."""
+    """A stored value with its class labels, nested ones too, as their names."""
     if isinstance(feature, datasets.ClassLabel):
         return feature.int2str(value) if isinstance(value, int) and 0 <= value < feature.num_classes else value
     if isinstance(feature, dict) and isinstance(value, dict):
@@ -245,8 +220,7 @@ def with_label_names(value, feature):
 
 
 def example_text(example: dict) -> str:
-    """An example as JSON, its values cut (see `cut`): a field per line where it fits, and one
-    line per item of a list or struct that does not."""
+    """An example as JSON, its values cut, a field per line."""
 
     def dump(value, indent: int) -> str:
         compact = json.dumps(value, ensure_ascii=False, default=str)
@@ -268,9 +242,7 @@ _BLOCK_START = re.compile(r"([-+*|]|>.*|#{1,6}|\d{1,9}[.)]|```.*|~~~.*|=+|-+)$")
 
 
 def wrap(text, indent: str = "", width: int = 100) -> str:
-    """Prose as Markdown lines of at most `width` characters (a longer word stays whole), never
-    starting a line with what Markdown would read as a new block; its own line breaks are kept;
-    continuation lines get `indent` (e.g. inside a list item)."""
+    """Prose wrapped at `width`, no line starting a new Markdown block, continuation lines indented."""
     lines = []
     for paragraph in str(text).strip().split("\n"):
         line = ""
@@ -285,9 +257,7 @@ def wrap(text, indent: str = "", width: int = 100) -> str:
 
 
 def source_files(corpus: registry.Corpus, configs=None) -> list[dict]:
-    """The source files of `configs` (default: all) by pattern (a folder and an extension,
-    numbered folders merged), with their count and total size from checksums.tsv; the full list
-    is that file."""
+    """The source files by pattern, with their count and size from checksums.tsv (which lists them all)."""
     records = sources.read_records(corpus)
     groups: dict[str, list[tuple[str, str]]] = {}
     for path, url in sources.urls(corpus, configs).items():
@@ -321,16 +291,8 @@ def render(
     notice: str | None = None,
     export_path: str | None = None,
 ) -> str:
-    """The card. The loader's card (no `infos`) shows `examples`, the first example of each config
-    of the dummy data (`prepare.dummy_examples`; this module does not build), and its
-    `dataset_info` holds the features, the official split sizes and the byte sizes last measured
-    (`committed_infos`). An export passes its build's infos, with the
-    real split sizes and byte sizes, the Hub repository it is pushed to, if any (the card then
-    shows how to load it from there), and the build's `report` ({config: stats.ConfigReport}:
-    the source records read, the statistics of each split, the first example), what it was
-    `built_from`, and a `notice` opening the card when the build is not of the release (modified
-    sources, the dummy data). An export's card describes its own configs only, and its size
-    category is that of the rows written."""
+    """The loader's card (no `infos`: official sizes, the dummy `examples`), or an export's (its
+    build's `infos` and `report`, `repo_id`, `notice` when not the release): its own configs only."""
     source = card_source(corpus)
     found = problems(corpus, source)
     if found:
@@ -407,12 +369,8 @@ def render(
 
 
 def committed_infos(corpus: registry.Corpus, byte_sizes: dict | None = None) -> dict[str, datasets.DatasetInfo]:
-    """The loader card's `dataset_info` per config: the features, the official split sizes (which
-    datasets 3.x checks every build of the loading script against) and the byte sizes last
-    measured on the real files (`byte_sizes`, else those of the committed card), as datasets
-    writes them (`datasets-cli test --save_info`). A config with an unknown official size has no
-    `splits` (a partial list would fail every build) until `--save_info` records the rows it
-    counted on the real files: those are then kept, as its only measurement."""
+    """The loader card's `dataset_info`: features, official sizes (datasets 3.x checks a script's
+    build against them; none while one is unknown) and byte sizes last measured on the release."""
     byte_sizes = card_byte_sizes(corpus) if byte_sizes is None else byte_sizes
     infos = {}
     for config in corpus.configs:
@@ -434,10 +392,7 @@ def committed_infos(corpus: registry.Corpus, byte_sizes: dict | None = None) -> 
 
 
 def card_byte_sizes(corpus: registry.Corpus, card: Path | None = None) -> dict:
-    """{config: {"splits": {split: num_bytes}, "download_size": n, "dataset_size": n}} from the
-    committed card (or another `card`: an export's), for each config whose recorded split sizes
-    are the official ones: sizes measured on other files (the dummy data, a modified copy) are
-    not the corpus's."""
+    """The byte sizes of a card (default: the committed one) per config whose split sizes are the official ones."""
     card = card or corpus.card_path
     if not card.is_file():
         return {}
@@ -464,8 +419,7 @@ def card_byte_sizes(corpus: registry.Corpus, card: Path | None = None) -> dict:
 
 
 def built_from(corpus: registry.Corpus, source, infos: dict[str, datasets.DatasetInfo]) -> str:
-    """What a build read (`source`: sources.Sources), in words for its card (never a local path),
-    with the split sizes that differ from the official ones."""
+    """What a build read, in words for its card (never a local path), and its sizes that differ from the official."""
     if source.kind == "dummy":
         return f"the dummy data of `dummy_data/{corpus.name}/` (not the real corpus)"
     release = "the pinned release files" if source.release else "files that may differ from the release"
@@ -491,11 +445,7 @@ def not_the_release(corpus: registry.Corpus, source) -> str | None:
 
 
 def write_sizes_from_export(corpus: registry.Corpus, export: Path, examples: dict[str, dict]) -> list[str]:
-    """Write the byte sizes an export measured (`corpora build` from the release files) into the
-    committed card, for the configs built with the official sizes. Returns those configs. A
-    config with no official size has nothing to compare its rows with: its sizes are taken only
-    from an export of the checked release files (its mark says so), not the dummy data or a
-    modified copy."""
+    """Write an export's byte sizes into the committed card, for its configs built from the release; returns them."""
     measured = card_byte_sizes(corpus, Path(export) / "README.md")
     mark = exports.read_mark(Path(export))
     if mark is None or mark.sources != "release":
@@ -517,9 +467,7 @@ def write(corpus: registry.Corpus, examples: dict[str, dict]) -> bool:
 
 def write_export_card(corpus: registry.Corpus, infos, path: Path, repo_id=None, report=None, built_from=None,
                       notice=None, export_path=None) -> None:
-    """The README.md of an export folder (`path`), beside its <config>/ folders of Parquet files.
-    Sizes as the Hub means them: `download_size` the bytes of a config's Parquet files,
-    `dataset_size` the bytes of its Arrow data (datasets' own figure)."""
+    """An export's README.md; `download_size` is the Parquet bytes, `dataset_size` the Arrow bytes, as on the Hub."""
     sized = {}
     for config, info in infos.items():
         sized[config] = copy.deepcopy(info)

@@ -1,14 +1,5 @@
-"""`croissant.json` of an export: the MLCommons Croissant description (1.1, with the Responsible
-AI vocabulary) that the Hub, Kaggle and OpenML read, generated from the same sources as the
-card: the loader (features, license, citation), `dataset_cards/<name>.yaml` (prose, field
-descriptions, responsible-AI text) and the Parquet files of the export (paths, sha256).
-
-Each config is one record set read from the config's Parquet files. Class labels are stored as
-their index, as in the Parquet files; the field description lists the names in index order.
-Structs are fields with sub-fields, lists are arrays. (mlcroissant 1.1 reads top-level fields and
-their direct sub-fields; a struct nested inside a sub-field is described but it cannot assemble
-it, see tests/test_croissant.py.)
-"""
+"""An export's croissant.json (Croissant 1.1 with RAI), from the card's sources and the Parquet files:
+a record set per config, class labels as their index (mlcroissant reads two levels: test_croissant.py)."""
 
 from __future__ import annotations
 
@@ -20,7 +11,7 @@ import datasets
 
 from corpora import registry
 from corpora import sources
-from corpora.feature_types import list_item
+from corpora.feature_spelling import list_item
 
 CONTEXT = {
     "@language": "en",
@@ -141,8 +132,7 @@ SPLIT_KINDS = (("train", "cr:TrainingSplit"), ("validation", "cr:ValidationSplit
 
 
 def split_kind(split: str) -> str:
-    """cr:TrainingSplit, cr:ValidationSplit or cr:TestSplit by the name's start (test_zero is a
-    test split), else the name itself."""
+    """The Croissant split of a name by its start (test_zero is a test split), else the name."""
     return next((kind for prefix, kind in SPLIT_KINDS if split.startswith(prefix)), split)
 
 
@@ -190,8 +180,7 @@ def split_field(config: str, file_set: str, splits: list[str]) -> dict:
 
 def describe(corpus: registry.Corpus, folder: Path, source: dict, configs: list[str], repo_id: str | None = None,
              notice: str | None = None):
-    """The Croissant JSON-LD of the export in `folder` (a dict, ready for json.dump); `notice`, what
-    sets the build apart from the release (modified sources, the dummy data), opens its description."""
+    """The Croissant JSON-LD of the export in `folder`; `notice` (not the release) opens its description."""
     descriptions = {c.name: " ".join((c.description or "").split()) for c in corpus.builder_class.BUILDER_CONFIGS}
     distribution, record_sets, all_splits = [], [], []
     for config in configs:

@@ -1,15 +1,5 @@
-"""What a change does to the rows: compare two exports (OUT/NAME folders) config by config and
-split by split.
-
-Rows are matched by the config's natural key, declared on each of the loader's configs as `key`
-(columns), or by position in the split where a config has none. Each split is compared by DuckDB
-reading both sides' Parquet files (a full outer join on the key), so no split is ever held in
-memory: DuckDB keeps within `MEMORY_LIMIT` and spills to a temporary folder beyond it.
-
-Feature types are the `datasets` features recorded in each Parquet file's schema (the
-`huggingface` metadata every export carries), described in words such as `list<int32>` or
-`class_label[funny, unfunny]`.
-"""
+"""What a change does to the rows of two exports, split by split (docs/diff.md): rows matched by
+the config's key in a DuckDB join that spills beyond MEMORY_LIMIT, so no split is held in memory."""
 
 from __future__ import annotations
 
@@ -31,6 +21,7 @@ from corpora import hub_client
 from corpora import registry
 from corpora.errors import CorporaError
 from corpora.errors import describe_failure
+from corpora.feature_spelling import spell
 
 MEMORY_LIMIT = "512MB"  # DuckDB's own budget; the bench measures the process's peak RSS
 EXAMPLES = 3  # examples per changed field, and added or removed keys shown per split
@@ -101,11 +92,8 @@ class Report:
 
 def compare(old, new, name: str | None = None, configs: list[str] | None = None, old_label=None, new_label=None,
             keys: dict[str, list[str]] | None = None) -> Report:
-    """Compare the exports in the folders `old` and `new`. `name` is the corpus whose loader
-    declares the keys (default: the corpus `new`, else `old`, says it is of (`recorded_corpus`),
-    else the name of its folder or repository; an unknown name means every config is matched by
-    position); `keys` (config -> columns, [] for position)
-    overrides them; `configs` limits the comparison to those."""
+    """Compare the exports `old` and `new`, keyed by the loader of `name` (default: the corpus they
+    record), or `keys` (config -> columns, [] for position); only `configs` if given."""
     hinted = [published_name(side) for side in (new, old)]
     old_label, new_label = old_label or old, new_label or new
     old, new = fetch(old), fetch(new)
@@ -160,9 +148,7 @@ def published_name(side) -> str | None:
 
 
 def fetch(side) -> Path:
-    """An export folder: the path given, or a dataset published on the Hub
-    (hf://datasets/ORG/NAME@REV, REV default main), downloaded through huggingface_hub into its
-    cache."""
+    """An export folder: the path given, or hf://datasets/ORG/NAME@REV downloaded into huggingface_hub's cache."""
     text = str(side)
     if not text.startswith(HF_PREFIX):
         return Path(side)
@@ -179,8 +165,7 @@ def fetch(side) -> Path:
 
 
 def _check_given_keys(keys: dict[str, list[str]], layouts: dict) -> None:
-    """A key the user gave (--key) must name a config and columns of it: a typo is an error, not
-    a silent match by position."""
+    """A --key must name a config and its columns: a typo is an error, not a match by position."""
     for config, columns in keys.items():
         schemas = [_features(next(iter(layout[config].values())))[0] for layout in layouts.values() if config in layout]
         if not schemas:
@@ -195,8 +180,7 @@ def _check_given_keys(keys: dict[str, list[str]], layouts: dict) -> None:
 
 
 def summary(old: Path, new: Path, name: str, configs: list[str] | None, new_label) -> str:
-    """The text report `corpora build --compare-to` prints before its swap; no old export is
-    said, not an error (a first build has nothing to compare with)."""
+    """The report `build --compare-to` prints before its swap; no old export is said, not an error."""
     if not old.is_dir():
         return f"--compare-to: no export at {old} to compare with"
     return render(compare(old, new, name, configs, new_label=new_label))
@@ -217,8 +201,7 @@ def _layout(folder: Path) -> dict[str, dict[str, list[Path]]]:
 
 
 def _in_loader_order(name: str | None, layout: dict) -> dict:
-    """Configs and splits in the loader's order (default config first, train first), then any
-    the loader does not know in alphabetical order."""
+    """In the loader's order, then those it does not know alphabetically."""
     corpus = registry.get(name) if name in registry.names() else None
     order = corpus.split_sizes if corpus else {}
     configs = [corpus.default_config] + [c for c in corpus.configs if c != corpus.default_config] if corpus else []
@@ -233,8 +216,7 @@ def _in_loader_order(name: str | None, layout: dict) -> dict:
 
 
 def recorded_corpus(folder: Path) -> str | None:
-    """The corpus an export says it is of: its mark (a build on this machine), else its card's
-    `corpora: corpus:` (a published export: the mark is not uploaded). None if it says none."""
+    """The corpus an export says it is of: its mark, else its card (the mark is not uploaded)."""
     mark = exports.read_mark(folder)
     if mark is not None:
         return mark.corpus
@@ -257,8 +239,7 @@ def _rows(files: list[Path]) -> int:
 
 
 def _features(files: list[Path]) -> tuple[pyarrow.Schema, dict]:
-    """The Arrow schema of a split and its `datasets` features (as the JSON datasets stores;
-    derived from the Arrow types when a file has no `huggingface` metadata)."""
+    """A split's Arrow schema and its features' JSON (from the Arrow types if it has none)."""
     schema = pyarrow.parquet.read_schema(files[0])
     metadata = (schema.metadata or {}).get(b"huggingface")
     if metadata:
@@ -268,42 +249,18 @@ def _features(files: list[Path]) -> tuple[pyarrow.Schema, dict]:
     return schema, {column.name: {"_arrow": str(column.type)} for column in schema}
 
 
-def describe(feature) -> str:
-    """A feature type in words, the same for datasets 3.6's and 5.x's ways of writing it."""
-    if isinstance(feature, list):
-        return f"list<{describe(feature[0])}>"
-    if not isinstance(feature, dict):
-        return str(feature)
-    kind = feature.get("_type")
-    if kind is None:
-        if "_arrow" in feature:
-            return feature["_arrow"]
-        return "struct{" + ", ".join(f"{k}: {describe(v)}" for k, v in feature.items()) + "}"
-    if kind == "Value":
-        return feature["dtype"]
-    if kind == "ClassLabel":
-        return "class_label[" + ", ".join(feature.get("names") or []) + "]"
-    if kind in ("Sequence", "List", "LargeList"):
-        prefix = "large_list" if kind == "LargeList" else "list"
-        length = feature.get("length", -1)
-        return f"{prefix}<{describe(feature['feature'])}>" + (f"[{length}]" if length not in (-1, None) else "")
-    if kind in ("Image", "Audio"):
-        return kind.lower()
-    return kind
-
-
 def _compare_config(connection, config: str, key, old_splits: dict, new_splits: dict) -> ConfigDiff:
     old_schema, old_features = _features(next(iter(old_splits.values())))
     new_schema, new_features = _features(next(iter(new_splits.values())))
     result = ConfigDiff(config, list(key) if key else None)
     for name in new_features.keys() - old_features.keys():
-        result.features_added[name] = describe(new_features[name])
+        result.features_added[name] = spell(new_features[name])
     for name in old_features.keys() - new_features.keys():
-        result.features_removed[name] = describe(old_features[name])
+        result.features_removed[name] = spell(old_features[name])
     common = [name for name in new_features if name in old_features]
     for name in common:
-        if describe(old_features[name]) != describe(new_features[name]):
-            result.features_retyped[name] = (describe(old_features[name]), describe(new_features[name]))
+        if spell(old_features[name]) != spell(new_features[name]):
+            result.features_retyped[name] = (spell(old_features[name]), spell(new_features[name]))
     result.features_added = dict(sorted(result.features_added.items()))
     result.features_removed = dict(sorted(result.features_removed.items()))
     if key:
@@ -349,11 +306,9 @@ def _is_label(feature) -> bool:
 
 
 def _values(name: str, old_feature, new_feature, old_type, new_type) -> tuple[str, str]:
-    """The SQL expressions compared for a column. A column that changed type is compared as
-    text, class labels by their names (what they mean), except numbers that stay numbers (an
-    int32 that became an int64 is the same value)."""
+    """The SQL compared for a column; a retyped one as text, class labels as names, numbers as numbers."""
     old, new = f"o.{_quote(name)}", f"n.{_quote(name)}"
-    if describe(old_feature) == describe(new_feature):
+    if spell(old_feature) == spell(new_feature):
         return old, new
     labels = _is_label(old_feature) or _is_label(new_feature)
     numbers = all(pyarrow.types.is_integer(t) or pyarrow.types.is_floating(t) for t in (old_type, new_type))
@@ -491,8 +446,7 @@ def _show_key(key: dict, features: dict) -> str:
 
 
 def _show_pair(old, new) -> tuple[str, str]:
-    """Both values cut to WIDTH characters around their first difference, so a change far into a
-    long text is still visible."""
+    """Both values cut to WIDTH characters around their first difference."""
     old, new = _show(old), _show(new)
     if max(len(old), len(new)) <= WIDTH:
         return old, new

@@ -1,24 +1,7 @@
-"""Downloads of the pinned URLs into a cache of verified release files.
-
-datasets' own download layer differs between its versions (fsspec and aiohttp in 3.6, the Hub
-client's HTTP stack later), caps a whole transfer rather than a silence, and keeps whatever a
-server sent. So a build downloads its source files here, with `requests`, into
-`<datasets download cache>/corpora/<name>/<path in the upstream repository>`, and the builder
-reads that folder as it reads a local copy (`--data-dir`). What this layer promises:
-
-- a connection that takes longer than the timeout, or a transfer with less than 1 KiB in any
-  span of the timeout (nothing at all, or a trickle), is a failure that names how long;
-- failures that may heal (a reset, a connection closed early, a stall, HTTP 5xx, 429 with its
-  Retry-After) are retried with a doubling wait; other HTTP answers (4xx) are not;
-- a file is written under a temporary name (which the next download of the corpus removes if
-  a killed process left it) and renamed into the cache only whole (its Content-Length) and only
-  if it is data: an HTML page or a Git LFS pointer is named as such and never kept. The caller
-  checks a kept file against checksums.tsv before it trusts it, and a cached copy that fails is
-  fetched once more.
-
-CORPORA_DOWNLOAD_TIMEOUT (seconds, default 30), CORPORA_DOWNLOAD_RETRIES (default 4) and
-CORPORA_DOWNLOAD_BACKOFF (the first wait in seconds, default 1) change the defaults.
-"""
+"""Downloads of the pinned URLs into a folder the builder reads as a local copy: a silence, a
+trickle, an HTML page or a Git LFS pointer is one line and nothing is kept, which dl_manager does
+not give (test_downloads.py::test_what_dl_manager_keeps_a_download_refuses). Settings:
+CORPORA_DOWNLOAD_TIMEOUT (s, 30), CORPORA_DOWNLOAD_RETRIES (4), CORPORA_DOWNLOAD_BACKOFF (s, 1)."""
 
 from __future__ import annotations
 
@@ -37,11 +20,11 @@ import datasets
 import filelock
 
 from corpora import errors
-from corpora import settings
+from corpora import user_numbers
 from corpora.errors import CorporaError
-from corpora.files import naming
 from corpora.loader_shared._loader_common import LFS_POINTER
 from corpora.loader_shared._loader_common import is_html
+from corpora.path_errors import naming
 
 if TYPE_CHECKING:
     import requests
@@ -60,9 +43,9 @@ class Settings:
     @classmethod
     def from_environment(cls) -> Settings:
         return cls(
-            timeout=settings.from_environment("CORPORA_DOWNLOAD_TIMEOUT", cls.timeout, float, 0, above=True),
-            retries=settings.from_environment("CORPORA_DOWNLOAD_RETRIES", cls.retries, int, 0),
-            backoff=settings.from_environment("CORPORA_DOWNLOAD_BACKOFF", cls.backoff, float, 0, above=True),
+            timeout=user_numbers.from_environment("CORPORA_DOWNLOAD_TIMEOUT", cls.timeout, float, 0, above=True),
+            retries=user_numbers.from_environment("CORPORA_DOWNLOAD_RETRIES", cls.retries, int, 0),
+            backoff=user_numbers.from_environment("CORPORA_DOWNLOAD_BACKOFF", cls.backoff, float, 0, above=True),
         )
 
 
@@ -99,10 +82,7 @@ def cache_lock(name: str) -> filelock.FileLock:
 
 
 def remove_leftovers(name: str) -> list[Path]:
-    """Under the cache lock: remove the partial files (`.FILE.part-<pid>-<id>`, see `fetch`) that
-    downloads killed before their `finally` left in the cache of corpus `name`; returns them. Every
-    fetch runs under that lock, so no live process is writing one now (the lock tells, not the
-    pid, which the system reuses)."""
+    """Under the cache lock (no live fetch writes one): remove and return killed downloads' partial files."""
     removed = []
     for path in cache_folder(name).rglob(".*.part-*"):
         if _PART.fullmatch(path.name) and path.is_file() and not path.is_symlink():

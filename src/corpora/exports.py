@@ -44,7 +44,7 @@ from corpora.errors import STOPPED
 from corpora.errors import CorporaError
 from corpora.errors import full_disk
 from corpora.errors import shorten
-from corpora.files import write_text
+from corpora.path_errors import write_text
 from corpora.stops import stop_if_asked
 
 MARK = ".corpora-export.json"

@@ -1,17 +1,11 @@
-"""The Hub client of `push` and `diff hf://`: huggingface_hub's own, with a time limit.
-
-huggingface_hub's HTTP client waits without limit by default (httpx with `timeout=None` from 1.0
-on; requests without a timeout in 0.x): a Hub that accepts the connection and never answers
-would hold a push or a diff forever. Here a command gives up after `HUB_TIMEOUT` seconds
-without an answer from the Hub (`CORPORA_HUB_TIMEOUT` sets it), counted across its requests,
-also through a proxy of the environment, and says so in one line (errors.HUB_FAILURES).
-"""
+"""huggingface_hub's client for push and `diff hf://`, with a time limit (CORPORA_HUB_TIMEOUT): its
+own waits forever on a Hub that accepts the connection and never answers."""
 
 from __future__ import annotations
 
 import time
 
-from corpora import settings
+from corpora import user_numbers
 
 HUB_TIMEOUT = 60.0  # seconds without a byte, read or written; connecting: at most CONNECT_TIMEOUT of it
 CONNECT_TIMEOUT = 10.0
@@ -19,7 +13,7 @@ _SET = []
 
 
 def hub_timeout() -> float:
-    return settings.from_environment("CORPORA_HUB_TIMEOUT", HUB_TIMEOUT, float, 0, above=True)
+    return user_numbers.from_environment("CORPORA_HUB_TIMEOUT", HUB_TIMEOUT, float, 0, above=True)
 
 
 def use_time_limit() -> None:
@@ -65,8 +59,7 @@ def use_time_limit() -> None:
 
 
 def limits() -> tuple[float, float]:
-    """The seconds a Hub request may wait: to connect, and for an answer (errors.HUB_FAILURES says
-    a time-out with them)."""
+    """The seconds a Hub request may wait to connect and for an answer."""
     seconds = hub_timeout()
     return min(CONNECT_TIMEOUT, seconds), seconds
 
@@ -78,11 +71,8 @@ class _Silence:
 
 
 class _TimedTransport:
-    """An httpx transport that holds every request to the `limits` (or to the request's own, if
-    shorter), less the silence the requests before it met: a request that fails spends its wait
-    from the limit of the next ones until the Hub answers. So the limit is the whole wait, also
-    when huggingface_hub first asks the Hub for something of its own (1.x and later, once a day:
-    its list of AI agents, with a timeout of 3 s), which would otherwise add to it."""
+    """An httpx transport whose requests share one limit of silence: the limit is the whole wait,
+    huggingface_hub's own first requests (1.x: its list of AI agents) included."""
 
     def __init__(self, transport, limits, silence):
         self._transport, self._limits, self._silence = transport, limits, silence

@@ -1,18 +1,5 @@
-"""The export's Parquet files, written by this package with the same settings under every datasets
-version (datasets' own writer adds a page index and content-defined chunking only from 4.1 on,
-and caps row groups in rows, not bytes), and the check of those settings (`problems`, run by
-`corpora validate`).
-
-The settings (measured in docs/parquet.md):
-- a page index (column and offset index): readers such as the dataset viewer fetch one page
-  instead of a whole row group;
-- content-defined chunking (pyarrow >= 21): data pages end where the content says, so a rebuild
-  that changes a few rows re-uploads only the pages around them (the Hub's Xet storage
-  deduplicates the rest), with the options datasets >= 4.1 uses;
-- row groups of at most MAX_ROW_GROUP_BYTES of Arrow data and MAX_ROW_GROUP_ROWS rows;
-- COMPRESSION on every column;
-- dictionary encoding only where values repeat (`dictionary_columns`).
-"""
+"""The export's Parquet files, written with the same settings on every datasets version, and their
+check (`problems`): each setting, why and its measurements are in docs/parquet.md."""
 
 from __future__ import annotations
 
@@ -23,36 +10,18 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-# Files (shards) stay well under the Hub's recommended file size (also the shards of datasets'
-# Arrow cache); a file ends where its next row group would take it over this (SplitWriter).
+# A file ends where its next row group would take it over this: well under the Hub's recommended size.
 MAX_SHARD_BYTES = 500 * 1024 * 1024
-# zstd: 18% smaller files than snappy (datasets' choice) in about the same write time; gzip and
-# brotli save 1-3% more for many times the write time (docs/parquet.md).
 COMPRESSION = "zstd"
 COMPRESSION_LEVEL = 3  # zstd's own default; higher levels wrote slower for little gain
-# datasets.config.DEFAULT_CDC_OPTIONS of datasets >= 4.1: the same page boundaries as a file
-# datasets writes itself.
+# datasets.config.DEFAULT_CDC_OPTIONS of datasets >= 4.1: the page boundaries datasets writes.
 CDC_OPTIONS = {"min_chunk_size": 256 * 1024, "max_chunk_size": 1024 * 1024, "norm_level": 0}
-# Content-defined chunking leaves no mark in the Parquet format itself: the options are recorded
-# in the footer's key-value metadata, under the key datasets >= 4.1 writes them.
+# The footer's metadata key datasets >= 4.1 records the chunking under (Parquet itself has none).
 CDC_KEY = "content_defined_chunking"
-# datasets' own target (datasets.config.MAX_ROW_GROUP_SIZE, "100MB" of Arrow data), a third of
-# the dataset viewer's limit (VIEWER_ROW_GROUP_LIMIT): Parquet's uncompressed size of a row group
-# stays near its Arrow size, so the margin covers the difference.
+# datasets' own target (MAX_ROW_GROUP_SIZE), a third of the viewer's limit: a margin for Parquet's size.
 MAX_ROW_GROUP_BYTES = 100 * 1000 * 1000
-# Rows per row group at most, for tables of small rows: 100,000 rows write and read much faster
-# than datasets' default of 1,000, and keep the footer small.
-MAX_ROW_GROUP_ROWS = 100_000
-# The dataset viewer refuses a row group over 300,000,000 bytes uncompressed: "Rows from parquet
-# row groups are too big to be read: ... (max=286.10 MiB)" (error code TooBigContentError, shown
-# on the viewer of datasets such as https://huggingface.co/datasets/isaacchung/birdsnap), and its
-# notice "The recommended row group size is 100-300MB in-memory". The Parquet files it reads are
-# described at https://huggingface.co/docs/dataset-viewer/parquet; no documentation page states
-# the number, only these messages.
+MAX_ROW_GROUP_ROWS = 100_000  # small rows: much faster than datasets' 1,000, and a small footer
 VIEWER_ROW_GROUP_LIMIT = 300_000_000
-# A column is dictionary-encoded when at most this share of the values of its first row group
-# are distinct. pyarrow encodes every column so by default: on a column of mostly distinct values
-# (scores, free text) it builds a dictionary as large as the data, then falls back, for nothing.
 DICTIONARY_MAX_DISTINCT = 0.5
 
 
@@ -69,13 +38,8 @@ def _writer(path: Path, first_group: pa.Table) -> pq.ParquetWriter:
 
 
 class SplitWriter:
-    """A split's Parquet files, `<split>-0000i-of-0000n.parquet` in `folder`, written as its rows
-    come, in order, in Arrow tables of any size (`write`): row groups cut as `row_groups` cuts the
-    whole split, and a new file begun where the next row group would take the current one over
-    MAX_SHARD_BYTES of Arrow data. So the files are the same whether the rows come from datasets'
-    cache or straight from a builder (but see docs/parquet.md on a row group near the byte cap).
-    It holds at most one row group's rows (MAX_ROW_GROUP_ROWS) not yet written. `close` names the
-    files (n is known only then) and returns their paths; `rows` counts the rows written."""
+    """A split's `<split>-0000i-of-0000n.parquet` files, cut the same whether its tables come from
+    datasets' cache or a builder; `close` names them (n is known only then)."""
 
     def __init__(self, folder: Path, split: str, schema: pa.Schema):
         self.folder, self.split, self.schema = Path(folder), split, schema
@@ -149,11 +113,7 @@ class SplitWriter:
 
 
 def dictionary_columns(sample: pa.Table) -> list[str]:
-    """The Parquet columns (leaf paths) to dictionary-encode, judged on `sample` (the first row
-    group): a top-level column of numbers, text, bytes or times whose values repeat (at most
-    DICTIONARY_MAX_DISTINCT of them distinct), and every other column (pyarrow's default, not
-    judged: nested ones among them). The same table gives the same choice, so a rebuild writes
-    the same bytes."""
+    """The columns to dictionary-encode, judged on the first row group only, so a rebuild writes the same bytes."""
     sink = pa.BufferOutputStream()  # the leaf paths as pyarrow names them: from an empty file
     pq.write_table(sample.schema.empty_table(), sink)
     leaves = pq.ParquetFile(pa.BufferReader(sink.getvalue())).schema
@@ -177,9 +137,7 @@ def _judged(type_: pa.DataType) -> bool:
 
 
 def row_groups(table: pa.Table):
-    """(first row, rows) of each row group: as many rows as fit in MAX_ROW_GROUP_BYTES of Arrow
-    data (halving until they do; a single row over it is a row group alone), at most
-    MAX_ROW_GROUP_ROWS, in order."""
+    """(first row, rows) of each row group: within MAX_ROW_GROUP_BYTES (halving) and MAX_ROW_GROUP_ROWS."""
     offset = 0
     while offset < table.num_rows:
         rows = min(MAX_ROW_GROUP_ROWS, table.num_rows - offset)
@@ -190,10 +148,7 @@ def row_groups(table: pa.Table):
 
 
 def problems(path: Path, name: str) -> list[str]:
-    """What in the Parquet file at `path` (shown as `name`) breaks the export's settings: a column
-    chunk without a page index or with another compression, a row group over the dataset viewer's
-    limit, no record of content-defined chunking with the export's options, no features in the
-    schema metadata."""
+    """What in the Parquet file at `path` (shown as `name`) breaks the export's settings."""
     metadata = pq.ParquetFile(path).metadata
     found = []
     no_index, compressed = set(), set()

@@ -1,8 +1,4 @@
-"""How every build prepares a config: a request names a corpus, its configs and its source;
-`find_sources` finds and checks the source files (`sources.find`); `prepare_config` runs a
-config's builder on them with the checks of a build (rows in = rows out, the official split
-sizes). `corpora.load` returns what it prepared; `corpora build` (corpora.build) writes it as an
-export folder; `dummy_build` is the dummy data's (`corpora card`, `corpora validate`)."""
+"""The one way a config is prepared, with every check: load, build, card, validate and push go through it."""
 
 from __future__ import annotations
 
@@ -26,8 +22,7 @@ from corpora.sources import find
 
 @dataclass(frozen=True)
 class Request:
-    """What to build: a corpus, its configs (default: all), and where its source files come from
-    (the pinned URLs, a local copy `data_dir`, or the dummy data)."""
+    """A corpus, its configs (default: all) and its source: the pinned URLs, `data_dir` or the dummy data."""
 
     name: str
     configs: tuple[str, ...] = ()
@@ -66,20 +61,15 @@ class Prepared:
 
 
 def prepare_config(request: Request, config: str, sources: Sources, cache_dir, attach=None) -> Prepared:
-    """Run the builder of one config on checked source files, with every check of a build: every
-    split holds as many examples as the loader's own count of source records (rows in = rows out),
-    and from the release the official split sizes. Not counted: a build with config parameters
-    (they read a part of the files) and a split datasets already has in `cache_dir` (counted when
-    it was made). `attach(builder)`, if given, is called before the builder runs."""
+    """One config built with rows in = rows out (not for config parameters nor a cached split) and,
+    from the release, the official sizes; `attach(builder)` runs before the build."""
     corpus = request.corpus
     builder = corpus.builder(config, sources.folder, cache_dir, **request.config_kwargs)
     if attach is not None:
         attach(builder)
     cached = os.path.isfile(os.path.join(builder.cache_dir, "dataset_info.json"))
     counted = not request.config_kwargs and not cached
-    # The source records are counted in a second thread while the builder runs: both spend their
-    # time in Arrow and zlib, which release the GIL. Never beside worker processes (num_proc): a
-    # process must not fork while another of its threads runs.
+    # Counted in a thread beside the builder (Arrow and zlib release the GIL); never beside forked workers.
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="count-source-records") as pool:
         beside = counted and (request.num_proc or 1) <= 1
         counting = pool.submit(count_source_records, corpus, config, sources.files) if beside else None
@@ -115,8 +105,7 @@ def dummy_build(name: str, config: str, cache_dir) -> datasets.DatasetDict:
 
 
 def dummy_examples(name: str) -> dict[str, dict]:
-    """The first example of each config (default first) of its dummy build, as stored (class
-    labels as their index): what the committed card shows (cards.render)."""
+    """The first stored example of each config's dummy build (default first): what the card shows."""
     corpus = registry.get(name)
     examples = {}
     with tempfile.TemporaryDirectory(prefix="corpora-card-") as cache_dir:
@@ -128,9 +117,7 @@ def dummy_examples(name: str) -> dict[str, dict]:
 
 
 def count_source_records(corpus: registry.Corpus, config: str, files) -> dict[str, int]:
-    """Source records per split, as the loader's `_count_source_records` counts them: apart from
-    the code that types the records, though some loaders share their file reader with it (each
-    one's docstring says how it counts)."""
+    """Source records per split, counted by the loader apart from the code that types them."""
     return {
         split: corpus.count_source_records(config, split, [str(files[path]) for path in paths])
         for split, paths in corpus.config(config).files.items()
@@ -138,8 +125,7 @@ def count_source_records(corpus: registry.Corpus, config: str, files) -> dict[st
 
 
 def account_for_rows(corpus: registry.Corpus, config: str, info: datasets.DatasetInfo, read: dict[str, int]) -> None:
-    """A split whose example count differs from its source records is an error (a record lost
-    or invented)."""
+    """Stop if a split's examples differ from its source records (one lost or invented)."""
     wrong = []
     for split, records in read.items():
         written = info.splits[split].num_examples if split in info.splits else 0

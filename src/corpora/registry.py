@@ -25,9 +25,7 @@ INSTALLED_DATA = Path(__file__).resolve().parent / "_data"
 
 
 def repo_root() -> Path:
-    """The folder that holds `loaders/`, `dataset_cards/` and `dummy_data/`: $CORPORA_ROOT, else
-    the checkout this package is imported from (src/corpora, an editable install included), else
-    the copy installed with the package."""
+    """The folder of loaders/, dataset_cards/ and dummy_data/: $CORPORA_ROOT, this checkout, or the installed copy."""
     if os.environ.get("CORPORA_ROOT"):
         return Path(os.environ["CORPORA_ROOT"])
     here = Path(__file__).resolve()
@@ -37,8 +35,7 @@ def repo_root() -> Path:
 
 
 def require_checkout(what: str) -> None:
-    """Refuse to rewrite a file of the installed package: the committed files are edited in a
-    checkout, and the next install would silently undo the change."""
+    """Refuse to rewrite a file of the installed package: the next install would undo it."""
     if repo_root() == INSTALLED_DATA:
         raise CorporaError(
             f"{what} belongs to the installed package ({INSTALLED_DATA}); run this in a clone of the "
@@ -127,14 +124,11 @@ class Corpus:
 
     @property
     def urls(self) -> Mapping[str, str]:
-        """Each source path (relative to the upstream repository root) -> its pinned URL (a
-        read-only view of the loader's table)."""
+        """Each source path -> its pinned URL (read-only)."""
         return MappingProxyType(self.module._URLS)
 
     def count_source_records(self, config: str, split: str, paths: list[str]) -> int:
-        """The records of a split's source files (local `paths`, in the config's order), counted
-        apart from the builder's typing: the rows-in side of rows in = rows out. The loader's
-        function gets the config itself (a SourceConfig: its name, its files per split)."""
+        """The records of a split's source files, counted apart from the builder's typing: rows in."""
         return self.module._count_source_records(self.config(config), split, paths)
 
     @property
@@ -142,14 +136,12 @@ class Corpus:
         return self.loader_dir / "checksums.tsv"
 
     def source_files(self, configs=None) -> list[str]:
-        """Paths, relative to the upstream repository root, of every file the given configs
-        (default: all) read, in the loader's order."""
+        """The source paths the given configs (default: all) read, in the loader's order."""
         chosen = self.configs if configs is None else configs
         return list(dict.fromkeys(path for config in chosen for path in self.config(config).paths))
 
     def features(self, config: str) -> datasets.Features:
-        """The declared features of a config, without instantiating the builder (which would
-        create cache folders and, on datasets 3.6, read the generated card)."""
+        """A config's features, without a builder (which makes cache folders and, on 3.6, reads the card)."""
         return _declared_features(self.builder_class, config).copy()  # a copy: callers may change theirs
 
     def expected_dummy_counts(self) -> dict[str, dict[str, int]]:
@@ -205,8 +197,7 @@ LOADERS_PACKAGE = "corpora_loaders"
 
 
 def _package(name: str, path: Path | None) -> ModuleType:
-    """A fresh package module `name` searching `path`; modules imported from an earlier one are
-    forgotten (the registry may be pointed at another checkout, see repo_root)."""
+    """A fresh package module `name` searching `path`, forgetting an earlier checkout's modules."""
     for module in [m for m in sys.modules if m.startswith(name + ".")] if path is not None else []:
         del sys.modules[module]
     package = sys.modules.get(name) or ModuleType(name)

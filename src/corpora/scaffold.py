@@ -1,7 +1,4 @@
-"""`corpora new NAME`: a new corpus's three folders (loaders/, dataset_cards/, dummy_data/) and its
-tests/test_<name>.py, as a working skeleton that passes `make test` as it is: a JSON Lines loader
-with one config, a card source with every key a card needs, dummy data, ten and more bad inputs,
-and the card rendered from them. Like `tfds new`, but the skeleton is a corpus that builds."""
+"""`corpora new NAME`: a new corpus's folders and test, a skeleton that passes `make test` as it is."""
 
 from __future__ import annotations
 
@@ -20,15 +17,14 @@ from corpora import prepare
 from corpora import registry
 from corpora import sources
 from corpora.errors import CorporaError
-from corpora.files import write_text
+from corpora.path_errors import write_text
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 _NAME = re.compile(r"[a-z][a-z0-9]*(_[a-z0-9]+)*")
 
 
 def new(name: str) -> list[Path]:
-    """Write the skeleton of corpus `name` into the checkout; returns the files written. Nothing is
-    written over: every path must be free. If a step fails, what this call wrote is removed."""
+    """Write corpus `name`'s skeleton over nothing; returns its files, or on failure removes them."""
     if not _NAME.fullmatch(name):
         raise CorporaError(f"{name!r} is not a corpus name: lower-case words joined by _ (a Python module name)")
     # `import global` is a syntax error. Soft keywords (match, case, type) are names that import.

@@ -1,20 +1,5 @@
-"""Where a build reads its source files: the pinned public URLs, a local copy (`--data-dir`),
-or the corpus's dummy data (`--dummy`), and the size and sha256 recorded for each pinned URL.
-
-Every loader declares `_URLS` ({path: pinned url}) and, on each config, its `files` ({split:
-[path]}), where a path is relative to the upstream repository root. A local copy mirrors that layout: the
-file behind `_URLS[path]` is read from `<data_dir>/<path>`. Loaders do this mapping themselves
-when they get a `data_dir` (so a loader file works alone with `load_dataset(..., data_dir=...)`);
-this module finds the dummy data for `--dummy` and checks the whole copy first, so a missing file is reported
-together with every other missing one, before any work starts.
-
-`loaders/<name>/checksums.tsv` records, like TensorFlow Datasets' checksums files, one line per
-pinned URL: `url<TAB>size<TAB>sha256`. A release file that does not match its record is not the
-data the loader was written for; `corpora checksums NAME --update` rewrites the records after a
-maintainer has checked the new files. A URL whose bytes nobody could measure yet is listed with
-`-<TAB>-`: it is known to be unverified, and a build from it needs --allow-modified-sources until
-`corpora checksums NAME --update` records it.
-"""
+"""A build's source files (pinned URLs, `--data-dir` laid out like upstream, `--dummy`), checked
+against loaders/NAME/checksums.tsv (`url<TAB>size<TAB>sha256`; `-<TAB>-`: not measured yet)."""
 
 from __future__ import annotations
 
@@ -32,8 +17,8 @@ from corpora import download
 from corpora import registry
 from corpora.errors import CorporaError
 from corpora.errors import shorten
-from corpora.files import write_text
 from corpora.loader_shared._loader_common import LFS_POINTER
+from corpora.path_errors import write_text
 from corpora.registry import Corpus
 
 
@@ -61,16 +46,14 @@ class Record:
 
 @dataclass(frozen=True)
 class Sources:
-    """The source files of one build, found and checked, and what they are: its provenance,
-    which the export's card, croissant.json and mark state."""
+    """The source files of one build, found and checked, and their provenance."""
 
     corpus: str
     folder: Path  # where the builder reads them: the local copy, the dummy data or the download cache
     files: dict[str, Path]  # {path in the upstream repository: local file}
     kind: str  # "release" (checked against checksums.tsv), "modified" (--allow-modified-sources) or "dummy"
     local: bool  # read from a local copy (--data-dir, or the dummy data), not the pinned URLs
-    # Of a "modified" build, each file that differs from the release, in words: measured only for
-    # an export, whose card and mark say it (`with_differences`).
+    # Of a "modified" build, each file that differs from the release: measured for an export only.
     differing: tuple[str, ...] = ()
 
     @property
@@ -85,11 +68,8 @@ class Sources:
 
 def find(corpus: Corpus, configs, data_dir=None, dummy: bool = False, allow_modified_sources: bool = False,
          partial: bool = False) -> Sources:
-    """The one place a build's source files are found and checked: every file of `configs` in the
-    local copy or the dummy data (all missing ones named at once), or downloaded from the pinned
-    URLs; then, unless `allow_modified_sources`, no Git LFS pointers and every file the recorded
-    release. `partial`: the loader reads only some files (a config parameter), so only those
-    present are checked and the loader names a missing one itself."""
+    """The one place a build's source files are found and checked (the release, unless
+    `allow_modified_sources`); `partial`: the loader reads some files and names a missing one itself."""
     folder = local_folder(corpus, data_dir, dummy, [] if partial else configs)
     if dummy:
         files = {path: folder / path for path in corpus.source_files(configs)}
@@ -106,8 +86,7 @@ def find(corpus: Corpus, configs, data_dir=None, dummy: bool = False, allow_modi
 
 
 def local_folder(corpus: Corpus, data_dir=None, dummy: bool = False, configs=None) -> Path | None:
-    """The local folder to read from, or None to download the pinned URLs. Every source file of
-    `configs` (default: all) must be there."""
+    """The local folder with every source file of `configs`, all missing ones named at once; None: download."""
     if dummy:
         data_dir = corpus.dummy_dir
     if data_dir is None:
@@ -141,15 +120,13 @@ def urls(corpus: Corpus, configs=None) -> dict[str, str]:
     return {path: corpus.urls[path] for path in corpus.source_files(configs)}
 
 
-# A source URL that pins an upstream commit: the repository's address, then the commit's 40 hex
-# digits as a path segment (GitHub's raw and LFS media hosts, the Hub's resolve/).
+# A URL that pins a commit: the repository, then 40 hex digits as a segment (GitHub raw and LFS, the Hub).
 _PINNED_URL = re.compile(r"^https://(?P<repository>.+?)(?:/resolve)?/(?P<commit>[0-9a-f]{40})/")
 _REPOSITORY_HOSTS = {"raw.githubusercontent.com/": "github.com/", "media.githubusercontent.com/media/": "github.com/"}
 
 
 def pinned_revisions(corpus: Corpus, configs=None) -> dict[str, str]:
-    """{upstream repository URL: the commit the source URLs of `configs` (default: all) pin}, in
-    the order first met; empty when no URL pins a commit (a versioned folder, a release file)."""
+    """{upstream repository: the commit its URLs pin}, in the order first met."""
     found = {}
     for url in urls(corpus, configs).values():
         match = _PINNED_URL.match(url)
@@ -164,9 +141,7 @@ def pinned_revisions(corpus: Corpus, configs=None) -> dict[str, str]:
 
 
 def provenance(corpus: Corpus, configs=None) -> dict:
-    """What a card and croissant.json record of where the data comes from: the loader's version
-    (the builder's `VERSION`), the corpora version, and the upstream commits
-    the source URLs of `configs` (default: all) pin."""
+    """Where the data comes from, for the card and croissant.json: loader and corpora versions, pinned commits."""
     return {
         "loader_version": corpus.version,
         "corpora_version": __version__,
@@ -184,18 +159,15 @@ def provenance_line(facts: dict) -> str:
 def find_files(
     corpus: Corpus, data_dir: Path | None, configs=None, allow_modified_sources: bool = False
 ) -> dict[str, Path]:
-    """Each source path and the local file holding it: in data_dir, or downloaded from the pinned
-    URL into the corpus's download cache (`download_release`)."""
+    """Each source path and its local file: in data_dir, or downloaded."""
     if data_dir is not None:
         return {path: data_dir / path for path in corpus.source_files(configs)}
     return download_release(corpus, configs, allow_modified_sources)
 
 
 def download_release(corpus: Corpus, configs=None, allow_modified_sources: bool = False) -> dict[str, Path]:
-    """The pinned files of `configs`, from the download cache where a cached copy is the recorded
-    release (a URL not yet measured: any whole copy), else downloaded. A cached copy that fails
-    the check is discarded and downloaded once more; a fresh copy that still differs is the
-    server's and is kept only with `allow_modified_sources`. Stops with one line naming the URL."""
+    """The pinned files, from the cache if they are the release, else downloaded once more; a
+    fresh copy that differs is kept only with `allow_modified_sources`."""
     records = read_records(corpus)
     folder = download.cache_folder(corpus.name)
     pinned = urls(corpus, configs)
@@ -258,8 +230,7 @@ def lfs_pointers(files: dict[str, Path]) -> list[str]:
 
 
 def check_not_lfs_pointers(corpus: Corpus, files: dict[str, Path], data_dir: Path | None) -> None:
-    """Stop on Git LFS pointers (a clone without `git lfs pull`) before anything compares or
-    records checksums: a pointer's hash is not the release's."""
+    """Stop on Git LFS pointers (a clone without `git lfs pull`) before any checksum."""
     found = lfs_pointers(files)
     if not found:
         return
@@ -272,8 +243,7 @@ def check_not_lfs_pointers(corpus: Corpus, files: dict[str, Path], data_dir: Pat
 
 
 def read_records(corpus: Corpus) -> dict[str, Record | None]:
-    """The recorded size and sha256 of each pinned URL (None: listed, not yet measured), from the
-    loader's checksums.tsv."""
+    """checksums.tsv: each pinned URL's size and sha256 (None: not measured yet)."""
     path = corpus.checksums_path
     if not path.is_file():
         return {}
@@ -345,8 +315,7 @@ def _modified_advice(corpus: Corpus) -> str:
 
 
 def differences(corpus: Corpus, files: dict[str, Path]) -> list[str]:
-    """Each source file whose size or sha256 is not the one recorded for its pinned URL, or that
-    has no record, described in a few words with its URL."""
+    """Each source file that is not as recorded, in a few words with its URL."""
     records = read_records(corpus)
     found = []
     for path, local in files.items():

@@ -1,9 +1,5 @@
-"""Per-split statistics of a build, computed with Arrow compute on the Arrow tables the Parquet
-files are written from, batch by batch (no per-row Python, and no copy of a memory-mapped table,
-so they stay cheap on the big corpus):
-examples, the distribution of every class-label and boolean field, and the length quantiles (in
-characters, nearest rank) of every text field, nested fields included (values in lists are
-counted one by one). Lengths are kept as a histogram, so the quantiles are exact."""
+"""A build's statistics per split (label distributions, exact text length quantiles), in Arrow
+compute batch by batch: no per-row Python on the big corpus."""
 
 from __future__ import annotations
 
@@ -17,7 +13,7 @@ import datasets
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from corpora.feature_types import list_item
+from corpora.feature_spelling import list_item
 
 QUANTILES = (0.0, 0.25, 0.5, 0.75, 1.0)
 

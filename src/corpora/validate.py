@@ -1,6 +1,4 @@
-"""`corpora validate`: what CI checks for each corpus folder, what an export folder's card must
-satisfy before it is published (`export_problems`), and the whole check of an export folder
-already on disk (`validate_export`), before a manual upload."""
+"""`corpora validate`: a corpus's checks for CI, and an export folder's before it is published."""
 
 from __future__ import annotations
 
@@ -12,9 +10,9 @@ from pathlib import Path
 import datasets
 import pyarrow.parquet
 
-from corpora import build
 from corpora import cards
 from corpora import datasets_adapter
+from corpora import export_folder
 from corpora import exports
 from corpora import parquet_files
 from corpora import prepare
@@ -62,7 +60,7 @@ def _count_problem(corpus, config, dataset_dict) -> str | None:
 
 
 def _round_trip_problem(corpus, prepared: dict[str, datasets.DatasetDict], tmp: str) -> str | None:
-    build.export(prepare.Request(corpus.name, dummy=True), f"{tmp}/export")
+    export_folder.export(prepare.Request(corpus.name, dummy=True), f"{tmp}/export")
     for config, dataset_dict in prepared.items():
         reloaded = datasets.load_dataset(f"{tmp}/export/{corpus.name}", config, cache_dir=f"{tmp}/reload")
         problem = compare(dataset_dict, reloaded)
@@ -88,9 +86,7 @@ def compare(expected: datasets.DatasetDict, actual: datasets.DatasetDict) -> str
 
 
 def export_problems(corpus: registry.Corpus, folder: Path) -> list[str]:
-    """What is wrong with the card of an export folder, as the Hub and `load_dataset` read it:
-    its metadata against the vocabularies, its `configs:` against the Parquet files there, and
-    its `dataset_info` split sizes and download sizes against those files."""
+    """What is wrong with an export's card, as the Hub reads it, against its Parquet files."""
     card = folder / "README.md"
     if not card.is_file():
         return ["README.md is missing"]
@@ -137,10 +133,7 @@ def export_problems(corpus: registry.Corpus, folder: Path) -> list[str]:
 
 
 def validate_export(folder: Path) -> Iterator[tuple[str, str | None]]:
-    """Yield (check, None if it passed else what is wrong) for an export folder on disk: its
-    mark, its card against its files, croissant.json's sha256s, the settings of its Parquet files
-    (page index, content-defined chunking, row-group size, compression) and the reload of every
-    config."""
+    """Yield (check, None or what is wrong) for an export folder on disk."""
     folder = Path(folder)
     if not folder.is_dir():  # a typo is not "an export without a mark"
         what = "is not a folder" if os.path.lexists(folder) else "does not exist"
@@ -173,10 +166,7 @@ def validate_export(folder: Path) -> Iterator[tuple[str, str | None]]:
 
 
 def _stray_problem(folder: Path, mark: exports.Mark) -> str | None:
-    """The files of the folder that are not the export's: an upload of the folder would publish
-    them too. The export's files are those its mark lists (the files the build wrote); for a mark
-    that lists none (corpora 0.1.0's first exports), the card, croissant.json and the files the
-    card's `configs:` name."""
+    """Files an upload would publish that the export's mark does not list (an old mark: its card's)."""
     if mark.files is not None:
         kept = {folder / path for path in mark.files}
     else:
@@ -196,8 +186,7 @@ def _stray_problem(folder: Path, mark: exports.Mark) -> str | None:
 
 
 def parquet_problems(folder: Path) -> list[str]:
-    """What in the export's Parquet files breaks the settings the export writes them with
-    (`parquet_files.problems`), each named by its path in the folder."""
+    """What in the export's Parquet files breaks the export's settings, each file named."""
     found = []
     for path in sorted(folder.rglob("*.parquet")):
         name = path.relative_to(folder).as_posix()

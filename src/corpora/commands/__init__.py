@@ -1,7 +1,4 @@
-"""The `corpora` commands, one module each (corpora/commands/NAME.py): its HELP and EXAMPLE, the
-options it adds to its subparser (`add_arguments`) and `run(args)`, which returns the exit status.
-A command imports what it needs (datasets, DuckDB) when it runs: `corpora --help` and a Ctrl-C
-at the start stay quick. What the commands share is here."""
+"""What the commands share; each command (NAME.py) imports datasets when it runs, so `--help` stays quick."""
 
 from __future__ import annotations
 
@@ -14,6 +11,32 @@ NAMES = ("list", "build", "checksums", "card", "new", "validate", "push", "diff"
 def module(name: str):
     """The module of the command `name`."""
     return importlib.import_module(f"corpora.commands.{name}")
+
+
+def add_names(parser, what: str, metavar: str = "NAME") -> None:
+    """NAME... or --all: `names(args)` reads them."""
+    parser.add_argument("names", nargs="*", metavar=metavar, help=what)
+    parser.add_argument("--all", action="store_true", help="every corpus")
+
+
+def add_configs(parser, what: str = "only this config (repeatable)") -> None:
+    parser.add_argument("--config", action="append", dest="configs", metavar="C", help=what)
+
+
+def add_data_dir(parser, group=None) -> None:
+    (group or parser).add_argument("--data-dir", metavar="DIR", help="a local copy laid out like the upstream "
+                                   "repository, instead of the pinned URLs")
+
+
+def add_out(parser) -> None:
+    parser.add_argument("--out", default="build", metavar="DIR", help="the export folder (default: build)")
+
+
+def add_allow_modified_sources(parser) -> None:
+    parser.add_argument("--allow-modified-sources", action="store_true",
+                        help="build source files that differ from the recorded release (checksums.tsv), into "
+                             "splits of any size (one that differs from the official size is shown, not refused); "
+                             "every record is still checked, and every split still holds one row per source record")
 
 
 def names(args) -> list[str]:
@@ -29,8 +52,7 @@ def names(args) -> list[str]:
 
 
 def print_table(header: list[str], rows: list[list]) -> None:
-    """Columns of numbers (ints, None shown as "unknown") right-aligned, header included; the
-    others left-aligned."""
+    """Columns of numbers (None: "unknown") right-aligned, the others left-aligned."""
     numeric = [all(isinstance(row[i], int | None) for row in rows) for i in range(len(header))]
     shown = [[f"{v:,}" if isinstance(v, int) else "unknown" if v is None else str(v) for v in row] for row in rows]
     cells = [header] + shown
@@ -41,8 +63,7 @@ def print_table(header: list[str], rows: list[list]) -> None:
 
 
 def quiet_progress(always: bool = False) -> None:
-    """datasets' progress bars only on a terminal (none in logs), one per split; `always` for
-    commands whose builds are internal checks (card --check, validate)."""
+    """datasets' progress bars only on a terminal; none at all (`always`) for internal checks."""
     import datasets
 
     if always or not sys.stderr.isatty():

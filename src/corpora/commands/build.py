@@ -4,7 +4,12 @@ import argparse
 import logging
 import sys
 
-from corpora import settings
+from corpora import user_numbers
+from corpora.commands import add_allow_modified_sources
+from corpora.commands import add_configs
+from corpora.commands import add_data_dir
+from corpora.commands import add_names
+from corpora.commands import add_out
 from corpora.commands import names
 from corpora.commands import print_table
 from corpora.commands import quiet_progress
@@ -17,7 +22,7 @@ def _at_least(kind: type[int] | type[float], minimum: int, what: str):
     """An argparse type: a `kind` of `minimum` or more, said as "a number of WHAT"."""
 
     def parse(text: str):
-        value = settings.number(text, kind, minimum)
+        value = user_numbers.number(text, kind, minimum)
         if value is None:
             raise argparse.ArgumentTypeError(f"expected a number of {what}, {minimum} or more; got {text!r}")
         return value
@@ -26,19 +31,15 @@ def _at_least(kind: type[int] | type[float], minimum: int, what: str):
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("names", nargs="*", metavar="NAME", help="the corpora to build (`corpora list` names them)")
-    parser.add_argument("--all", action="store_true", help="every corpus")
-    parser.add_argument("--config", action="append", dest="configs", metavar="C", help="only this config (repeatable)")
+    add_names(parser, "the corpora to build (`corpora list` names them)")
+    add_configs(parser)
     source = parser.add_mutually_exclusive_group()
-    source.add_argument("--data-dir", metavar="DIR", help="a local copy laid out like the upstream repository")
+    add_data_dir(parser, source)
     source.add_argument("--dummy", action="store_true", help="the dummy data in dummy_data/NAME/")
-    parser.add_argument("--out", default="build", metavar="DIR", help="export folder (default: build)")
+    add_out(parser)
     parser.add_argument("--num-proc", type=_at_least(int, 1, "processes"), metavar="N",
                         help="processes for preparing the splits")
-    parser.add_argument("--allow-modified-sources", action="store_true",
-                        help="build source files that differ from the recorded release (checksums.tsv), into "
-                             "splits of any size (one that differs from the official size is shown, not refused); "
-                             "every record is still checked, and every split still holds one row per source record")
+    add_allow_modified_sources(parser)
     parser.add_argument("--lock-timeout", type=_at_least(float, 0, "seconds"), metavar="SECONDS",
                         help="while another build writes the same OUT/NAME, wait at most this long (default: until "
                              "it ends)")
@@ -52,7 +53,7 @@ def add_arguments(parser) -> None:
 
 # What run imports that lives as long as the process (datasets, pyarrow, pandas): the command
 # imports it first, without the cyclic collector (process.import_lasting).
-LASTING_IMPORTS = ("corpora.build",)
+LASTING_IMPORTS = ("corpora.export_folder",)
 
 
 class _FewerProcesses(logging.Filter):
@@ -72,7 +73,7 @@ class _FewerProcesses(logging.Filter):
 
 
 def run(args) -> int:
-    from corpora import build
+    from corpora import export_folder
     from corpora import prepare
     from corpora import registry
 
@@ -80,12 +81,12 @@ def run(args) -> int:
     fewer = _FewerProcesses()
     logging.getLogger("datasets.builder").addFilter(fewer)
     try:
-        return _run(args, build, prepare, registry, fewer)
+        return _run(args, export_folder, prepare, registry, fewer)
     finally:
         logging.getLogger("datasets.builder").removeFilter(fewer)
 
 
-def _run(args, build, prepare, registry, fewer: _FewerProcesses) -> int:
+def _run(args, export_folder, prepare, registry, fewer: _FewerProcesses) -> int:
     rows = []
     last = "dummy data expects" if args.dummy else "official"
     header = ["corpus", "config", "split", "source records", "rows written", last]
@@ -93,8 +94,8 @@ def _run(args, build, prepare, registry, fewer: _FewerProcesses) -> int:
         request = prepare.Request(name, args.configs, args.data_dir, args.dummy, args.allow_modified_sources,
                                    args.num_proc)
         try:
-            rows_built = build.export(request, args.out, lock_timeout=args.lock_timeout, compare_to=args.compare_to,
-                                      drop_other_configs=args.drop_other_configs)
+            rows_built = export_folder.export(request, args.out, lock_timeout=args.lock_timeout,
+                                              compare_to=args.compare_to, drop_other_configs=args.drop_other_configs)
         except BaseException:
             if rows:  # the corpora exported before this one are whole: say so before the error
                 print(f"exported to {args.out}/ before {name} stopped:")

@@ -3,6 +3,7 @@
 import sys
 from pathlib import Path
 
+from corpora.commands import add_names
 from corpora.commands import names
 from corpora.commands import quiet_progress
 from corpora.errors import CorporaError
@@ -13,8 +14,7 @@ EXAMPLE = "corpora card --all --check"
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("names", nargs="*", metavar="NAME", help="the corpora whose card to write or check")
-    parser.add_argument("--all", action="store_true", help="every corpus")
+    add_names(parser, "the corpora whose card to write or check")
     parser.add_argument("--check", action="store_true", help="only report differences; exit 1 if any")
     parser.add_argument("--sizes-from", metavar="OUT",
                         help="keep the byte sizes measured by `corpora build NAME --out OUT` from the release files")

@@ -1,5 +1,8 @@
 """`corpora checksums`."""
 
+from corpora.commands import add_configs
+from corpora.commands import add_data_dir
+from corpora.commands import add_names
 from corpora.commands import names
 from corpora.commands import print_table
 
@@ -8,11 +11,9 @@ EXAMPLE = "corpora checksums NAME --data-dir DIR"
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("names", nargs="*", metavar="NAME", help="the corpora whose source files to measure")
-    parser.add_argument("--all", action="store_true", help="every corpus")
-    parser.add_argument("--config", action="append", dest="configs", metavar="C",
-                        help="only the files of this config (repeatable)")
-    parser.add_argument("--data-dir", metavar="DIR", help="measure a local copy instead of downloading")
+    add_names(parser, "the corpora whose source files to measure")
+    add_configs(parser, "only the files of this config (repeatable)")
+    add_data_dir(parser)
     parser.add_argument("--update", action="store_true", help="write the measured size and sha256")
 
 

@@ -1,5 +1,6 @@
 """`corpora diff`: its exit status is diff(1)'s, 0 identical, 1 different, 2 trouble."""
 
+from corpora.commands import add_configs
 from corpora.commands import quiet_hub_progress
 from corpora.errors import CorporaError
 
@@ -14,8 +15,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("new", metavar="NEW", help="an export folder, OUT/NAME, or hf://datasets/ORG/NAME@REVISION")
     parser.add_argument("--format", choices=["text", "markdown", "json"], default="text", dest="style",
                         help="the report's form (default: text)")
-    parser.add_argument("--config", action="append", dest="configs", metavar="C",
-                        help="only this config (repeatable)")
+    add_configs(parser)
     parser.add_argument("--key", action="append", dest="keys", metavar="CONFIG=COL[,COL]", default=[],
                         help="match CONFIG's rows by these columns instead of the loader's key "
                              "(CONFIG= alone: by position; repeatable)")

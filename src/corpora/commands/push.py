@@ -1,5 +1,9 @@
 """`corpora push`."""
 
+from corpora.commands import add_allow_modified_sources
+from corpora.commands import add_configs
+from corpora.commands import add_data_dir
+from corpora.commands import add_out
 from corpora.commands import quiet_hub_progress
 from corpora.commands import quiet_progress
 
@@ -13,15 +17,10 @@ def add_arguments(parser) -> None:
     parser.add_argument("--private", action="store_true", help="create the Hub repository as private")
     parser.add_argument("--dry-run", action="store_true",
                         help="build and show what would be uploaded and deleted (no token needed)")
-    parser.add_argument("--config", action="append", dest="configs", metavar="C",
-                        help="build and upload only this config (repeatable; default: every config)")
-    parser.add_argument("--data-dir", metavar="DIR", help="build from a local copy instead of the pinned URLs")
-    parser.add_argument("--out", default="build", metavar="DIR",
-                        help="where the export is built first (default: build)")
-    parser.add_argument("--allow-modified-sources", action="store_true",
-                        help="publish a build of files that differ from the recorded release (checksums.tsv), "
-                             "in splits of any size; every record is still checked, and every split still holds one "
-                             "row per source record")
+    add_configs(parser, "build and upload only this config (repeatable; default: every config)")
+    add_data_dir(parser)
+    add_out(parser)
+    add_allow_modified_sources(parser)
     parser.add_argument("--revision", metavar="BRANCH",
                         help="commit to this branch, created from main if needed (default: main)")
     parser.add_argument("--create-pr", action="store_true",

@@ -2,6 +2,8 @@
 
 from pathlib import Path
 
+from corpora.commands import add_names
+from corpora.commands import names
 from corpora.commands import quiet_progress
 
 HELP = "cards, dummy builds and export round trips; or an export folder"
@@ -9,10 +11,8 @@ EXAMPLE = "corpora validate NAME, or corpora validate build/NAME"
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("names", nargs="*", metavar="NAME|PATH",
-                        help="corpora (default: every corpus), or export folders on disk (OUT/NAME) to check "
-                             "before an upload: the card against the files, files that are not the export's, "
-                             "croissant.json's sha256s, the reload")
+    add_names(parser, "corpora, or export folders on disk (OUT/NAME) to check before an upload: the card against the "
+                      "files, files that are not the export's, croissant.json's sha256s, the reload", "NAME|PATH")
 
 
 def run(args) -> int:
@@ -21,7 +21,7 @@ def run(args) -> int:
 
     quiet_progress(always=True)
     failures = 0
-    for name in args.names or registry.names():
+    for name in names(args):
         # A path (it has a slash, or is a folder here and no corpus) is an export folder on disk.
         folder = "/" in name or (Path(name).is_dir() and name not in registry.names())
         checks = validate.validate_export(Path(name)) if folder else validate.validate(name)

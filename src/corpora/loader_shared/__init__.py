@@ -50,7 +50,7 @@ def stale_copies(folder: Path, script: Path) -> list[str]:
 
 def write_copies(folder: Path, script: Path) -> list[str]:
     """Bring a loader folder's shared modules up to date; returns the names written or removed."""
-    from corpora.files import write_text  # here: corpora.errors imports this package (shorten)
+    from corpora.path_errors import write_text  # here: corpora.errors imports this package (shorten)
 
     wanted = copies_for(own_text(folder, script))
     changed = _stale(folder, wanted)

@@ -14,8 +14,7 @@ def printable(path) -> str:
 
 
 def check_utf8(path, what: str) -> None:
-    """Stop, naming the path, if its absolute form is not UTF-8: pyarrow and datasets cannot use
-    such a path (they fail with an encoding error that does not say which)."""
+    """Stop, naming the path, if it is not UTF-8: pyarrow and datasets fail on it without naming it."""
     try:
         os.fsencode(os.path.abspath(path)).decode("utf-8")
     except UnicodeDecodeError:
@@ -26,9 +25,7 @@ def check_utf8(path, what: str) -> None:
 
 
 def naming(error: OSError, path) -> OSError:
-    """`error`, naming `path` if it names no file: a write through a file object (a full disk, often
-    said only when the buffer is flushed) fails as `[Errno 28] No space left on device` alone.
-    An error that names its file is returned as it is."""
+    """`error`, naming `path` if it names no file (a full disk said at a flush names none)."""
     if error.filename is None and error.errno:
         return OSError(error.errno, os.strerror(error.errno), str(path))
     return error

@@ -1,7 +1,4 @@
-"""`corpora build`: a corpus as a Hub-ready export folder. Each config is prepared as every build
-prepares it (`corpora.prepare`, with every check), written as Parquet shards with the card
-(README.md) and croissant.json into a partial folder of this build, read back through the card's
-`configs:`, and only then swapped in (`corpora.exports`)."""
+"""`corpora build`: a corpus written as a Hub-ready export folder, checked, then swapped in (exports)."""
 
 from __future__ import annotations
 
@@ -24,7 +21,7 @@ from corpora import parquet_files
 from corpora import prepare
 from corpora import stats
 from corpora.errors import CorporaError
-from corpora.files import check_utf8
+from corpora.path_errors import check_utf8
 
 
 @dataclass(frozen=True)
@@ -40,22 +37,8 @@ class SplitRows:
 
 def export(request: prepare.Request, out, repo_id: str | None = None, lock_timeout: float | None = None,
            compare_to=None, drop_other_configs: bool = False, hooks: exports.Hooks | None = None) -> list[SplitRows]:
-    """Write OUT/NAME/README.md, croissant.json and OUT/NAME/<config>/<split>-0000i-of-0000n.parquet
-    for each config of the request, prepared as every build is (`prepare.prepare_config`: every check).
-
-    `repo_id` is the Hub repository the export is for, if any (its card says how to load it from
-    there). The rows reported are those of the files `load_dataset` resolves from the exported
-    card (`reload_counts`). With `compare_to` (an export folder: COMPARE_TO/NAME is the old export,
-    so OUT itself means the export being replaced), what the build changes in the rows is
-    printed before the swap (`corpora diff`). With `drop_other_configs`, an export that holds
-    configs the request does not build (one the loader renamed, too) is replaced without them.
-
-    Safety (`exports.transaction`): one build at a time per OUT/NAME (another one waits, at most
-    `lock_timeout` seconds if given); the export and its datasets cache are made in a partial
-    folder of this build; every check runs there, and only then is OUT/NAME swapped to it in one
-    step. A failed or interrupted build leaves the previous export as it was. `hooks`: a test's
-    (exports.Hooks).
-    """
+    """Write OUT/NAME (Parquet, README.md, croissant.json) inside `exports.transaction`; the rows
+    reported are those `load_dataset` reads back; `compare_to` prints `corpora diff` against COMPARE_TO/NAME."""
     corpus, name, configs = request.corpus, request.name, list(request.configs)
     if request.config_kwargs:
         raise CorporaError(f"{name}: an export holds whole configs; config parameters are for corpora.load")
@@ -84,28 +67,21 @@ def export(request: prepare.Request, out, repo_id: str | None = None, lock_timeo
 
 
 def shown_path(out: Path, name: str) -> str:
-    """How the card names its folder before a push: the --out path as given when it is relative
-    and inside the current folder, else `path/to/NAME` (a card never shows a local absolute path)."""
+    """The export's folder as its card names it: never a local absolute path."""
     if not out.is_absolute() and ".." not in out.parts:
         return (out / name).as_posix()
     return f"path/to/{name}"
 
 
 def write_files(request: prepare.Request, partial: exports.Partial, repo_id, export_path: str):
-    """Prepare every config (`prepare.prepare_config`) and write it into the partial export
-    folder: its Parquet files, then README.md and croissant.json. Returns the card's report per
-    config."""
+    """Prepare every config into the partial folder, then its card and croissant.json; returns the report per config."""
     corpus, sources, folder, name = request.corpus, partial.sources, partial.folder, request.name
     infos, report = {}, {}
     for config in request.configs:
         features = corpus.features(config)
         # A Ctrl-C swallowed where Python ignores exceptions ends the build here.
         partial.phase("generating")
-        # Prepared as Arrow, written as Parquet by this package (corpora.parquet_files): the same
-        # file settings under every datasets version, which its own Parquet writer does not give.
-        # Where datasets generates the tables in this process and a second core is free, the
-        # Parquet files are written from them as they come, in a thread beside it (ParquetBeside);
-        # else from its cache after.
+        # Parquet written here, not by datasets: the same file settings on every version (docs/parquet.md).
         beside = ParquetBeside(folder / config, features.arrow_schema) if ParquetBeside.worth_it(request) else None
         try:
             prepared = prepare.prepare_config(request, config, sources, partial.cache, beside and beside.attach)
@@ -115,9 +91,7 @@ def write_files(request: prepare.Request, partial: exports.Partial, repo_id, exp
                 beside.abort()  # after an error: the thread stops, the files are discarded with the partial folder
         builder = prepared.builder
         tables, computing = {}, {}
-        # The statistics are computed from the Arrow table of each split, in a thread: beside the
-        # Parquet writer where the files are written from the cache (both spend their time in
-        # Arrow, which releases the GIL).
+        # Statistics in a thread beside the Parquet writer: both spend their time in Arrow, which releases the GIL.
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="statistics") as pool:
             for split, dataset in builder.as_dataset().items():
                 tables[split] = dataset.with_format("arrow")[:]
@@ -143,8 +117,7 @@ def write_files(request: prepare.Request, partial: exports.Partial, repo_id, exp
 
 
 def write_parquet(dataset: datasets.Dataset, folder: Path, split: str) -> parquet_files.SplitWriter:
-    """Write a split of datasets' cache as `<split>-0000i-of-0000n.parquet` in `folder`
-    (parquet_files.SplitWriter); returns the closed writer."""
+    """A split of datasets' cache written as Parquet in `folder`; returns the closed writer."""
     writer = parquet_files.SplitWriter(folder, split, dataset.features.arrow_schema)
     try:
         for batch in dataset.with_format("arrow").data.to_batches():
@@ -157,23 +130,13 @@ def write_parquet(dataset: datasets.Dataset, folder: Path, split: str) -> parque
 
 
 class ParquetBeside:
-    """The Parquet files of each split, written from the Arrow tables the builder generates while
-    datasets writes them to its cache, in a thread beside it: reading the sources and writing
-    Parquet then keep two cores busy, where the files written from the cache after would take
-    one core alone (bench/toolkit_overhead.py). The tables are cast to the features as datasets
-    casts them for its cache, and the files are the ones `write_parquet` writes from that cache
-    (docs/parquet.md says where that is tested)."""
+    """Parquet written in a thread from the tables the builder generates: two cores busy, not one (docs/parquet.md)."""
 
-    # Tables handed to the thread and not yet written: memory holds these few tables, and the
-    # rows of a row group not yet complete (SplitWriter).
-    AHEAD = 2
+    AHEAD = 2  # tables handed to the thread and not yet written: what memory holds
 
     @staticmethod
     def worth_it(request: prepare.Request) -> bool:
-        """Written beside the builder: datasets generates in this process (no worker processes),
-        and the process may run on more than one core. On one core the two threads take turns,
-        and the Parquet encoding, interleaved with the parsing, costs more CPU (about 0.3 s more
-        for the summaries of bench/toolkit_overhead.py) than writing from the cache after."""
+        """No worker processes and a second core: on one core the threads take turns and cost more CPU."""
         cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
         return (request.num_proc or 1) <= 1 and cores > 1
 
@@ -210,15 +173,12 @@ class ParquetBeside:
 
 
 def first_example(table: pyarrow.Table) -> dict:
-    """The first row of a split as stored (class labels as their index, images as bytes), from
-    the Arrow table its Parquet files are written from."""
+    """The first row of a split as stored (class labels as their index, images as bytes)."""
     return table.slice(0, 1).to_pylist()[0]
 
 
 def reload_counts(folder: Path, configs: list[str], cache_dir) -> dict[str, dict[str, int]]:
-    """Rows per config and split of the export, in the files `load_dataset(folder, config)`
-    resolves from the card's `configs:` (counted from the Parquet footers, so a reload of a big
-    export costs no conversion)."""
+    """Rows per config and split in the files `load_dataset` resolves from the card, counted from the footers."""
     counts = {}
     for config in configs:
         builder = datasets.load_dataset_builder(str(folder), config, cache_dir=str(cache_dir))

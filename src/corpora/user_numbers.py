@@ -1,5 +1,4 @@
-"""Numbers the user gives: in an option (`--lock-timeout`, `--num-proc`) or in an environment
-variable (`CORPORA_DOWNLOAD_TIMEOUT`, `CORPORA_HUB_TIMEOUT`, ...). One reading for all of them."""
+"""Numbers the user gives in an option or an environment variable, read one way."""
 
 from __future__ import annotations
 
@@ -10,8 +9,7 @@ from corpora.errors import CorporaError
 
 
 def number(text: str, kind: type[int] | type[float], minimum: float, *, above: bool = False) -> int | float | None:
-    """`text` as a `kind` of at least `minimum` (or more than it, if `above`); None if it is not one.
-    float() takes "nan" and "inf" in any case: neither is a count or a number of seconds."""
+    """`text` as a finite `kind` of at least `minimum` (more, if `above`); None if it is not one."""
     try:
         value = kind(text)
     except ValueError:
