@@ -255,7 +255,8 @@ class CaptionContestConfig(SourceConfig):
     contests: list = None
 
 
-# Alphabetical, the order of the card's `configs:`. Summaries have no natural key: matched by position.
+# Alphabetical, the order of the card's `configs:`. Summaries have no natural key (quirks: two-headers,
+# tied-ranks, repeated-captions): their rows are matched by position.
 _CONFIGS = [
     CaptionContestConfig(
         name="cardinal_responses", version=_VERSION, key=("source_file", "row_index"),
