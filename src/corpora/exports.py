@@ -40,12 +40,12 @@ from pathlib import Path
 
 import filelock
 
-from corpora.errors import STOPPED
 from corpora.errors import CorporaError
 from corpora.errors import full_disk
 from corpora.errors import shorten
 from corpora.files import write_text
-from corpora.stops import stop_if_asked
+from corpora.signals import STOPPED
+from corpora.signals import stop_if_asked
 
 MARK = ".corpora-export.json"
 
@@ -334,16 +334,10 @@ def _restore(target: Path) -> None:
     journal.unlink()
 
 
-# The workspaces of the builds running in this process, and their targets: what a hard stop
-# (cli: a signal while worker processes run) removes before it exits.
-_ACTIVE: dict[Path, Path] = {}
-
-
 def _new_workspace(target: Path) -> Path:
     """A partial folder unique to this build: OUT/.NAME.partial-<pid>-<random>."""
     workspace = target.with_name(f".{target.name}.partial-{os.getpid()}-{secrets.token_hex(4)}")
     workspace.mkdir()
-    _ACTIVE[workspace] = target
     return workspace
 
 
@@ -370,16 +364,6 @@ def _abandon(workspace: Path, target: Path) -> None:
     with contextlib.suppress(OSError):
         _restore(target)
     shutil.rmtree(workspace, ignore_errors=True)
-    _ACTIVE.pop(workspace, None)
-
-
-def abandon_all() -> None:
-    """Abandon every build of this process, and say its lock is free (the lock itself goes with
-    the process)."""
-    for workspace, target in list(_ACTIVE.items()):
-        _abandon(workspace, target)
-        with contextlib.suppress(OSError):
-            target.with_name(f".{target.name}.lock.info").unlink()
 
 
 @contextlib.contextmanager
@@ -400,6 +384,7 @@ def _exchange(first: Path, second: Path) -> bool:
     the file system cannot."""
     if not sys.platform.startswith("linux"):
         return False
+    # needed: tests/test_export_safety.py::test_the_swap_has_no_moment_without_the_export
     renameat2 = getattr(ctypes.CDLL(None, use_errno=True), "renameat2", None)
     if renameat2 is None:
         return False
