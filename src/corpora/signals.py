@@ -8,8 +8,7 @@ import os
 import signal
 import sys
 
-# The signals that stop the command, and its line for each: Ctrl-C, `kill`, and the terminal closing.
-STOPPED = {signal.SIGINT: "interrupted", signal.SIGTERM: "terminated", signal.SIGHUP: "hung up"}
+STOPPED = {signal.SIGINT: "interrupted", signal.SIGTERM: "terminated", signal.SIGHUP: "hung up"}  # the command's lines
 
 
 class Terminated(BaseException):
@@ -30,8 +29,7 @@ def stop_if_asked() -> None:
         raise KeyboardInterrupt() if STOP_SIGNALS[0] == signal.SIGINT else Terminated(STOP_SIGNALS[0])
 
 
-def _is_the_command() -> bool:
-    # `corpora ...` (the script pyproject declares), or `python -m corpora.cli ...`
+def _is_the_command() -> bool:  # `corpora ...` (pyproject's script), or `python -m corpora.cli ...`
     main_spec = getattr(sys.modules.get("__main__"), "__spec__", None)
     return os.path.basename(sys.argv[0]) == "corpora" or getattr(main_spec, "name", None) == "corpora.cli"
 
@@ -58,8 +56,7 @@ def handle_stops() -> dict:
 
 
 def restore(handlers: dict) -> None:
-    # A caller that imported the command (tests) gets its handlers back; the command keeps `stop` to its exit.
-    if not AS_COMMAND:
+    if not AS_COMMAND:  # a caller that imported the command (tests) gets its handlers back; the command keeps `stop`
         for signum, handler in handlers.items():
             signal.signal(signum, handler)
 
@@ -102,5 +99,4 @@ def _in_worker():
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 
-# needed (the only hook into the workers datasets forks): the two tests named in _in_worker
-os.register_at_fork(after_in_child=_in_worker)
+os.register_at_fork(after_in_child=_in_worker)  # needed: the tests named in _in_worker (datasets forks the workers)
