@@ -15,7 +15,7 @@ pause = argv[argv.index("--pause-at") + 1] if "--pause-at" in argv else None
 exchange = "--no-exchange" not in argv
 while argv and argv[0] in ("--pause-at", "--no-exchange"):
     del argv[:2 if argv[0] == "--pause-at" else 1]
-# Run as the command `corpora` (corpora.cli: AS_COMMAND): Ctrl-C and SIGTERM are one line from its
+# Run as the command `corpora` (corpora.signals.AS_COMMAND): Ctrl-C and SIGTERM are one line from its
 # import on, as in the installed command.
 sys.argv = ["corpora", *argv]
 

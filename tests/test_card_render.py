@@ -276,11 +276,11 @@ def test_list_aligns_numbers_and_unknown_to_the_right(capsys):
     ]
 
 
-# Each module may import only those of earlier layers (stops, feature_spelling and parquet_files are
-# leaves; errors imports stops, datasets_adapter errors; path_errors and user_numbers import errors,
-# hub_client user_numbers; exports errors, path_errors and stops).
+# Each module may import only those of earlier layers (signals, feature_spelling and parquet_files are
+# leaves; errors imports signals, datasets_adapter errors; path_errors and user_numbers import errors,
+# hub_client user_numbers; exports errors, path_errors and signals).
 LAYERS = [
-    {"stops", "errors", "path_errors", "feature_spelling", "datasets_adapter", "exports", "loader_shared",
+    {"signals", "errors", "path_errors", "feature_spelling", "datasets_adapter", "exports", "loader_shared",
      "parquet_files", "hub_client", "user_numbers"},
     {"registry", "download"},
     {"sources"},
@@ -291,7 +291,6 @@ LAYERS = [
     {"validate", "scaffold"},
     {"push"},
     {"commands"},  # one module per command (corpora/commands/NAME.py)
-    {"process"},  # the command's signals and worker processes: it reads the commands' names
     {"cli"},
 ]
 

@@ -378,9 +378,9 @@ def test_a_forked_worker_dies_of_the_sigterm_its_pool_sends_and_leaves_ctrl_c_to
     import multiprocessing
     import signal
 
-    from corpora import process
+    from corpora import signals
 
-    previous = {signum: signal.signal(signum, process.stop) for signum in (signal.SIGTERM, signal.SIGINT)}
+    previous = {signum: signal.signal(signum, signals.stop) for signum in (signal.SIGTERM, signal.SIGINT)}
     try:
         with multiprocessing.get_context("fork").Pool(1) as pool:
             in_worker = pool.apply(_handlers)
@@ -389,7 +389,7 @@ def test_a_forked_worker_dies_of_the_sigterm_its_pool_sends_and_leaves_ctrl_c_to
         for signum, handler in previous.items():
             signal.signal(signum, handler)
     assert in_worker == (signal.SIG_DFL, signal.SIG_IGN)
-    assert in_parent == (process.stop, process.stop)
+    assert in_parent == (signals.stop, signals.stop)
 
 
 def _handlers():
@@ -401,14 +401,14 @@ def _handlers():
 def test_the_commands_lasting_imports_are_frozen_out_of_the_collectors_way_and_a_library_callers_are_not():
     import gc
 
-    from corpora import process
+    from corpora import signals
 
     frozen = gc.get_freeze_count()
-    process.import_lasting(["json"])
+    signals.import_lasting(["json"])
     assert gc.isenabled() and gc.get_freeze_count() == frozen
     as_command = (
-        "import gc, sys; sys.argv = ['corpora']; from corpora import process\n"
-        "process.import_lasting(['json']); assert gc.isenabled() and gc.get_freeze_count() > 0"
+        "import gc, sys; sys.argv = ['corpora']; from corpora import signals\n"
+        "signals.import_lasting(['json']); assert gc.isenabled() and gc.get_freeze_count() > 0"
     )
     subprocess.run([sys.executable, "-c", as_command], check=True, timeout=120)
 

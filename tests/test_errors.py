@@ -18,7 +18,7 @@ from conftest import LFS
 from corpora import errors
 from corpora import push
 from corpora import registry
-from corpora import stops
+from corpora import signals
 from corpora.cli import main
 
 pytestmark = pytest.mark.usefixtures("example_collection")
@@ -369,10 +369,10 @@ def raised(error, during=None, cause=None):
 
 @pytest.mark.parametrize("error, line, status", [
     (KeyboardInterrupt(), "interrupted", 130),
-    (stops.Terminated(), "terminated", 143),
+    (signals.Terminated(), "terminated", 143),
     # a stop some code turned into an error of its own while the stack unwound is still the stop
     (raised(TimeoutError("pool closed"), during=KeyboardInterrupt()), "interrupted", 130),
-    (raised(stops.Terminated(), during=KeyboardInterrupt()), "terminated", 143),  # the latest stop
+    (raised(signals.Terminated(), during=KeyboardInterrupt()), "terminated", 143),  # the latest stop
     (BrokenPipeError(32, "Broken pipe"), None, 141),
     (FileNotFoundError(2, "No such file or directory", "data/x.jsonl"), "error: data/x.jsonl: No such file or directory", 1),
     (OSError("Not enough disk space"), "error: Not enough disk space", 1),

@@ -32,7 +32,7 @@ from corpora import export_folder
 from corpora import exports
 from corpora import prepare
 from corpora import registry
-from corpora import stops
+from corpora import signals
 from corpora.cli import main
 
 NAME = EXAMPLE
@@ -232,6 +232,19 @@ def test_a_swap_without_an_atomic_exchange_replaces_the_export(tmp_path):
     assert (result.returncode, result.stderr) == (0, "")
     assert check_export(out / NAME, tmp_path / "cache") == DUMMY_COUNTS
     only_the_export(out)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the atomic exchange is Linux's renameat2")
+def test_the_swap_has_no_moment_without_the_export(tmp_path):
+    # Two renames would leave a moment without OUT/NAME, where a build paused at `renaming` waits;
+    # the exchange has no such moment, so the build never pauses and ends.
+    out = tmp_path / "out"
+    build.export(prepare.Request(NAME, dummy=True), out)
+    process = start(out, *RATINGS_ONLY[1:], "--drop-other-configs", pause="renaming")
+    _, err = process.communicate(timeout=60)
+    assert (process.returncode, err) == (0, "")
+    only_the_export(out)
+    assert exports.read_mark(out / NAME).configs == ("ratings",)
 
 
 @pytest.mark.parametrize("signum, code, line", [(signal.SIGTERM, 143, "terminated"), (signal.SIGINT, 130, "interrupted"),
@@ -693,7 +706,7 @@ def test_ctrl_c_at_any_moment_of_the_start_is_one_line(tmp_path, delay):
 @pytest.mark.parametrize("phase", ["generating", "writing"])
 def test_a_stop_python_swallowed_ends_the_build_at_its_next_phase(tmp_path, phase):
     # A KeyboardInterrupt raised in a weakref callback is printed ("Exception ignored in ...") and
-    # dropped; the handler has recorded it (stops.STOP_SIGNALS), and the build ends at its next
+    # dropped; the handler has recorded it (signals.STOP_SIGNALS), and the build ends at its next
     # phase instead of running on (once, a test's build ran on into its pause at the swap).
     export_folder.export(prepare.Request(NAME, dummy=True), tmp_path / "out")
     before = {p.relative_to(tmp_path): p.read_bytes() for p in (tmp_path / "out").rglob("*") if p.is_file()}
@@ -703,13 +716,13 @@ def test_a_stop_python_swallowed_ends_the_build_at_its_next_phase(tmp_path, phas
         def reached(self, reached):
             phases.append(reached)
             if reached == phase:
-                stops.STOP_SIGNALS.append(signal.SIGINT)  # as _stop leaves it when Python dropped its raise
+                signals.STOP_SIGNALS.append(signal.SIGINT)  # as _stop leaves it when Python dropped its raise
 
     try:
         with pytest.raises(KeyboardInterrupt):
             export_folder.export(prepare.Request(NAME, dummy=True), tmp_path / "out", hooks=Hooks())
     finally:
-        stops.STOP_SIGNALS.clear()
+        signals.STOP_SIGNALS.clear()
     assert phases[-1] == phase
     # the previous export as it was, and no partial folder left
     assert {p.relative_to(tmp_path): p.read_bytes() for p in (tmp_path / "out").rglob("*") if p.is_file()} == before

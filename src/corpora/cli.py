@@ -3,12 +3,25 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from corpora import commands
 from corpora import errors
-from corpora import process  # run as the command, a signal is one line from this import on
-from corpora import stops
+from corpora import signals
+
+
+def command_name(argv: list[str] | None = None) -> str:
+    """The subcommand, read off the arguments before they are parsed (a signal may come first)."""
+    return next((arg for arg in (sys.argv[1:] if argv is None else argv) if arg in commands.NAMES), "")
+
+
+def prefix(command: str) -> str:
+    return f"corpora {command}" if command else "corpora"
+
+
+if signals.AS_COMMAND:  # a signal is one line from here on
+    signals.end_at_once(prefix(command_name()))
 
 
 def make_parser() -> argparse.ArgumentParser:
@@ -31,30 +44,29 @@ def make_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     # From the first instruction on, Ctrl-C, SIGTERM and SIGHUP end the command with one line (130, 143, 129).
-    handlers = process.handle_stops()
-    command, debug = process.command_name(argv), "--debug" in (sys.argv[1:] if argv is None else argv)
+    handlers = signals.handle_stops()
+    command, debug = command_name(argv), "--debug" in (sys.argv[1:] if argv is None else argv)
     error_status = 1
     try:
         args = make_parser().parse_args(argv)
         command, debug = args.command, args.debug
         module = commands.module(command)
         error_status = getattr(module, "ERROR_STATUS", error_status)
-        process.import_lasting(getattr(module, "LASTING_IMPORTS", ()))
+        signals.import_lasting(getattr(module, "LASTING_IMPORTS", ()))
         status = module.run(args)
-        stops.stop_if_asked()  # raised where Python ignored it, after the last phase
-        return process.ended(status)
+        signals.stop_if_asked()  # raised where Python ignored it, after the last phase
+        return status
     except BaseException as error:  # noqa: BLE001 - each kind of ending has its status and line (errors.ENDINGS)
         ending = None if debug or isinstance(error, SystemExit) else errors.ending(error, error_status)
         if ending is None:
             raise
-        if ending.line is None:
-            process.quiet_stdout()
+        if ending.line is None:  # the reader of stdout went away: Python's flush of stdout at exit must not fail again
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         else:
-            print(f"{process.prefix(command)}: {ending.line}", file=sys.stderr)
-        # As the command, the process exits here: a module whose import a signal cut short must not run at exit.
-        return process.ended(ending.status)
+            print(f"{prefix(command)}: {ending.line}", file=sys.stderr)
+        return ending.status
     finally:
-        process.restore(handlers)
+        signals.restore(handlers)
 
 
 if __name__ == "__main__":

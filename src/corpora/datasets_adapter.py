@@ -59,6 +59,7 @@ def observe_tables(builder: datasets.DatasetBuilder, observe) -> bool:
             observe(current[0], table)
             yield key, table
 
+    # needed: tests/test_caption_contest_ratings_threads.py::test_the_files_written_beside_the_builder_are_those_of_its_cache  # noqa: E501
     builder._prepare_split, builder._generate_tables = prepare_one_split, observed_tables
     return True
 
@@ -92,4 +93,5 @@ def _rebuild_generation_error(args, cause):
     return error
 
 
+# needed: tests/test_export_safety.py::test_a_bad_record_with_worker_processes_is_the_same_one_line
 copyreg.pickle(DatasetGenerationError, _reduce_generation_error)

@@ -10,7 +10,8 @@ import sys
 from collections import namedtuple
 
 from corpora.loader_shared._loader_common import shorten  # noqa: F401 - the loaders' cutting rule, the toolkit's too
-from corpora.stops import Terminated
+from corpora.signals import STOPPED
+from corpora.signals import Terminated
 
 
 class CorporaError(Exception):
@@ -32,10 +33,6 @@ def chain(error: BaseException | None):
 
 
 # --- what an exception means: one table, walked along the chain ----------------------------------
-
-# The signals that stop the command, and its line for each: Ctrl-C, `kill`, and the terminal closing.
-STOPPED = {signal.SIGINT: "interrupted", signal.SIGTERM: "terminated", signal.SIGHUP: "hung up"}
-
 
 # Named tuples rather than dataclasses: the command imports this module before it answers Ctrl-C
 # with one line, and the dataclasses module alone takes longer than the rest of that start.

@@ -1,24 +1,6 @@
-"""The export transaction: one writer per OUT/NAME, a private partial folder per build, a swap
-that no reader sees half done, nothing removed that this tool did not make, and the export's mark.
-
-    with exports.transaction(out, name, configs, find_sources, ...) as partial:
-        ...  # write partial.folder (datasets' cache: partial.cache), from partial.sources
-    # here OUT/NAME is the new export, marked; on an error or a signal, the previous one as it was
-
-Layout in OUT, for a corpus NAME:
-
-    NAME/                        the export: a plain folder (Parquet, README.md, croissant.json)
-                                 and its mark, NAME/.corpora-export.json
-    .NAME.lock, .NAME.lock.info  the writer's lock (filelock) and who holds it (pid, host, start)
-    .NAME.partial-<pid>-<id>/    a build in progress: `NAME/` (the export being made) and `cache/`
-                                 (its datasets cache)
-
-The swap exchanges the partial NAME/ and OUT/NAME in one step where the system can
-(renameat2 with RENAME_EXCHANGE, Linux 3.15+); elsewhere it takes two renames under a journal,
-`.NAME.swap`, that the next build reads to put the previous export back if it was interrupted
-between them. A folder OUT/NAME without the mark is never replaced: the build refuses it first.
-The mark is written and read here only (`read_mark`).
-"""
+"""The export transaction: one writer per OUT/NAME (its lock), a partial folder per build, a swap no reader
+sees half done, nothing removed that this tool did not make, and the export's mark (docs/bad_input.md
+lays out OUT)."""
 
 from __future__ import annotations
 
@@ -40,12 +22,12 @@ from pathlib import Path
 
 import filelock
 
-from corpora.errors import STOPPED
 from corpora.errors import CorporaError
 from corpora.errors import full_disk
 from corpora.errors import shorten
 from corpora.path_errors import write_text
-from corpora.stops import stop_if_asked
+from corpora.signals import STOPPED
+from corpora.signals import stop_if_asked
 
 MARK = ".corpora-export.json"
 
@@ -57,8 +39,7 @@ class Hooks:
     exchange = True  # False: the two-rename swap of systems without an atomic exchange
 
     def reached(self, phase: str) -> None:
-        """The build is at `phase`: generating, writing, swapping, or renaming (between the two
-        renames of a swap without an atomic exchange, signals held)."""
+        """generating, writing, swapping, or renaming (between the two renames of a swap without an exchange)."""
 
 
 HOOKS = Hooks()
@@ -84,8 +65,7 @@ class Partial:
         return self.workspace / "cache"
 
     def phase(self, name: str) -> None:
-        """Between two phases: a stop Python swallowed (stops.stop_if_asked) ends the build
-        here, and a test may pause it."""
+        """Between two phases: a stop Python swallowed ends the build here, and a test may pause it."""
         stop_if_asked()
         self.hooks.reached(name)
 
@@ -334,23 +314,16 @@ def _restore(target: Path) -> None:
     journal.unlink()
 
 
-# The workspaces of the builds running in this process, and their targets: what a hard stop
-# (cli: a signal while worker processes run) removes before it exits.
-_ACTIVE: dict[Path, Path] = {}
-
-
 def _new_workspace(target: Path) -> Path:
     """A partial folder unique to this build: OUT/.NAME.partial-<pid>-<random>."""
     workspace = target.with_name(f".{target.name}.partial-{os.getpid()}-{secrets.token_hex(4)}")
     workspace.mkdir()
-    _ACTIVE[workspace] = target
     return workspace
 
 
 def _swap_in(export: Path, target: Path, hooks: Hooks) -> None:
-    """Make `export` (a finished, checked folder of this build's workspace) the folder OUT/NAME, in
-    one step a reader sees before or after; the previous export is left at `export`'s path, and
-    goes with the workspace (`_abandon`). Ctrl-C, SIGTERM and SIGHUP wait for the end of the step."""
+    """`export` becomes OUT/NAME in one step that Ctrl-C, SIGTERM and SIGHUP wait for; the previous export
+    goes with the workspace."""
     with _signals_held():
         if not os.path.lexists(target):
             export.rename(target)
@@ -365,27 +338,15 @@ def _swap_in(export: Path, target: Path, hooks: Hooks) -> None:
 
 
 def _abandon(workspace: Path, target: Path) -> None:
-    """After a build ends, however: put back an export a signal caught between two renames,
-    then remove the workspace (the cache, half an export, or the previous export)."""
+    """However a build ends: the export a signal caught between two renames put back, the workspace removed."""
     with contextlib.suppress(OSError):
         _restore(target)
     shutil.rmtree(workspace, ignore_errors=True)
-    _ACTIVE.pop(workspace, None)
-
-
-def abandon_all() -> None:
-    """Abandon every build of this process, and say its lock is free (the lock itself goes with
-    the process)."""
-    for workspace, target in list(_ACTIVE.items()):
-        _abandon(workspace, target)
-        with contextlib.suppress(OSError):
-            target.with_name(f".{target.name}.lock.info").unlink()
 
 
 @contextlib.contextmanager
 def _signals_held():
-    """The signals that stop the command (Ctrl-C, SIGTERM, SIGHUP) are delivered after the block,
-    not inside it."""
+    """Ctrl-C, SIGTERM and SIGHUP come after the block, not inside it."""
     held = set(STOPPED)
     previous = signal.pthread_sigmask(signal.SIG_BLOCK, held) if hasattr(signal, "pthread_sigmask") else None
     try:
@@ -396,10 +357,10 @@ def _signals_held():
 
 
 def _exchange(first: Path, second: Path) -> bool:
-    """Exchange two directories atomically (renameat2 RENAME_EXCHANGE); False where the system or
-    the file system cannot."""
+    """Exchange two folders atomically (renameat2 RENAME_EXCHANGE); False where the system cannot."""
     if not sys.platform.startswith("linux"):
         return False
+    # needed: tests/test_export_safety.py::test_the_swap_has_no_moment_without_the_export
     renameat2 = getattr(ctypes.CDLL(None, use_errno=True), "renameat2", None)
     if renameat2 is None:
         return False

@@ -52,14 +52,12 @@ def add_arguments(parser) -> None:
 
 
 # What run imports that lives as long as the process (datasets, pyarrow, pandas): the command
-# imports it first, without the cyclic collector (process.import_lasting).
+# imports it first, without the cyclic collector (signals.import_lasting).
 LASTING_IMPORTS = ("corpora.export_folder",)
 
 
 class _FewerProcesses(logging.Filter):
-    """datasets' "Setting num_proc from N ..." warning, which it logs once per split that has fewer
-    shards (source files, as the loaders share them out) than processes: kept from the output and
-    counted, for the command to say once."""
+    """datasets' "Setting num_proc from N ..." warning, logged per split with too few shards: counted, said once."""
 
     def __init__(self):
         super().__init__()
@@ -79,6 +77,7 @@ def run(args) -> int:
 
     quiet_progress()
     fewer = _FewerProcesses()
+    # needed: tests/test_cli.py::test_build_with_worker_processes_gives_the_rows_of_one_process
     logging.getLogger("datasets.builder").addFilter(fewer)
     try:
         return _run(args, export_folder, prepare, registry, fewer)

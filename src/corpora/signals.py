@@ -1,0 +1,102 @@
+"""Ctrl-C, SIGTERM and SIGHUP end the `corpora` command with one line, after its cleanup, and its workers with it."""
+
+from __future__ import annotations
+
+import gc
+import importlib
+import os
+import signal
+import sys
+
+STOPPED = {signal.SIGINT: "interrupted", signal.SIGTERM: "terminated", signal.SIGHUP: "hung up"}  # the command's lines
+
+
+class Terminated(BaseException):
+    """SIGTERM or SIGHUP, raised like KeyboardInterrupt so that every `finally` cleans up."""
+
+    def __init__(self, signum: int = signal.SIGTERM):
+        super().__init__(signum)
+        self.signum = signum
+
+
+# Python drops an exception raised in a weakref or at-fork callback: the stop is raised again at the next phase.
+# needed: tests/test_export_safety.py::test_a_stop_python_swallowed_ends_the_build_at_its_next_phase
+STOP_SIGNALS: list[int] = []
+
+
+def stop_if_asked() -> None:
+    if STOP_SIGNALS:
+        raise KeyboardInterrupt() if STOP_SIGNALS[0] == signal.SIGINT else Terminated(STOP_SIGNALS[0])
+
+
+def _is_the_command() -> bool:  # `corpora ...` (pyproject's script), or `python -m corpora.cli ...`
+    main_spec = getattr(sys.modules.get("__main__"), "__spec__", None)
+    return os.path.basename(sys.argv[0]) == "corpora" or getattr(main_spec, "name", None) == "corpora.cli"
+
+
+AS_COMMAND = _is_the_command()
+
+
+def end_at_once(prefix: str) -> None:
+    """Until `handle_stops`: a stop before there is anything to clean up ends the process with its line."""
+
+    def stopped_early(signum, frame):
+        os.write(2, f"{prefix}: {STOPPED[signum]}\n".encode())
+        # needed: tests/test_export_safety.py::test_ctrl_c_at_any_moment_of_the_start_is_one_line
+        os._exit(128 + signum)
+
+    for signum in STOPPED:
+        signal.signal(signum, stopped_early)
+
+
+def handle_stops() -> dict:
+    """Ctrl-C, SIGTERM and SIGHUP unwind the stack (`stop`); returns the handlers they replace."""
+    STOP_SIGNALS.clear()
+    return {signum: signal.signal(signum, stop) for signum in STOPPED}
+
+
+def restore(handlers: dict) -> None:
+    if not AS_COMMAND:  # a caller that imported the command (tests) gets its handlers back; the command keeps `stop`
+        for signum, handler in handlers.items():
+            signal.signal(signum, handler)
+
+
+def stop(signum, frame):
+    # needed: tests/test_export_safety.py::test_sigterm_and_ctrl_c_leave_no_partial_folder_and_no_cache
+    STOP_SIGNALS.append(signum)
+    raise KeyboardInterrupt() if signum == signal.SIGINT else Terminated(signum)
+
+
+def import_lasting(modules) -> None:
+    """Import what lives as long as the command (datasets, pyarrow, pandas) without the cyclic
+    collector, then freeze it: 0.1 s less CPU per build (loaders/caption_contest_ratings/SCALE.md)."""
+    if not AS_COMMAND:  # a library caller's collector is left as it is: a freeze would keep its garbage too
+        return
+    gc.disable()
+    try:
+        for name in modules:
+            importlib.import_module(name)
+    finally:
+        gc.enable()
+        # needed: tests/test_cli.py::test_the_commands_lasting_imports_are_frozen_out_of_the_collectors_way_and_a_library_callers_are_not  # noqa: E501
+        gc.freeze()
+
+
+def _in_worker():
+    # A worker forked by the command (--num-proc) dies of its pool's SIGTERM and leaves Ctrl-C and SIGHUP to its parent.
+    if signal.getsignal(signal.SIGTERM) is not stop:
+        return
+    # needed: tests/test_export_safety.py::test_a_bad_record_with_worker_processes_is_the_same_one_line
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    # needed: tests/test_export_safety.py::test_a_signal_with_worker_processes_ends_them_all_with_one_line[Ctrl-C]
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # needed: tests/test_export_safety.py::test_a_signal_with_worker_processes_ends_them_all_with_one_line[terminal closed]  # noqa: E501
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    if sys.platform.startswith("linux"):  # the worker dies with its parent, even one killed with SIGKILL
+        import ctypes  # here, not at the command's start: a worker has it already (datasets imports it)
+
+        # needed: tests/test_export_safety.py::test_a_signal_with_worker_processes_ends_them_all_with_one_line[SIGKILL]
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
+os.register_at_fork(after_in_child=_in_worker)  # needed: the tests named in _in_worker (datasets forks the workers)
