@@ -40,8 +40,8 @@ from corpora import errors
 from corpora import settings
 from corpora.errors import CorporaError
 from corpora.files import naming
-from corpora.loader_shared._loader_common import LFS_POINTER
-from corpora.loader_shared._loader_common import is_html
+from corpora.loader_shared.loader_common import LFS_POINTER
+from corpora.loader_shared.loader_common import is_html
 
 if TYPE_CHECKING:
     import requests

@@ -9,7 +9,7 @@ import signal
 import sys
 from collections import namedtuple
 
-from corpora.loader_shared._loader_common import shorten  # noqa: F401 - the loaders' cutting rule, the toolkit's too
+from corpora.loader_shared.loader_common import shorten  # noqa: F401 - the loaders' cutting rule, the toolkit's too
 from corpora.stops import Terminated
 
 

@@ -33,7 +33,7 @@ from corpora import registry
 from corpora.errors import CorporaError
 from corpora.errors import shorten
 from corpora.files import write_text
-from corpora.loader_shared._loader_common import LFS_POINTER
+from corpora.loader_shared.loader_common import LFS_POINTER
 from corpora.registry import Corpus
 
 
