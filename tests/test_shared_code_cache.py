@@ -55,7 +55,7 @@ def load_with(site: Path, load: str):
     corpora from `site`, or the loader's error."""
     script = (
         "import json, corpora, datasets\n"
-        "from corpora.datasets_adapter import loader_error\n"
+        "from corpora.errors import loader_error\n"
         f"try:\n    answer = ({load}).to_list()\n"
         "except Exception as error:\n    answer = str(loader_error(error))\n"
         "print(json.dumps([corpora.__file__, answer]))\n"
