@@ -51,7 +51,6 @@ class SourceConfig(datasets.BuilderConfig):
 
 
 def _shared_code_hash():
-    """A hash of the sources of corpora.loader_shared, as installed."""
     digest = hashlib.sha256()
     for path in sorted(Path(__file__).resolve().parent.glob("*.py")):
         digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
@@ -74,9 +73,8 @@ class SourceBuilder:
     READ_SPLIT_FILES_TOGETHER = False
 
     def __init__(self, *args, hash=None, **kwargs):
-        # datasets names the cache folder of a build by `hash`, the hash of the loader's own code (a
-        # script and the modules beside it, on datasets 3.6); the shared code is imported, not in it:
-        # with its hash added, a build after it changed is never answered from an older cache.
+        # datasets names a build's cache folder by the hash of the loader's own files; with the shared
+        # code's added, no cache made before a change of it is served (tests/test_shared_code_cache.py).
         super().__init__(*args, hash=f"{hash}-{SHARED_CODE_HASH}" if hash else SHARED_CODE_HASH, **kwargs)
 
     def _features(self):
