@@ -7,7 +7,7 @@ VENV4 := .venv-datasets4
 # Tests never touch the network and never read the user's Hugging Face cache.
 OFFLINE := HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 HF_HOME=$(CURDIR)/.cache/hf-test
 
-.PHONY: demo test test-main test-other-legs test-minimum test-datasets4 test-python3.10 test-one shared-modules cards cards-check validate bench bench-quick lint clean
+.PHONY: demo test test-main test-other-legs test-minimum test-datasets4 test-python3.10 test-one cards cards-check validate bench bench-quick lint clean
 
 # Leg 1: the current datasets (5.x).
 $(VENV)/.installed: pyproject.toml setup.py
@@ -78,13 +78,8 @@ test-python3.10:
 	rm -rf .cache/hf-test-python3.10
 	HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 HF_HOME=$(CURDIR)/.cache/hf-test-python3.10 .venv-python3.10/bin/python -m pytest
 
-# The generated code: the shared modules of each loader folder (from src/corpora/loader_shared).
-shared-modules: $(VENV)/.installed
-	$(VENV)/bin/python -m corpora.loader_shared loaders/*/ tests/example_collection/loaders/*/
-
-# Every generated file: the shared modules, the cards and the bad-input and push tables of
-# docs/bad_input.md.
-cards: shared-modules
+# Every generated file: the cards and the bad-input and push tables of docs/bad_input.md.
+cards: $(VENV)/.installed
 	$(VENV)/bin/corpora card --all
 	CORPORA_ROOT=tests/example_collection $(VENV)/bin/corpora card --all
 	$(OFFLINE) $(VENV)/bin/python tests/test_bad_input.py

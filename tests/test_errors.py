@@ -408,17 +408,15 @@ def test_the_loader_error_inside_a_datasets_generation_error_is_the_one_said():
 def test_the_loader_error_is_found_along_the_chain_through_nested_generation_errors():
     from datasets.exceptions import DatasetGenerationError
 
-    from corpora import datasets_adapter
-
     loader = ValueError("data/x.jsonl, line 3: bad")
     inner = raised(DatasetGenerationError("inner"), cause=loader)
-    assert datasets_adapter.loader_error(raised(DatasetGenerationError("outer"), cause=inner)) is loader
+    assert errors.loader_error(raised(DatasetGenerationError("outer"), cause=inner)) is loader
     sent = DatasetGenerationError("from a worker")  # as a worker's arrives: its cause in `loader_error`
     sent.loader_error = loader
     sent.__cause__ = RuntimeError("RemoteTraceback stand-in")
-    assert datasets_adapter.loader_error(sent) is loader
+    assert errors.loader_error(sent) is loader
     plain = ValueError("not datasets'")
-    assert datasets_adapter.loader_error(plain) is plain
+    assert errors.loader_error(plain) is plain
 
 
 def test_an_unexpected_error_is_typed_on_one_line_for_the_command_and_the_checks():

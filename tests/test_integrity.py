@@ -129,7 +129,7 @@ FORBIDDEN_MODULES = {"pickle", "marshal", "shelve", "dill", "cloudpickle"}
 
 
 def python_files():
-    return sorted([*ROOT.glob("loaders/*/*.py"), *Path(corpora.__file__).parent.glob("*.py")])
+    return sorted([*ROOT.glob("loaders/*/*.py"), *Path(corpora.__file__).parent.rglob("*.py")])  # loader_shared too
 
 
 @pytest.mark.parametrize("path", python_files(), ids=lambda p: f"{p.parent.name}/{p.name}")

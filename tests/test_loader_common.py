@@ -1,9 +1,8 @@
-"""src/corpora/loader_shared: the modules every loader folder carries a generated copy of."""
+"""src/corpora/loader_shared: the code every loader imports from the installed package (no loader
+folder holds a copy of it), and its loader_common and strict_json."""
 
-import os
-import shutil
-import subprocess
-import sys
+import ast
+from pathlib import Path
 
 import pytest
 
@@ -11,68 +10,42 @@ from conftest import EXAMPLE
 from conftest import EXAMPLE_COLLECTION
 from corpora import loader_shared
 from corpora import registry
-from corpora.loader_shared import _loader_common
-from corpora.loader_shared import _strict_json
+from corpora.loader_shared import loader_common
+from corpora.loader_shared import strict_json
+
+SHARED = sorted(path.stem for path in Path(loader_shared.__file__).parent.glob("*.py") if path.stem != "__init__")
 
 
 def loader_folders():
     """Every loader folder: the collection's, and the example corpus's of the toolkit tests."""
-    found = {name: (registry.get(name).loader_dir, registry.get(name).script) for name in registry.names()}
-    folder = EXAMPLE_COLLECTION / "loaders" / EXAMPLE
-    return dict(found, **{f"tests/example_collection: {EXAMPLE}": (folder, folder / f"{EXAMPLE}.py")})
+    found = {name: registry.get(name).loader_dir for name in registry.names()}
+    return dict(found, **{f"tests/example_collection: {EXAMPLE}": EXAMPLE_COLLECTION / "loaders" / EXAMPLE})
 
 
-def test_every_loader_folder_holds_the_shared_modules_it_imports_as_generated():
-    stale = {name: loader_shared.stale_copies(*paths) for name, paths in loader_folders().items()}
-    assert {name: names for name, names in stale.items() if names} == {}, "run `make cards`"
-    for name, (folder, script) in loader_folders().items():
-        assert (folder / "_loader_common.py").is_file(), name
-        assert (folder / "_strict_json.py").is_file() == ("from ._strict_json import " in script.read_text()), name
+def test_a_loader_folder_holds_no_copy_of_the_shared_code():
+    assert SHARED == ["builder_base", "fields", "loader_common", "strict_json"]
+    for name, folder in loader_folders().items():
+        assert {path.stem.lstrip("_") for path in folder.glob("*.py")} & set(SHARED) == set(), name
 
 
-def test_card_check_names_a_stale_copy_and_the_generator_writes_it_back(tmp_path):
-    collection = tmp_path / "collection"
-    shutil.copytree(EXAMPLE_COLLECTION, collection)
-    copy = collection / "loaders" / EXAMPLE / "_loader_common.py"
-    copy.write_text(copy.read_text() + "# edited by hand\n")
-    (collection / "loaders" / EXAMPLE / "_strict_json.py").unlink()
-    env = {**os.environ, "CORPORA_ROOT": str(collection)}
-    command = [sys.executable, "-m", "corpora.cli", "card"]
-    checked = subprocess.run(command + [EXAMPLE, "--check"], env=env, capture_output=True, text=True)
-    assert checked.returncode == 1
-    assert checked.stderr.splitlines()[0] == (
-        f"loaders/{EXAMPLE}/_loader_common.py, loaders/{EXAMPLE}/_strict_json.py: not as generated from "
-        f"src/corpora/loader_shared/: run `python -m corpora.loader_shared loaders/{EXAMPLE}`"
-    )
-    refused = subprocess.run(command + [EXAMPLE], env=env, capture_output=True, text=True)  # writing a card, too
-    assert (refused.returncode, refused.stderr.splitlines()[0]) == (1, checked.stderr.splitlines()[0])
-    generate = [sys.executable, "-m", "corpora.loader_shared"]
-    written = subprocess.run(generate + [f"loaders/{EXAMPLE}"], cwd=collection, capture_output=True, text=True)
-    assert written.returncode == 0, written.stderr
-    assert written.stdout.splitlines()[:2] == [
-        f"wrote loaders/{EXAMPLE}/_loader_common.py", f"wrote loaders/{EXAMPLE}/_strict_json.py"
-    ]
-    assert subprocess.run(command + [EXAMPLE, "--check"], env=env, capture_output=True).returncode == 0
-    unneeded = collection / "loaders" / EXAMPLE / "_strict_json.py"
-    script = collection / "loaders" / EXAMPLE / f"{EXAMPLE}.py"
-    script.write_text(script.read_text().replace("from ._strict_json import check_fields\n", "")
-                      .replace("from ._strict_json import loads\n", "from json import loads\n"))
-    assert loader_shared.stale_copies(unneeded.parent, script) == ["_strict_json.py"]
-    assert loader_shared.write_copies(unneeded.parent, script) == ["_strict_json.py"]
-    assert not unneeded.exists()
-
-
-def test_every_loader_imports_the_shared_modules_relatively():
-    # `from ._loader_common import name`: the form datasets 3.x sees and copies beside a script.
-    for name, (_, script) in loader_folders().items():
-        text = script.read_text()
-        assert "from ._loader_common import " in text, name
-        assert "from . import _" not in text, name
+def test_every_loader_imports_the_shared_code_from_the_package_and_its_own_modules_relatively():
+    for name, folder in loader_folders().items():
+        shared, own = set(), set()
+        for module in sorted(folder.glob("*.py")):
+            for node in ast.walk(ast.parse(module.read_text())):
+                if isinstance(node, ast.ImportFrom) and node.level:
+                    own.add(node.module)
+                elif isinstance(node, ast.ImportFrom) and node.module.startswith("corpora."):
+                    shared.add(node.module)
+        # a relative import is of a module beside the loader, the form datasets 3.6 copies with a script
+        assert all((folder / f"{module}.py").is_file() for module in own), name
+        assert "corpora.loader_shared.builder_base" in shared, name
+        assert shared <= {f"corpora.loader_shared.{module}" for module in SHARED}, name
 
 
 @pytest.fixture(scope="module")
 def common():
-    return _loader_common
+    return loader_common
 
 
 def test_show_cuts_long_values_and_says_their_length(common):
@@ -122,12 +95,12 @@ def test_check_is_data(common, head, message):
 ])
 def test_loads_locates_every_decode_error(text, message):
     with pytest.raises(ValueError) as caught:
-        _strict_json.loads(text, "f, line 3", records=("dialogs", "dialog"))
+        strict_json.loads(text, "f, line 3", records=("dialogs", "dialog"))
     assert str(caught.value) == message
 
 
 def test_loads_keeps_surrogate_pairs_and_escaped_backslashes():
-    assert _strict_json.loads('{"a": "\\ud83d\\ude00", "b": "\\\\ud83d"}', "f") == {"a": "\U0001f600", "b": "\\ud83d"}
+    assert strict_json.loads('{"a": "\\ud83d\\ude00", "b": "\\\\ud83d"}', "f") == {"a": "\U0001f600", "b": "\\ud83d"}
 
 
 def test_utf8_names_line_and_offset(common):
@@ -138,11 +111,10 @@ def test_utf8_names_line_and_offset(common):
 
 def test_the_toolkit_and_the_loaders_cut_a_listing_by_one_rule():
     from corpora import errors
-    from corpora.loader_shared import _loader_common
 
-    assert errors.shorten is _loader_common.shorten
-    assert _loader_common.shorten(range(7)) == "0, 1, 2, 3, 4, and 2 more"
-    assert _loader_common.shorten(range(6)) == "0, 1, 2, 3, 4, 5"
+    assert errors.shorten is loader_common.shorten
+    assert loader_common.shorten(range(7)) == "0, 1, 2, 3, 4, and 2 more"
+    assert loader_common.shorten(range(6)) == "0, 1, 2, 3, 4, 5"
 
 
 def test_local_files_lists_every_missing_path_cut_to_five(common, tmp_path):
@@ -172,8 +144,8 @@ def test_invalid_has_the_one_shape_of_a_bad_value(common, field, shown):
 
 def test_check_fields_names_missing_and_unknown_fields_in_order():
     with pytest.raises(ValueError) as caught:
-        _strict_json.check_fields({"b": 1, "z": 2, "a": 3}, ["a", "b", "c"], "f, line 2")
+        strict_json.check_fields({"b": 1, "z": 2, "a": 3}, ["a", "b", "c"], "f, line 2")
     assert str(caught.value) == "f, line 2: field(s) missing ['c'], unknown ['z']"
     with pytest.raises(ValueError) as caught:
-        _strict_json.check_fields([1], ["a"], "f, line 2")
+        strict_json.check_fields([1], ["a"], "f, line 2")
     assert str(caught.value) == "f, line 2: expected a JSON object, got list"

@@ -1,4 +1,4 @@
-"""src/corpora/loader_shared/_fields.py: the builders every loader declares its fields with (the
+"""src/corpora/loader_shared/fields.py: the builders every loader declares its fields with (the
 domain once: the feature, the check and what an error says derive from it), and the one reading of
 a value (`Field.value`) that `values` and `reader` use too."""
 
@@ -7,23 +7,23 @@ import re
 import datasets
 import pytest
 
-from corpora.loader_shared._fields import EMPTY
-from corpora.loader_shared._fields import INT32
-from corpora.loader_shared._fields import INT64
-from corpora.loader_shared._fields import INVALID
-from corpora.loader_shared._fields import NULL
-from corpora.loader_shared._fields import Field
-from corpora.loader_shared._fields import boolean
-from corpora.loader_shared._fields import checked
-from corpora.loader_shared._fields import choices
-from corpora.loader_shared._fields import integer
-from corpora.loader_shared._fields import label
-from corpora.loader_shared._fields import mapping
-from corpora.loader_shared._fields import matching
-from corpora.loader_shared._fields import number
-from corpora.loader_shared._fields import reader
-from corpora.loader_shared._fields import string
-from corpora.loader_shared._fields import typed
+from corpora.loader_shared.fields import EMPTY
+from corpora.loader_shared.fields import INT32
+from corpora.loader_shared.fields import INT64
+from corpora.loader_shared.fields import INVALID
+from corpora.loader_shared.fields import NULL
+from corpora.loader_shared.fields import Field
+from corpora.loader_shared.fields import boolean
+from corpora.loader_shared.fields import checked
+from corpora.loader_shared.fields import choices
+from corpora.loader_shared.fields import integer
+from corpora.loader_shared.fields import label
+from corpora.loader_shared.fields import mapping
+from corpora.loader_shared.fields import matching
+from corpora.loader_shared.fields import number
+from corpora.loader_shared.fields import reader
+from corpora.loader_shared.fields import string
+from corpora.loader_shared.fields import typed
 
 WHERE = "f.jsonl, line 2"
 

@@ -21,7 +21,7 @@ NAME = "scaffolded" + "_corpus"
 CHECKOUT = Path(__file__).resolve().parents[1]
 PATHS = [f"loaders/{NAME}/{NAME}.py", f"loaders/{NAME}/FORMAT.md", f"dataset_cards/{NAME}.yaml",
          f"dummy_data/{NAME}/data/train.jsonl", f"dummy_data/{NAME}/data/test.jsonl", f"tests/test_{NAME}.py",
-         f"loaders/{NAME}/_loader_common.py", f"loaders/{NAME}/_builder_base.py", f"loaders/{NAME}/_strict_json.py", f"loaders/{NAME}/_fields.py", f"dummy_data/{NAME}/expected_counts.json",
+         f"dummy_data/{NAME}/expected_counts.json",
          f"loaders/{NAME}/checksums.tsv", f"loaders/{NAME}/README.md"]
 
 
@@ -52,6 +52,9 @@ def test_the_skeleton_passes_the_generic_tests_and_its_own(checkout, tmp_path):
     assert made.returncode == 0, made.stderr
     assert made.stdout.splitlines()[: len(PATHS)] == [f"wrote {path}" for path in PATHS]
     assert all((checkout / path).is_file() for path in PATHS)
+    # the loader folder holds the loader alone: the shared code is imported from corpora.loader_shared
+    assert sorted(path.name for path in (checkout / "loaders" / NAME).iterdir()) == [
+        "FORMAT.md", "README.md", "checksums.tsv", f"{NAME}.py"]
     assert (checkout / "loaders" / NAME / "checksums.tsv").read_text() == (
         f"https://example.org/{NAME}/v1/data/test.jsonl\t-\t-\nhttps://example.org/{NAME}/v1/data/train.jsonl\t-\t-\n"
     )

@@ -5,6 +5,7 @@ The committed card beside each script holds the official split sizes, which data
 every build against: the dummy data, whose sizes are not the official ones, loads with
 verification_mode="no_checks" (test_load.py shows the check refusing it otherwise)."""
 
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -16,6 +17,9 @@ from conftest import CASES
 from conftest import COLLECTION
 from corpora import registry
 from corpora import validate
+from test_install import dist  # noqa: F401 - the wheel, a fixture of the installed package's tests
+from test_install import installed  # noqa: F401 - a fresh environment with the wheel installed
+from test_install import run
 
 pytestmark = pytest.mark.datasets3
 
@@ -35,6 +39,25 @@ def test_load_dataset_runs_the_loader_script(name, config, dummy_build, tmp_path
     # the modules the loader imports relatively were copied beside the script
     copied = Path(datasets.config.HF_MODULES_CACHE).glob(f"datasets_modules/datasets/{name}/*/*.py")
     assert {path.name for path in registry.get(name).loader_dir.glob("*.py")} <= {path.name for path in copied}
+
+
+def test_load_dataset_runs_a_loader_of_the_installed_wheel(installed, dummy_build, tmp_path):  # noqa: F811 - imported above
+    # The loader that the wheel carries imports the shared code from the package installed with it.
+    name = registry.names()[0]  # any corpus of the collection will do
+    script = (
+        "import json, corpora, datasets\n"
+        "from pathlib import Path\n"
+        "data = Path(corpora.__file__).parent / '_data'\n"
+        f"loaded = datasets.load_dataset(str(data / 'loaders' / {name!r}), data_dir=str(data / 'dummy_data' / {name!r}), "
+        "trust_remote_code=True, verification_mode='no_checks')\n"
+        "print(json.dumps([corpora.__file__, {split: loaded[split].to_list() for split in loaded}], default=str))\n"
+    )
+    result = run(installed, tmp_path, "python", "-c", script)
+    assert result.returncode == 0, result.stderr[-3000:]
+    module, rows = json.loads(result.stdout.splitlines()[-1])
+    assert module.startswith(str(installed.parent)) and not module.startswith(str(COLLECTION))
+    built = dummy_build(name, registry.get(name).default_config)
+    assert rows == json.loads(json.dumps({split: built[split].to_list() for split in built}, default=str))
 
 
 @pytest.mark.parametrize("name", sorted({name for name, _ in CASES}))

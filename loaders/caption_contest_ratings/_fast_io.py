@@ -21,11 +21,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 
-from ._loader_common import check_is_data
-from ._loader_common import invalid
-from ._loader_common import no_records
-from ._loader_common import show
-from ._loader_common import utf8
+from corpora.loader_shared.loader_common import check_is_data
+from corpora.loader_shared.loader_common import invalid
+from corpora.loader_shared.loader_common import no_records
+from corpora.loader_shared.loader_common import show
+from corpora.loader_shared.loader_common import utf8
 
 try:  # ISA-L has zlib's interface
     from isal import isal_zlib as deflate

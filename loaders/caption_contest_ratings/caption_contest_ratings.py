@@ -16,8 +16,17 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from datasets.utils.file_utils import xopen
 
-from ._builder_base import SourceBuilder
-from ._builder_base import SourceConfig
+from corpora.loader_shared.builder_base import SourceBuilder
+from corpora.loader_shared.builder_base import SourceConfig
+from corpora.loader_shared.fields import Field
+from corpora.loader_shared.fields import features
+from corpora.loader_shared.fields import keys
+from corpora.loader_shared.loader_common import check_is_data
+from corpora.loader_shared.loader_common import invalid
+from corpora.loader_shared.loader_common import local_files
+from corpora.loader_shared.loader_common import show
+from corpora.loader_shared.loader_common import utf8
+
 from ._fast_io import CsvFormat
 from ._fast_io import archive_chunks
 from ._fast_io import archive_whole
@@ -30,14 +39,6 @@ from ._fast_io import exact_headers
 from ._fast_io import file_batches
 from ._fast_io import file_chunks
 from ._fast_io import tables_of_files
-from ._fields import Field
-from ._fields import features
-from ._fields import keys
-from ._loader_common import check_is_data
-from ._loader_common import invalid
-from ._loader_common import local_files
-from ._loader_common import show
-from ._loader_common import utf8
 
 _CITATION = """\
 @inproceedings{jamieson2015next,

@@ -7,12 +7,12 @@ import sys
 
 from datasets.utils.file_utils import xopen
 
-from ._fields import typed
-from ._loader_common import check_is_data
-from ._loader_common import invalid
-from ._loader_common import no_records
-from ._loader_common import show
-from ._loader_common import utf8
+from corpora.loader_shared.fields import typed
+from corpora.loader_shared.loader_common import check_is_data
+from corpora.loader_shared.loader_common import invalid
+from corpora.loader_shared.loader_common import no_records
+from corpora.loader_shared.loader_common import show
+from corpora.loader_shared.loader_common import utf8
 
 
 def rows(filepath, source, header):

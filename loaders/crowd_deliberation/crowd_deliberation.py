@@ -10,28 +10,29 @@ import re
 
 import datasets
 
-from ._builder_base import SourceBuilder
-from ._builder_base import SourceConfig
+from corpora.loader_shared.builder_base import SourceBuilder
+from corpora.loader_shared.builder_base import SourceConfig
+from corpora.loader_shared.fields import EMPTY
+from corpora.loader_shared.fields import INT32
+from corpora.loader_shared.fields import INVALID
+from corpora.loader_shared.fields import Field
+from corpora.loader_shared.fields import checked
+from corpora.loader_shared.fields import features
+from corpora.loader_shared.fields import integer
+from corpora.loader_shared.fields import keys
+from corpora.loader_shared.fields import label
+from corpora.loader_shared.fields import mapping
+from corpora.loader_shared.fields import number
+from corpora.loader_shared.fields import reader
+from corpora.loader_shared.fields import string
+from corpora.loader_shared.loader_common import field_path
+from corpora.loader_shared.loader_common import invalid
+from corpora.loader_shared.loader_common import show
+from corpora.loader_shared.strict_json import check_fields
+from corpora.loader_shared.strict_json import loads
+
 from ._csv_cells import records
 from ._csv_cells import rows
-from ._fields import EMPTY
-from ._fields import INT32
-from ._fields import INVALID
-from ._fields import Field
-from ._fields import checked
-from ._fields import features
-from ._fields import integer
-from ._fields import keys
-from ._fields import label
-from ._fields import mapping
-from ._fields import number
-from ._fields import reader
-from ._fields import string
-from ._loader_common import field_path
-from ._loader_common import invalid
-from ._loader_common import show
-from ._strict_json import check_fields
-from ._strict_json import loads
 
 logger = logging.getLogger(__name__)
 

@@ -10,26 +10,26 @@ import re
 import datasets
 from datasets.utils.file_utils import xopen
 
-from ._builder_base import SourceBuilder
-from ._builder_base import SourceConfig
-from ._fields import INT32
-from ._fields import INT64
-from ._fields import NULL
-from ._fields import Field
-from ._fields import boolean
-from ._fields import features
-from ._fields import integer
-from ._fields import keys
-from ._fields import label
-from ._fields import matching
-from ._fields import reader
-from ._fields import string
-from ._loader_common import check_is_data
-from ._loader_common import invalid
-from ._loader_common import no_records
-from ._loader_common import utf8
-from ._strict_json import check_fields
-from ._strict_json import loads
+from corpora.loader_shared.builder_base import SourceBuilder
+from corpora.loader_shared.builder_base import SourceConfig
+from corpora.loader_shared.fields import INT32
+from corpora.loader_shared.fields import INT64
+from corpora.loader_shared.fields import NULL
+from corpora.loader_shared.fields import Field
+from corpora.loader_shared.fields import boolean
+from corpora.loader_shared.fields import features
+from corpora.loader_shared.fields import integer
+from corpora.loader_shared.fields import keys
+from corpora.loader_shared.fields import label
+from corpora.loader_shared.fields import matching
+from corpora.loader_shared.fields import reader
+from corpora.loader_shared.fields import string
+from corpora.loader_shared.loader_common import check_is_data
+from corpora.loader_shared.loader_common import invalid
+from corpora.loader_shared.loader_common import no_records
+from corpora.loader_shared.loader_common import utf8
+from corpora.loader_shared.strict_json import check_fields
+from corpora.loader_shared.strict_json import loads
 
 _CITATION = """\
 @inproceedings{rodriguez2020curiosity,

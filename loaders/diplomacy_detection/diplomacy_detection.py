@@ -9,21 +9,21 @@ import json
 import datasets
 from datasets.utils.file_utils import xopen
 
-from ._builder_base import SourceBuilder
-from ._builder_base import SourceConfig
-from ._fields import INVALID
-from ._fields import boolean
-from ._fields import checked
-from ._fields import features
-from ._fields import integer
-from ._fields import label
-from ._fields import string
-from ._fields import typed
-from ._loader_common import check_is_data
-from ._loader_common import invalid
-from ._loader_common import utf8
-from ._strict_json import check_fields
-from ._strict_json import loads
+from corpora.loader_shared.builder_base import SourceBuilder
+from corpora.loader_shared.builder_base import SourceConfig
+from corpora.loader_shared.fields import INVALID
+from corpora.loader_shared.fields import boolean
+from corpora.loader_shared.fields import checked
+from corpora.loader_shared.fields import features
+from corpora.loader_shared.fields import integer
+from corpora.loader_shared.fields import label
+from corpora.loader_shared.fields import string
+from corpora.loader_shared.fields import typed
+from corpora.loader_shared.loader_common import check_is_data
+from corpora.loader_shared.loader_common import invalid
+from corpora.loader_shared.loader_common import utf8
+from corpora.loader_shared.strict_json import check_fields
+from corpora.loader_shared.strict_json import loads
 
 _CITATION = """\
 @inproceedings{Peskov:Cheng:Elgohary:Barrow:Danescu-Niculescu-Mizil:Boyd-Graber-2020,

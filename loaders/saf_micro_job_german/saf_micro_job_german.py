@@ -13,19 +13,19 @@ import pyarrow
 import pyarrow.parquet
 from datasets.utils.file_utils import xopen
 
-from ._builder_base import SourceBuilder
-from ._builder_base import SourceConfig
-from ._fields import Field
-from ._fields import features
-from ._fields import label
-from ._fields import matching
-from ._fields import number
-from ._fields import reader
-from ._fields import string
-from ._loader_common import check_is_data
-from ._loader_common import invalid
-from ._loader_common import no_records
-from ._loader_common import utf8
+from corpora.loader_shared.builder_base import SourceBuilder
+from corpora.loader_shared.builder_base import SourceConfig
+from corpora.loader_shared.fields import Field
+from corpora.loader_shared.fields import features
+from corpora.loader_shared.fields import label
+from corpora.loader_shared.fields import matching
+from corpora.loader_shared.fields import number
+from corpora.loader_shared.fields import reader
+from corpora.loader_shared.fields import string
+from corpora.loader_shared.loader_common import check_is_data
+from corpora.loader_shared.loader_common import invalid
+from corpora.loader_shared.loader_common import no_records
+from corpora.loader_shared.loader_common import utf8
 
 _CITATION = """\
 @inproceedings{filighera-etal-2022-answer,

@@ -11,8 +11,6 @@ import copyreg
 import datasets
 from datasets.exceptions import DatasetGenerationError
 
-from corpora.errors import chain
-
 
 class DatasetsChanged(RuntimeError):
     """A private part of datasets this package relies on is gone or changed."""
@@ -64,22 +62,10 @@ def observe_tables(builder: datasets.DatasetBuilder, observe) -> bool:
     return True
 
 
-def loader_error(error: BaseException) -> BaseException:
-    """The loader's own error inside datasets' DatasetGenerationError, in this process (its chain)
-    or sent from a worker process (num_proc: `loader_error`, see below), else `error` itself."""
-    if not isinstance(error, DatasetGenerationError):
-        return error
-    for cause in chain(error):
-        cause = getattr(cause, "loader_error", None) or cause
-        if not isinstance(cause, DatasetGenerationError) and type(cause).__name__ != "RemoteTraceback":
-            return cause
-    return error
-
-
 def _reduce_generation_error(error: DatasetGenerationError):
     # A worker sends its error to the parent pickled, and pickling drops __cause__, where datasets
     # keeps the loader's error; multiprocess then puts the worker's traceback text there. So the
-    # cause travels as an argument, and comes back as `loader_error`.
+    # cause travels as an argument, and comes back as `loader_error` (read by errors.loader_error).
     cause = error.__cause__
     if type(cause).__module__ != "builtins":  # only Python's own errors (a loader's ValueError) are sure to travel
         cause = None

@@ -22,8 +22,8 @@ import filelock
 from corpora import errors
 from corpora import user_numbers
 from corpora.errors import CorporaError
-from corpora.loader_shared._loader_common import LFS_POINTER
-from corpora.loader_shared._loader_common import is_html
+from corpora.loader_shared.loader_common import LFS_POINTER
+from corpora.loader_shared.loader_common import is_html
 from corpora.path_errors import naming
 
 if TYPE_CHECKING:

@@ -9,7 +9,7 @@ import signal
 import sys
 from collections import namedtuple
 
-from corpora.loader_shared._loader_common import shorten  # noqa: F401 - the loaders' cutting rule, the toolkit's too
+from corpora.loader_shared.loader_common import shorten  # noqa: F401 - the loaders' cutting rule, the toolkit's too
 from corpora.signals import STOPPED
 from corpora.signals import Terminated
 
@@ -78,10 +78,18 @@ def typed(error: BaseException) -> str:
     return f"{type(error).__name__}: {_text(error)}"
 
 
-def _loader_error(error: BaseException) -> BaseException:
-    from corpora.datasets_adapter import loader_error  # datasets is imported: its error was raised
-
-    return loader_error(error)
+def loader_error(error: BaseException) -> BaseException:
+    """The loader's own error inside datasets' DatasetGenerationError, in this process (its chain)
+    or sent from a worker process (num_proc: `loader_error`, see datasets_adapter), else `error`
+    itself."""
+    generation_error = _loaded("datasets.exceptions.DatasetGenerationError")  # None: datasets raised none yet
+    if generation_error is None or not isinstance(error, generation_error):
+        return error
+    for cause in chain(error):
+        cause = getattr(cause, "loader_error", None) or cause
+        if not isinstance(cause, generation_error) and type(cause).__name__ != "RemoteTraceback":
+            return cause
+    return error
 
 
 def _signal(stop: BaseException) -> int:
@@ -152,8 +160,8 @@ ENDINGS = (
     # The reader went away (`corpora list | head`): nothing said, as other command-line tools do.
     Kind((BrokenPipeError,), lambda error: None, 128 + signal.SIGPIPE),
     # datasets wraps the loader's error (DatasetGenerationError): the loader's is the one said.
-    Kind(("datasets.exceptions.DatasetGenerationError",), lambda error: one_line(_loader_error(error)),
-         test=lambda error: _loader_error(error) is not error),
+    Kind(("datasets.exceptions.DatasetGenerationError",), lambda error: one_line(loader_error(error)),
+         test=lambda error: loader_error(error) is not error),
     Kind((OSError,), lambda error: f"{error.filename}: {os.strerror(error.errno)}",
          test=lambda error: error.errno is not None and error.filename is not None),
     Kind((CorporaError, ValueError, OSError, "huggingface_hub.errors.HfHubHTTPError"), _text),

@@ -83,7 +83,7 @@ class Corpus:
 
     def config(self, name: str):
         """The loader's config `name`: its files per split, official split sizes, natural key and
-        description (the `SourceConfig` of loader_shared/_builder_base.py)."""
+        description (the `SourceConfig` of loader_shared/builder_base.py)."""
         for config in self.builder_class.BUILDER_CONFIGS:
             if config.name == name:
                 return config
@@ -169,7 +169,7 @@ class Corpus:
 
     def _cache_hash(self, config: str, data_dir) -> str:
         # The cache is valid while the loader (its script and the modules beside it) and the local
-        # source files are unchanged.
+        # source files are unchanged; SourceBuilder adds the hash of the shared code it imports.
         digest = hashlib.sha256()
         for module in sorted(self.loader_dir.glob("*.py")):
             digest.update(module.name.encode() + b"\0" + module.read_bytes())

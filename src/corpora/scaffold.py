@@ -12,7 +12,6 @@ from pathlib import Path
 import jinja2
 
 from corpora import cards
-from corpora import loader_shared
 from corpora import prepare
 from corpora import registry
 from corpora import sources
@@ -61,8 +60,6 @@ def new(name: str) -> list[Path]:
             path.parent.mkdir(parents=True, exist_ok=True)
             written.append(path)  # before: a write that fails leaves a file (empty) to remove
             write_text(path, environment.get_template(template).render(values))
-        loader_dir = root / "loaders" / name
-        written += [loader_dir / copy for copy in loader_shared.write_copies(loader_dir, loader_dir / f"{name}.py")]
         counts = {"default": {"train": 3, "test": 2}}  # the lines of the two dummy files
         written.append(root / "dummy_data" / name / "expected_counts.json")
         write_text(written[-1], json.dumps(counts, indent=2) + "\n")

@@ -17,7 +17,7 @@ from corpora import download
 from corpora import registry
 from corpora.errors import CorporaError
 from corpora.errors import shorten
-from corpora.loader_shared._loader_common import LFS_POINTER
+from corpora.loader_shared.loader_common import LFS_POINTER
 from corpora.path_errors import write_text
 from corpora.registry import Corpus
 

@@ -11,7 +11,6 @@ import datasets
 import pyarrow.parquet
 
 from corpora import cards
-from corpora import datasets_adapter
 from corpora import export_folder
 from corpora import exports
 from corpora import parquet_files
@@ -19,6 +18,7 @@ from corpora import prepare
 from corpora import registry
 from corpora import sources
 from corpora.errors import CorporaError
+from corpora.errors import loader_error
 from corpora.errors import shorten
 from corpora.errors import typed
 
@@ -221,7 +221,7 @@ def _reload_problem(corpus, folder: Path, config: str, cache: str) -> str | None
     try:
         reloaded = datasets.load_dataset(str(folder), config, cache_dir=cache)
     except Exception as error:  # noqa: BLE001 - reported, not raised: the other configs are still checked
-        error = datasets_adapter.loader_error(error)
+        error = loader_error(error)
         return f"load_dataset fails: {typed(error)}"
     finally:
         datasets.logging.set_verbosity(verbosity)

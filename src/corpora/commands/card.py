@@ -8,8 +8,7 @@ from corpora.commands import names
 from corpora.commands import quiet_progress
 from corpora.errors import CorporaError
 
-HELP = ("(re)write loaders/NAME/README.md from dataset_cards/NAME.yaml, once the shared modules of loaders/NAME/ "
-        "are as generated from src/corpora/loader_shared/")
+HELP = "(re)write loaders/NAME/README.md from dataset_cards/NAME.yaml"
 EXAMPLE = "corpora card --all --check"
 
 
@@ -22,7 +21,6 @@ def add_arguments(parser) -> None:
 
 def run(args) -> int:
     from corpora import cards
-    from corpora import loader_shared
     from corpora import prepare
     from corpora import registry
 
@@ -31,18 +29,6 @@ def run(args) -> int:
     for name in names(args):
         if not args.check:  # refused before the dummy build, not after it
             registry.require_checkout(f"loaders/{name}/README.md")
-        # Before the loader is imported: it imports these copies (code, which `python -m
-        # corpora.loader_shared` writes, not this command).
-        folder = registry.repo_root() / "loaders" / name
-        if not (folder / f"{name}.py").is_file():
-            registry.get(name)  # says that there is no such corpus
-        outdated = loader_shared.stale_copies(folder, folder / f"{name}.py")
-        if outdated:
-            stale += 1
-            listed = ", ".join(f"loaders/{name}/{module}" for module in outdated)
-            print(f"{listed}: not as generated from src/corpora/loader_shared/: run "
-                  f"`python -m corpora.loader_shared loaders/{name}`", file=sys.stderr)
-            continue  # the loader may not even import
         corpus = registry.get(name)
         examples = prepare.dummy_examples(name)  # the card shows the first example of each config
         if args.check:

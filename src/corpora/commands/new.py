@@ -28,5 +28,5 @@ def run(args) -> int:
   3. dataset_cards/{args.name}.yaml: the card's text; tests/test_{args.name}.py: the quirks and the
      bad inputs (at least ten);
   4. `corpora checksums {args.name} --update` once the URLs are real, then `make cards`
-     (the card, the shared modules, docs/bad_input.md) and `make test-one NAME={args.name}`.""")
+     (the card, docs/bad_input.md) and `make test-one NAME={args.name}`.""")
     return 0

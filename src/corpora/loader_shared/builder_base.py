@@ -2,16 +2,18 @@
 facts of its own sources (as glue's `GlueConfig` and TFDS's `BuilderConfig` subclasses do), and
 the base gives what every builder does alike.
 
-datasets, the standard library and `_loader_common` only; a loader imports it as
-`from ._builder_base import x`.
+datasets, the standard library and `loader_common` only; a loader imports it as
+`from corpora.loader_shared.builder_base import x`.
 """
 
 import dataclasses
+import hashlib
 import sys
+from pathlib import Path
 
 import datasets
 
-from ._loader_common import local_files
+from corpora.loader_shared.loader_common import local_files
 
 
 @dataclasses.dataclass
@@ -48,16 +50,32 @@ class SourceConfig(datasets.BuilderConfig):
         return list(dict.fromkeys(path for paths in self.files.values() for path in paths))
 
 
+def _shared_code_hash():
+    digest = hashlib.sha256()
+    for path in sorted(Path(__file__).resolve().parent.glob("*.py")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+SHARED_CODE_HASH = _shared_code_hash()
+
+
 class SourceBuilder:
     """What every builder of this collection does alike, mixed in before datasets' builder class:
-    `_info` from the loader module's `_DESCRIPTION`, `_HOMEPAGE`, `_LICENSE` and `_CITATION` and
-    the builder's `_features()` for its config; `_split_generators`, one split per split of the
-    config's `files`, given to `_generate_examples(filepaths, sources)` as the local files and
-    their source paths (data_dir's, or downloaded from the module's `_URLS`)."""
+    a cache folder named by the shared code too; `_info` from the loader module's `_DESCRIPTION`,
+    `_HOMEPAGE`, `_LICENSE` and `_CITATION` and the builder's `_features()` for its config;
+    `_split_generators`, one split per split of the config's `files`, given to
+    `_generate_examples(filepaths, sources)` as the local files and their source paths (data_dir's,
+    or downloaded from the module's `_URLS`)."""
 
     # False: a split's files are shards, which datasets may share out over `num_proc` processes
     # (lists). True: they are read together, each with its part (tuples, which datasets never shards).
     READ_SPLIT_FILES_TOGETHER = False
+
+    def __init__(self, *args, hash=None, **kwargs):
+        # datasets names a build's cache folder by the hash of the loader's own files; with the shared
+        # code's added, no cache made before a change of it is served (tests/test_shared_code_cache.py).
+        super().__init__(*args, hash=f"{hash}-{SHARED_CODE_HASH}" if hash else SHARED_CODE_HASH, **kwargs)
 
     def _features(self):
         raise NotImplementedError

@@ -1,17 +1,17 @@
-# Generated from src/corpora/loader_shared/_strict_json.py by `make shared-modules`; edit that file, not this copy.
 """Strict JSON for the loaders that read JSON: every failure is a ValueError located like any
 other bad value of the collection (`<file>, <record>: field <path>: ...`).
 
-Standard library and `_loader_common` only; a loader imports both as `from ._name import x`.
+Standard library and `loader_common` only; a loader imports it as
+`from corpora.loader_shared.strict_json import x`.
 """
 
 import json
 import re
 import sys
 
-from ._loader_common import field_path
-from ._loader_common import invalid
-from ._loader_common import show
+from corpora.loader_shared.loader_common import field_path
+from corpora.loader_shared.loader_common import invalid
+from corpora.loader_shared.loader_common import show
 
 # A UTF-16 surrogate can only come from a \uXXXX escape (UTF-8 text has none): a document without
 # such an escape needs no search for lone surrogates.

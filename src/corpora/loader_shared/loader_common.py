@@ -1,8 +1,8 @@
 """What every loader of this collection uses: the source files of a build, the checks that a file
 is data at all, UTF-8 decoding, and the one shape of an error about a value.
 
-Standard library only. A loader imports it as `from ._loader_common import name`, the form
-datasets 3.x copies beside a loading script.
+Standard library only (the toolkit imports it too, before it imports datasets). A loader imports
+it as `from corpora.loader_shared.loader_common import name`.
 """
 
 import os

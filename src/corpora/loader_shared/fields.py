@@ -8,8 +8,8 @@ with the builders below (`string`, `boolean`, `integer`, `number`, `label`, `map
 error from it; `nulls` are the raw values that mean no value, and `key` the record's key (column,
 element) where it is not the field's name.
 
-datasets, the standard library and `_loader_common` only; a loader imports it as
-`from ._fields import x`.
+datasets, the standard library and `loader_common` only; a loader imports it as
+`from corpora.loader_shared.fields import x`.
 """
 
 import math
@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 import datasets
 
-from ._loader_common import invalid
+from corpora.loader_shared.loader_common import invalid
 
 INVALID = object()  # what a check returns for a value outside its domain
 
