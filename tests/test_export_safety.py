@@ -239,7 +239,7 @@ def test_the_swap_has_no_moment_without_the_export(tmp_path):
     # Two renames would leave a moment without OUT/NAME, where a build paused at `renaming` waits;
     # the exchange has no such moment, so the build never pauses and ends.
     out = tmp_path / "out"
-    build.export(prepare.Request(NAME, dummy=True), out)
+    export_folder.export(prepare.Request(NAME, dummy=True), out)
     process = start(out, *RATINGS_ONLY[1:], "--drop-other-configs", pause="renaming")
     _, err = process.communicate(timeout=60)
     assert (process.returncode, err) == (0, "")
