@@ -10,7 +10,8 @@ What is checked, in loaders/, src/, tests/, bench/, docs/, dataset_cards/ and RE
 - "quirk N" (or "quirks N, M") is a numbered row of the quirks table of
   loaders/<name>/FORMAT.md, where <name> is the corpus of the file: the loader folder it is in,
   else the corpus named in its path (tests/test_<name>.py, dataset_cards/<name>.yaml), else the
-  one corpus whose loaders/<name>/FORMAT.md the file cites;
+  one corpus whose loaders/<name>/FORMAT.md the file cites; "quirk N, name" (the loaders' way of
+  citing) names that row's short name;
 - nothing cites files outside the repository: a sibling `../shared` folder, a DESIGN.md, or an
   absolute home or work directory.
 Corpora are found by convention (the folders of loaders/), so a new corpus needs no edit here;
@@ -37,7 +38,9 @@ FOREIGN = re.compile(rf"(?<![\w./-])(?!(?:{TOP_FOLDERS})/)[A-Za-z][\w-]*/[\w.-]+
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 QUIRK = re.compile(r"\bquirks?\s+(\d+(?:(?:\s*,\s*|\s+and\s+)\d+)*)", re.IGNORECASE)
 FORMAT_DOC = re.compile(r"loaders/(\w+)/FORMAT\.md")
-QUIRK_ROW = re.compile(r"^\|\s*(\d+)\s*\|")
+QUIRK_ROW = re.compile(r"^\|\s*(\d+)\s*\|(?:\s*`?([a-z0-9]+(?:-[a-z0-9]+)*)`?\s*\|)?")
+# A citation by number and name, as the loaders write it: "quirk 2, numbers-as-strings" (a list: "; ").
+NAMED_QUIRK = re.compile(r"(?:\bquirks?\s+|;\s*)(\d+),\s*([a-z0-9]+(?:-[a-z0-9]+)+|[a-z]+(?=[).;]|$))")
 OUTSIDE = ["../shared", "DESIGN.md", "/work/", "/home/", "/Users/"]
 
 
@@ -113,16 +116,21 @@ def unresolved_links(root: Path) -> list[str]:
     return problems
 
 
-def numbered_quirks(doc: Path) -> set[int]:
-    """The numbers of the rows of the quirks table: the table after a heading that says Quirks."""
-    numbers = set()
+def quirk_names(doc: Path) -> dict[int, str | None]:
+    """{number: short name} of the rows of the quirks table: the table after a heading that says Quirks."""
+    names = {}
     in_quirks = False
     for line in doc.read_text(encoding="utf-8").splitlines():
         if line.startswith("#"):
             in_quirks = "quirk" in line.lower()
         elif in_quirks and QUIRK_ROW.match(line):
-            numbers.add(int(QUIRK_ROW.match(line).group(1)))
-    return numbers
+            row = QUIRK_ROW.match(line)
+            names[int(row.group(1))] = row.group(2)
+    return names
+
+
+def numbered_quirks(doc: Path) -> set[int]:
+    return set(quirk_names(doc))
 
 
 def corpus_of(root: Path, file: Path, names: list[str]) -> str | None:
@@ -153,6 +161,12 @@ def unresolved_quirks(root: Path) -> list[str]:
             missing = [int(n) for n in re.findall(r"\d+", match.group(1)) if int(n) not in numbered_quirks(doc)]
             if missing:
                 problems.append(f"{where}: loaders/{name}/FORMAT.md has no quirk {', '.join(map(str, missing))}")
+        for match in NAMED_QUIRK.finditer(line):
+            name = corpus_of(root, file, names)
+            doc = root / "loaders" / str(name) / "FORMAT.md"
+            named = quirk_names(doc).get(int(match.group(1))) if doc.is_file() else None
+            if named is not None and named != match.group(2):
+                problems.append(f"{file.relative_to(root)}:{number}: quirk {match.group(1)} is {named!r}, not {match.group(2)!r}")
     return problems
 
 
@@ -215,10 +229,13 @@ def tiny_repo(tmp_path):
         "The old name of the doc: formats/toy.md\n"
     )
     (tmp_path / "loaders" / "toy" / "FORMAT.md").write_text(
-        "# toy\n\n## 5. Quirks\n\n| # | quirk |\n|---|---|\n| 1 | one |\n| 2 | two |\n\n## 6. Sizes\n\n| 3 | no quirk |\n"
+        "# toy\n\n## 5. Quirks\n\n| # | name | quirk |\n|---|---|---|\n| 1 | `one-thing` | one |\n| 2 | two | two |\n\n"
+        "## 6. Sizes\n\n| 3 | no quirk |\n"
     )
     (tmp_path / "loaders" / "toy" / "toy.py").write_text(
         "# quirk 2 is fine, quirks 1, 3 are not; see loaders/toy/_gone.py\n"
+        "x = 1  # quirk 1, one-thing; 2, two (both right)\n"
+        "y = 2  # quirks 2, one-thing; 1, two.\n"
     )
     (tmp_path / "tests" / "test_toy.py").write_text('"""Every quirk of loaders/toy/FORMAT.md."""\n# quirk 1 and 4\n')
     (tmp_path / "bench" / "make_data.py").write_text(
@@ -240,6 +257,8 @@ def test_the_checks_find_each_broken_reference(tiny_repo):
     assert unresolved_links(tiny_repo) == ["README.md:1: docs/gone.md"]
     assert unresolved_quirks(tiny_repo) == [
         "loaders/toy/toy.py:1: quirks 1, 3: loaders/toy/FORMAT.md has no quirk 3",
+        "loaders/toy/toy.py:3: quirk 2 is 'two', not 'one-thing'",
+        "loaders/toy/toy.py:3: quirk 1 is 'one-thing', not 'two'",
         "tests/test_toy.py:2: quirk 1 and 4: loaders/toy/FORMAT.md has no quirk 4",
         "bench/make_data.py:1: quirk 1: of which corpus? (no corpus in the path, no single format doc cited)",
         "bench/toy_data.py:1: quirk 2 and 9: loaders/toy/FORMAT.md has no quirk 9",

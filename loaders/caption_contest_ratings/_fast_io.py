@@ -288,7 +288,7 @@ class CsvFormat:
     header: typing.Callable  # (source, names, crlf) -> the names, or a ValueError
     types: dict
     what: str
-    pandas_written: bool = False  # quirks: nan-as-empty-cell, integers-as-floats, FORMAT.md
+    pandas_written: bool = False  # quirks 21, nan-as-empty-cell; 22, integers-as-floats
 
     def read_type(self, name, floats=True):
         """A column's Arrow type; with `floats`, a pandas-written file's integers as float64."""
@@ -389,7 +389,7 @@ def csv_batches(chunks, source, csv_format, whole=None):
 
 
 def _exact_integers(batch, csv_format, source, offset):
-    """`batch` with the integer columns read as floats as integers (quirk: integers-as-floats, FORMAT.md)."""
+    """`batch` with the integer columns read as floats as integers (quirk 22, integers-as-floats)."""
     if not csv_format.pandas_written:
         return batch
     columns = []

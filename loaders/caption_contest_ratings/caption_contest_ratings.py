@@ -63,7 +63,7 @@ _LICENSE = "cc-by-4.0"
 
 _COMMIT = "9e38b2b73a4541dd26111e05b90bcca6bdcae008"
 _RAW_PREFIX = f"https://raw.githubusercontent.com/nextml/caption-contest-data-api/{_COMMIT}/"
-# quirk: lfs-pointers, FORMAT.md
+# quirk 13, lfs-pointers
 _MEDIA_PREFIX = f"https://media.githubusercontent.com/media/nextml/caption-contest-data-api/{_COMMIT}/"
 
 _SUMMARY_DIR = "contests/summaries/"
@@ -114,7 +114,7 @@ _URLS.update({path: _MEDIA_PREFIX + path for path in _CARDINAL + _DUELING})
 # Features, CSV columns, their Arrow types and checks derive from these tables. A `column` check marks
 # the values that are not `expected`; an empty cell is null, an error unless the field has `nulls`.
 _ALGORITHMS = ["KLUCB", "LilUCB", "Random", "RandomSampling", "RoundRobin"]
-# quirk: algorithm-typo, FORMAT.md
+# quirk 2, algorithm-typo
 _ALGORITHM_OF_NAME = {{"RandomSampling": "RandomSamping"}.get(name, name): name for name in _ALGORITHMS}
 _RATINGS = ["unfunny", "somewhat_funny", "funny"]  # target_reward 1, 2, 3
 _EMPTY = ("",)
@@ -146,7 +146,7 @@ _TARGET_ID = _value("int32", column=lambda values, context: pc.fill_null(pc.less
                     expected="an integer >= 0", nulls=_EMPTY)
 _SECONDS = _value("float64", column=_not_finite, expected="a finite number of seconds or an empty cell", nulls=_EMPTY)
 
-# A summary row: what its file name says, then its columns in header order (quirk: two-headers, FORMAT.md).
+# A summary row: what its file name says, then its columns in header order (quirk 1, two-headers).
 _SUMMARY_NAME_FIELDS = {
     "source_file": _value("string"),
     "contest": _value("int32"),
@@ -165,17 +165,17 @@ _SUMMARY_FIELDS = {
     "score": _value("float64", column=_outside(1.0, 3.0), expected="a number from 1 to 3"),
     "precision": _value("float64", column=lambda values, context: pc.invert(pc.greater(values, 0.0)),
                         expected="a number > 0 or inf"),
-    # quirk: wrong-contest-column, FORMAT.md
+    # quirk 4, wrong-contest-column
     "contest_field": _value("int32", column=lambda values, context: pc.not_equal(values, context["contest"]),
                             expected="the file's contest {contest}", key="contest"),
     "caption": _value("string", column=lambda values, context: pc.equal(pc.utf8_length(values), 0),
                       expected="a non-empty caption"),
 }
 _SUMMARY_HEADER = keys(_SUMMARY_FIELDS)
-_CONTEST_FIELD_EXCEPTIONS = {"688_summary_KLUCB.csv": 689}  # quirk: wrong-contest-column, FORMAT.md
+_CONTEST_FIELD_EXCEPTIONS = {"688_summary_KLUCB.csv": 689}  # quirk 4, wrong-contest-column
 
 # A response: its archive's contest and name, its pandas index or position, then the archive's
-# columns (quirk: columns-in-any-order, FORMAT.md).
+# columns (quirk 19, columns-in-any-order).
 _RESPONSE_FIELDS = {
     "contest": _value("int32"),
     "source_file": _value("string"),
@@ -201,7 +201,7 @@ _DUELING_FIELDS = {
        for side in ("left", "right", "winner") for field in (f"{side}_target_id", f"{side}_target")},
 }
 _RESPONSE_DERIVED = ("contest", "source_file", "row_index", "rating_label")  # not read from a column
-_INDEX_COLUMNS = ("", "Unnamed: 0")  # quirk: optional-index-column, FORMAT.md
+_INDEX_COLUMNS = ("", "Unnamed: 0")  # quirk 20, optional-index-column
 
 _CARTOON_FIELDS = {
     "contest": _value("int32"),
@@ -256,8 +256,8 @@ class CaptionContestConfig(SourceConfig):
     contests: list = None
 
 
-# Alphabetical, the order of the card's `configs:`. Summaries have no natural key (quirks: two-headers,
-# tied-ranks, repeated-captions): their rows are matched by position.
+# Alphabetical, the order of the card's `configs:`. Summaries have no natural key (quirks
+# 1, two-headers; 10, tied-ranks; 8, repeated-captions): their rows are matched by position.
 _CONFIGS = [
     CaptionContestConfig(
         name="cardinal_responses", version=_VERSION, key=("source_file", "row_index"),
@@ -436,7 +436,7 @@ def _cartoon_tables(files, sources, metadata):
     for file, source in zip(files, sources, strict=True):
         contest = _path_contest(source)
         data = _read_data(file, source, "a JPEG or PNG image")
-        if not data.startswith(_JPEG_OR_PNG):  # quirk: png-cartoon, FORMAT.md
+        if not data.startswith(_JPEG_OR_PNG):  # quirk 16, png-cartoon
             raise ValueError(f"{source}: not a JPEG or PNG image (starts with {show(data[:8])})")
         row = {
             "contest": contest,

@@ -75,13 +75,13 @@ _URLS = {path: _URL_PREFIX + path for path in (_DATA, _LABELS, _DELIBERATIONS)}
 # --- the fields ------------------------------------------------------------------------------
 # Headers, features and checks derive from these tables: a field is named by its column in lower
 # case and read from the column, its `key`.
-_LABELS_OF = {  # each dataset's labels (quirk: relation-not-expressed, FORMAT.md)
+_LABELS_OF = {  # each dataset's labels (quirk 1, relation-not-expressed)
     "deliberation-sarcasm": ["sarcastic", "not_sarcastic"],
     "deliberation-relation-person-place": ["relation_expressed", "relation_not_expressed"],
 }
 _DATASETS = list(_LABELS_OF)
 _LABEL_NAMES = [name for names in _LABELS_OF.values() for name in names]
-_RECONSIDERED_NAMES = _LABEL_NAMES + ["irresolvable"]  # quirk: irresolvable-label, FORMAT.md
+_RECONSIDERED_NAMES = _LABEL_NAMES + ["irresolvable"]  # quirk 2, irresolvable-label
 _TEXT_STUDY_PARTS = ["breadth", "breadth and depth"]
 _STUDY_PARTS = ["breadth", "depth"]
 _EXPECTATIONS = [
@@ -123,7 +123,7 @@ _UNRESOLVED_QUESTION = "QUESTION_WHY_DO_YOU_THINK_THIS_CASE_COULD_NOT_BE_FULLY_R
 _YES_NO = re.compile(r"(Yes|No)(?: (.*))?", re.DOTALL)
 _ID = integer(range(2**31), text=True)  # an id, an order, a count: a non-negative int32
 _TEXT = string(nonempty=True)
-_BOOLEAN = mapping({"True": True, "False": False}, datasets.Value("bool"))  # quirk: text-booleans, FORMAT.md
+_BOOLEAN = mapping({"True": True, "False": False}, datasets.Value("bool"))  # quirk 14, text-booleans
 _CONFIDENCES = {"0": 0.0, "0.5": 0.5, "1": 1.0}  # not sure, sure, very sure (upstream README)
 
 
@@ -171,7 +171,7 @@ def _objects(fields, what):
     names, read = keys(fields), reader(fields)
 
     def items(cell, where, column, context=None):
-        values = loads(cell, where, field=column)  # quirk: json-in-cells, FORMAT.md
+        values = loads(cell, where, field=column)  # quirk 7, json-in-cells
         if not isinstance(values, list):
             raise invalid(where, column, cell, f"a JSON list of {what}")
         for index, item in enumerate(values):
@@ -443,7 +443,7 @@ def _read_labels(filepath, source, texts):
             row.check_filled(column, asked, f"{_EXPECTATION_QUESTION} is {show(row.cells[_EXPECTATION_QUESTION])}")
         row.check_unique(seen, "LABEL_ID", label["label_id"])
         yield label
-    if without_text:  # kept, and counted: quirk: labels-without-text, FORMAT.md
+    if without_text:  # kept, and counted: quirk 3, labels-without-text
         logger.info("%s: %d labels on %d DATA_IDs that have no text in %s (kept): %s", source,
                     sum(without_text.values()), len(without_text), _DATA, sorted(without_text))
 
@@ -487,7 +487,7 @@ def _group_statistics(row, phase, messages):
     if any(filled) and not all(filled):
         empty = next(statistic for statistic, value in statistics.items() if value is None)
         raise row.invalid(f"{phase}_{empty.upper()}", "", "a number: the other statistics of this phase are filled")
-    # quirk: empty-chats, FORMAT.md
+    # quirk 12, empty-chats
     row.check_filled(f"{phase}_CHAR_COUNT", bool(messages), f"{phase} has {len(messages)} messages")
     return statistics if messages else None
 

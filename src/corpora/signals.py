@@ -69,7 +69,7 @@ def stop(signum, frame):
 
 def import_lasting(modules) -> None:
     """Import what lives as long as the command (datasets, pyarrow, pandas) without the cyclic
-    collector, then freeze it: 0.1 s less CPU per build (loaders/caption_contest_ratings/SCALE.md)."""
+    collector, then freeze it: needed for speed, 0.1 s less CPU per build (bench/toolkit_overhead.py)."""
     if not AS_COMMAND:  # a library caller's collector is left as it is: a freeze would keep its garbage too
         return
     gc.disable()
