@@ -18,6 +18,7 @@ from corpora import registry
 from corpora.errors import CorporaError
 from corpora.errors import shorten
 from corpora.loader_shared.loader_common import LFS_POINTER
+from corpora.loader_shared.loader_common import missing_files
 from corpora.path_errors import write_text
 from corpora.registry import Corpus
 
@@ -94,7 +95,7 @@ def local_folder(corpus: Corpus, data_dir=None, dummy: bool = False, configs=Non
     data_dir = Path(data_dir)
     if not data_dir.is_dir():  # said as such, not as every source file missing in it
         raise MissingSourceFiles(f"{corpus.name}: {data_dir}: no such folder (the local copy of the sources to read)")
-    missing = [path for path in corpus.source_files(configs) if not (data_dir / path).is_file()]
+    missing = missing_files(data_dir, corpus.source_files(configs))
     if missing:
         listing = shorten(str(data_dir / path) for path in missing)
         raise MissingSourceFiles(

@@ -25,11 +25,15 @@ def local_files(data_dir, dl_manager, paths, urls):
     missing file of `data_dir` is reported in one error, before any work."""
     if not data_dir:
         return dl_manager.download({path: urls[path] for path in paths})
-    local = {path: os.path.join(data_dir, path) for path in paths}
-    missing = [path for path in local if not os.path.isfile(local[path])]
+    missing = missing_files(data_dir, paths)
     if missing:
         raise FileNotFoundError(f"{len(missing)} source file(s) missing in {data_dir}: {shorten(missing)}")
-    return local
+    return {path: os.path.join(data_dir, path) for path in paths}
+
+
+def missing_files(data_dir, paths):
+    """The source paths with no file under `data_dir`: the one check, for the loaders and the toolkit."""
+    return [path for path in paths if not os.path.isfile(os.path.join(data_dir, path))]
 
 
 # The start of a Git LFS pointer (a clone without `git lfs pull`), where the data should be.
