@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import functools
 import hashlib
 import importlib.util
@@ -190,10 +191,12 @@ def names() -> list[str]:
     return sorted(p.name for p in loaders.iterdir() if (p / f"{p.name}.py").is_file())
 
 
-# Loaders are imported as modules of a package per loader folder, `corpora_loaders.<name>`, so a
+# Loaders are imported as modules of a package per loader folder, `corpora_loaders_<root>.<name>`, so a
 # loader may import a module beside it as `from ._name import x`, the form a datasets 3.x loading
-# script may use: datasets copies such sibling modules along with the script.
+# script may use. Each import has a package of its own (another collection's root, or a loader
+# imported again after `forget`), so an earlier import's classes stay where pickling looks for them.
 LOADERS_PACKAGE = "corpora_loaders"
+_IMPORTS = collections.Counter()
 
 
 def _package(name: str, path: Path | None) -> ModuleType:
@@ -221,12 +224,14 @@ def forget() -> None:
 @functools.cache
 def _load(root: Path, name: str) -> Corpus:
     script = root / "loaders" / name / f"{name}.py"
+    _IMPORTS[root, name] += 1
+    top = f"{LOADERS_PACKAGE}_{hashlib.sha256(str(root).encode()).hexdigest()[:12]}_{_IMPORTS[root, name]}"
     # Bound as attributes too, as a real import does: pickling (dill, for num_proc > 1) finds a
     # class by getattr along its module path.
-    folder = _package(f"{LOADERS_PACKAGE}.{name}", script.parent)
-    setattr(_package(LOADERS_PACKAGE, None), name, folder)
+    folder = _package(f"{top}.{name}", script.parent)
+    setattr(_package(top, None), name, folder)
     # The module's last name is the corpus name: datasets derives the builder name from it.
-    module_name = f"{LOADERS_PACKAGE}.{name}.{name}"
+    module_name = f"{top}.{name}.{name}"
     spec = importlib.util.spec_from_file_location(module_name, script)
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module
