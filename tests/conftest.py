@@ -82,9 +82,10 @@ CSV_UNSAFE = "\x00" if sys.version_info < (3, 11) else ""
 CASES = [(corpus.name, config) for corpus in registry.all_corpora() for config in corpus.configs]
 
 # `make test` (and CI) gives the same answer twice: each property test draws the same examples on
-# every run, and replays none from a database of an earlier run; every case one ever found is an
-# explicit @example (a Fuzz's `found`). `make fuzz` (--hypothesis-profile=explore) draws new ones.
-settings.register_profile("repeatable", derandomize=True, database=None)
+# every run, replays none from a database of an earlier run, and has no time limit per example (a
+# busy machine would fail it); every case one ever found is an explicit @example (a Fuzz's
+# `found`). `make fuzz` (--hypothesis-profile=explore) draws new ones.
+settings.register_profile("repeatable", derandomize=True, database=None, deadline=None)
 settings.register_profile("explore", derandomize=False, print_blob=True)
 settings.load_profile("repeatable")
 
