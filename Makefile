@@ -7,7 +7,7 @@ VENV4 := .venv-datasets4
 # Tests never touch the network and never read the user's Hugging Face cache.
 OFFLINE := HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 HF_HOME=$(CURDIR)/.cache/hf-test
 
-.PHONY: demo test test-main test-other-legs test-minimum test-datasets4 test-python3.10 test-one cards cards-check validate bench bench-quick lint clean
+.PHONY: demo test test-main test-other-legs test-minimum test-datasets4 test-python3.10 test-one fuzz cards cards-check validate bench bench-quick lint clean
 
 # Leg 1: the current datasets (5.x).
 $(VENV)/.installed: pyproject.toml setup.py
@@ -67,6 +67,19 @@ test-datasets4: $(VENV4)/.installed $(VENV)/.installed
 	rm -rf .cache/hf-test-datasets4
 	HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 HF_HOME=$(CURDIR)/.cache/hf-test-datasets4 CORPORA_TEST_LEG=datasets4 \
 		CORPORA_DATASETS5_PYTHON=$(CURDIR)/$(VENV)/bin/python $(VENV4)/bin/python -m pytest
+
+# The property tests exploring: fresh random examples (hypothesis profile "explore", tests/conftest.py),
+# run after run until FUZZ_SECONDS have passed, stopping at the first failure (hypothesis prints it
+# and saves it under .hypothesis/, which the next `make fuzz` tries first; pin it as an @example, or
+# a Fuzz's `found`). Run it before resolving any change to a reader. `make test` and CI draw the
+# same examples on every run (profile "repeatable") and never explore.
+FUZZ_SECONDS ?= 600
+fuzz: $(VENV)/.installed
+	rm -rf .cache/hf-test-fuzz
+	end=$$(( $$(date +%s) + $(FUZZ_SECONDS) )); while [ $$(date +%s) -lt $$end ]; do \
+		HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 HF_HOME=$(CURDIR)/.cache/hf-test-fuzz $(VENV)/bin/python -m pytest -q -x \
+			-p no:cacheprovider -m hypothesis --hypothesis-profile=explore || exit 1; \
+	done
 
 # The main leg on Python 3.10, the oldest Python pyproject.toml allows (not part of `make test`,
 # to keep it under ten minutes): `make test-python3.10 PYTHON310=/path/to/python3.10`.

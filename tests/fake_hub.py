@@ -199,6 +199,8 @@ class FakeHub:
             parts = path.removeprefix("/api/datasets/").split("/")
             repo = self.repo("/".join(parts[:2]))
             action, rest = (parts[2], [unquote(p) for p in parts[3:]]) if len(parts) > 2 else ("", [])
+            if rest:  # a branch by its full name, as the Hub takes it too: refs/heads/main is main
+                rest[0] = rest[0].removeprefix("refs/heads/")
             if action in ("", "revision"):
                 return self.repo_info(repo, rest[0] if rest else "main", "blobs" in query)
             if action == "tree":

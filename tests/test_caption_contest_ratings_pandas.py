@@ -17,6 +17,7 @@ import zipfile
 import pandas
 import pyarrow as pa
 import pytest
+from hypothesis import example
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
@@ -137,9 +138,21 @@ def archives(draw):
     return config, header, rows, draw(st.sampled_from(["\n", "\r\n"]))
 
 
+def cardinal_row(caption):
+    return ["KLUCB", "0.5", "u", "1.0", "1", "3", "2017-07-28 17:05:39", caption]
+
+
+# Found (58eea86): a last caption ending in a line feed has the file read whole, where the CR LF of
+# the first caption straddles two of pyarrow's 512-byte blocks.
+CR_LF_ACROSS_BLOCKS = ("cardinal_responses", ["alg_label", "network_delay", "participant_uid", "response_time", "target_id",
+                                              "target_reward", "timestamp_query_generated", "target"],
+                       [cardinal_row("x" * 359 + "\r\nb"), cardinal_row("end\n")], "\n")
+
+
 # Not a FUZZ row: its oracle is pandas' reading of the same bytes, value by value, which a Fuzz row cannot state.
 @settings(max_examples=150, deadline=None)
 @given(archives(), st.sampled_from([fast_io.BLOCK_SIZE, 512, 1024]))  # a block holds the header
+@example(CR_LF_ACROSS_BLOCKS, 512)
 def test_the_loader_reads_what_pandas_reads(tmp_path_factory, shape, block_size):
     config, header, rows, newline = shape
     source = RESPONSES + "556-responses.csv.zip"

@@ -21,6 +21,7 @@ from conftest import class_labels_snippet
 from corpora import cards
 from corpora import registry
 from corpora import stats
+from corpora.cli import main
 from corpora.commands import print_table
 
 NAMES = registry.names()
@@ -248,10 +249,10 @@ def test_no_progress_bars_when_the_output_is_not_a_terminal(argv, tmp_path):
         ]
 
 
-@pytest.mark.usefixtures("example_collection")  # CORPORA_ROOT: the subprocess lists the example
+@pytest.mark.usefixtures("example_collection")  # CORPORA_ROOT: `corpora list` lists the example
 def test_list_aligns_numbers_and_unknown_to_the_right(capsys):
-    done = subprocess.run([sys.executable, "-m", "corpora.cli", "list"], capture_output=True, text=True, check=True)
-    lines = done.stdout.splitlines()
+    assert main(["list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
     assert lines[0].endswith("official rows")
     widths = {len(line) for line in lines}
     assert len(widths) == 1  # every row ends at the right edge of the numbers

@@ -134,18 +134,22 @@ cell_values = st.one_of(
 )
 
 
-def fuzz_cells(path, config, lines, examples):
+def fuzz_cells(path, config, lines, examples, id_column, id_of_line_3):
     columns = read_rows(corpus.dummy_dir / path)[0]
     variants = st.builds(set_cell, st.integers(*lines), st.sampled_from(columns), cell_values)
-    return Fuzz(path, config, variants, re.escape(path) + r", line \d+: field '", examples)  # a repeated id: its second line
+    found = (
+        set_cell(2, id_column, id_of_line_3),  # 763057e: refused on line 3, not on the line changed
+        set_cell(2, id_column, "9" * 5000),  # 50e930c: more digits than int() takes
+    )
+    return Fuzz(path, config, variants, re.escape(path) + r", line \d+: field '", examples, found)
 
 
 any_bytes = st.one_of(st.binary(max_size=200),
                       st.text(st.characters(blacklist_categories=("Cs",)), max_size=200).map(lambda t: t.encode("utf-8")))
 FUZZ = [
-    fuzz_cells(DELIBERATIONS, "deliberations", (2, 4), 300),
-    fuzz_cells(LABELS, "labels", (2, 13), 300),
-    fuzz_cells(DATA, "texts", (2, 6), 200),
+    fuzz_cells(DELIBERATIONS, "deliberations", (2, 4), 300, "DELIBERATION_ID", "361"),
+    fuzz_cells(LABELS, "labels", (2, 13), 300, "LABEL_ID", "5235"),
+    fuzz_cells(DATA, "texts", (2, 6), 200, "DATA_ID", "19181"),
     Fuzz(DATA, "texts", any_bytes.map(lambda raw: lambda _: raw), r"data\.csv", 200),
 ]
 

@@ -8,6 +8,7 @@ import io
 import json
 
 import pytest
+from hypothesis import example
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
@@ -77,6 +78,7 @@ def test_yes_no_cells(value):
 @settings(max_examples=300, deadline=None)
 @given(st.one_of(st.integers(-(2**40), 2**40).map(str), st.floats(allow_nan=True, allow_infinity=True).map(repr),
                  st.decimals(places=4, allow_nan=False, allow_infinity=False).map(str), st.text(max_size=8)))
+@example("-2147483648")  # found (ffd8a05): -2**31 is an int32
 def test_number_cells(value):
     for integer in (True, False):
         try:

@@ -11,6 +11,7 @@ from pathlib import Path
 import datasets
 import pytest
 from hypothesis import HealthCheck
+from hypothesis import example
 from hypothesis import given
 from hypothesis import settings
 
@@ -171,7 +172,7 @@ def test_without_a_data_dir_the_pinned_urls_are_downloaded(name, tmp_path):
 
 
 @each_corpus
-def test_full_size_files_build_with_every_record_accounted_for(name, tmp_path, capsys, record_release):
+def test_full_size_files_build_with_every_record_accounted_for(name, tmp_path, capsys, record_release, monkeypatch):
     full_size = declared(name, "FULL_SIZE")
     if not full_size:
         return
@@ -179,15 +180,38 @@ def test_full_size_files_build_with_every_record_accounted_for(name, tmp_path, c
     upstream.mkdir()
     full_size.write(upstream)
     record_release(name, upstream)  # as if these were the recorded release files
-    assert main(["build", name, "--data-dir", str(upstream), "--out", str(tmp_path / "out")]) == 0
     corpus = registry.get(name)
+    keys = record_keys(corpus, monkeypatch)
+    assert main(["build", name, "--data-dir", str(upstream), "--out", str(tmp_path / "out")]) == 0
     assert table_lines(capsys.readouterr().out) == [
         [name, config, split, f"{n:,}", f"{n:,}", f"{n:,}"]
         for config in corpus.configs for split, n in corpus.split_sizes[config].items()
     ]
+    # Keys unique at the official sizes, not only in the dummy data: the builder's, in each split...
+    assert sum(sum(split.values()) for split in keys) == sum(n for sizes in corpus.split_sizes.values() for n in sizes.values())
+    # ...and the loader's key columns, by which `corpora diff` matches rows (it refuses a repeated key).
+    assert main(["diff", str(tmp_path / "out" / name), str(tmp_path / "out" / name)]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "identical"
     for config, split, index, field, expected in full_size.rows:
         reloaded = datasets.load_dataset(str(tmp_path / "out" / name), config, cache_dir=str(tmp_path / "c"))
         assert field_of(reloaded[split][index], reloaded[split].features, field) == expected
+
+
+def record_keys(corpus, monkeypatch) -> list[dict[str, int]]:
+    """The keys the builder yields from now on, for each split it generates: {key: rows} (a
+    table's rows for an Arrow builder, else 1), a repeated key counted once."""
+    arrow = issubclass(corpus.builder_class, datasets.ArrowBasedBuilder)
+    method = "_generate_tables" if arrow else "_generate_examples"
+    generate, keys = getattr(corpus.builder_class, method), []
+
+    def recording(self, **gen_kwargs):
+        keys.append({})
+        for key, item in generate(self, **gen_kwargs):
+            keys[-1][str(key)] = item.num_rows if arrow else 1
+            yield key, item
+
+    monkeypatch.setattr(corpus.builder_class, method, recording)
+    return keys
 
 
 # --- fuzzing: any variant of a file gives rows or one clear line ------------------------------------
@@ -197,8 +221,6 @@ def fuzz(corpus, fuzz, tmp_path_factory):
     features = corpus.features(fuzz.config)
     expected = corpus.expected_dummy_counts()[fuzz.config]
 
-    @settings(max_examples=fuzz.examples, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-    @given(fuzz.variant)
     def run(variant):
         data_dir = tmp_path_factory.mktemp("fuzz") / "data"
         for path in corpus.source_files([fuzz.config]):  # what the config reads, the others linked: 199 files for one
@@ -217,9 +239,13 @@ def fuzz(corpus, fuzz, tmp_path_factory):
             for row in split_rows:
                 features.encode_example(row)  # fits the declared features
 
-    run()
+    for found in fuzz.found:  # tried on every run, before the drawn variants
+        run = example(found)(run)
+    run = given(fuzz.variant)(run)
+    settings(max_examples=fuzz.examples, deadline=None, suppress_health_check=[HealthCheck.too_slow])(run)()
 
 
+@pytest.mark.hypothesis  # `make fuzz` runs it (-m hypothesis)
 @each_corpus
 def test_fuzzed_files_give_their_rows_or_one_clear_line(name, tmp_path_factory):
     for declaration in declared(name, "FUZZ", []):

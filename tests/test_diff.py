@@ -8,10 +8,7 @@ new split, a new config, a duplicate key, a changed label). Two tests are generi
 corpus of the collection under test (dummy builds are reproducible, loader keys are columns)."""
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import datasets
@@ -35,11 +32,16 @@ NAME = EXAMPLE
 pytestmark = [pytest.mark.usefixtures("example_collection"), pytest.mark.other_dependencies]
 
 
-def cli(*argv):
-    """`corpora ...` in a real subprocess: exit code, stdout, stderr."""
-    script = Path(sys.executable).with_name("corpora")
-    result = subprocess.run([str(script), *map(str, argv)], capture_output=True, text=True, env=os.environ.copy())
-    return result.returncode, result.stdout, result.stderr
+@pytest.fixture
+def cli(capsys):
+    """cli(*argv): `corpora ...` in this process: exit code, stdout, stderr."""
+    def run(*argv):
+        capsys.readouterr()  # only what the command prints
+        code = main([str(arg) for arg in argv])
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return run
 
 
 def edit_jsonl(path, line_number, edit):
@@ -148,7 +150,7 @@ def test_edited_removed_and_added_rows(exports):
     assert report.configs[2].identical
 
 
-def test_text_output_and_exit_status(exports):
+def test_text_output_and_exit_status(exports, cli):
     old, new = exports
     code, out, err = cli("diff", old, new)
     assert (code, err) == (1, "")
@@ -167,7 +169,7 @@ def test_text_output_and_exit_status(exports):
     assert lines[-1] == "the exports differ"
 
 
-def test_markdown_output(exports):
+def test_markdown_output(exports, cli):
     old, new = exports
     code, out, _ = cli("diff", old, new, "--format", "markdown")
     assert code == 1
@@ -195,7 +197,7 @@ def test_markdown_output(exports):
     ]
 
 
-def test_json_output(exports):
+def test_json_output(exports, cli):
     old, new = exports
     code, out, _ = cli("diff", old, new, "--format", "json")
     assert code == 1
@@ -211,7 +213,7 @@ def test_json_output(exports):
     }
 
 
-def test_retyped_and_removed_feature_new_split_and_new_config(exports, tmp_path):
+def test_retyped_and_removed_feature_new_split_and_new_config(exports, tmp_path, cli):
     old, _ = exports
     new = tmp_path / NAME
     shutil.copytree(old, new)
@@ -299,7 +301,7 @@ def test_rows_without_a_key_are_matched_by_position_and_labels_shown_by_name(tmp
     assert next(c for c in report.configs if c.name == "raters").key == ["rater"]  # still by its key
 
 
-def test_a_duplicate_key_is_an_error_naming_it(exports, tmp_path):
+def test_a_duplicate_key_is_an_error_naming_it(exports, tmp_path, cli):
     old, _ = exports
     new = tmp_path / NAME
     shutil.copytree(old, new)
@@ -312,7 +314,7 @@ def test_a_duplicate_key_is_an_error_naming_it(exports, tmp_path):
     )
 
 
-def test_errors_exit_2(tmp_path, exports):
+def test_errors_exit_2(tmp_path, exports, cli):
     old, _ = exports
     code, out, err = cli("diff", old, tmp_path / "missing")
     assert (code, out, err) == (2, "", f"corpora diff: error: new export {tmp_path / 'missing'} is not a folder\n")
@@ -321,7 +323,7 @@ def test_errors_exit_2(tmp_path, exports):
     assert (code, err) == (2, f"corpora diff: error: old export {tmp_path / 'empty'} holds no <config>/<split>-*.parquet files\n")
 
 
-def test_exports_of_two_corpora_are_an_error(tmp_path, exports):
+def test_exports_of_two_corpora_are_an_error(tmp_path, exports, cli):
     old, _ = exports
     other = shutil.copytree(old, tmp_path / "other")
     mark = json.loads((other / MARK).read_text())
@@ -447,7 +449,7 @@ def test_key_option_overrides_the_loader_key(exports, capsys):
     assert capsys.readouterr().err == "corpora diff: error: --key ratings: expected CONFIG=COL[,COL] (or CONFIG= for position)\n"
 
 
-def test_a_key_column_that_does_not_exist_is_an_error_naming_it(exports):
+def test_a_key_column_that_does_not_exist_is_an_error_naming_it(exports, cli):
     old, new = exports
     code, out, err = cli("diff", old, new, "--key", "ratings=game")
     assert (code, out) == (2, "")
@@ -457,7 +459,7 @@ def test_a_key_column_that_does_not_exist_is_an_error_naming_it(exports):
     assert (code, out, err) == (2, "", "corpora diff: error: --key messages=...: no config 'messages' in either export\n")
 
 
-def test_an_unknown_config_is_an_error(exports):
+def test_an_unknown_config_is_an_error(exports, cli):
     old, new = exports
     code, out, err = cli("diff", old, new, "--config", "rating")
     assert (code, out, err) == (2, "", "corpora diff: error: no config rating in either export\n")

@@ -205,22 +205,25 @@ def test_the_script_route_refuses_a_cut_copy(cut_copy, tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("route", ["load", "build"])
-def test_a_record_lost_between_the_count_and_the_examples_stops_load_and_build_alike(route, monkeypatch, tmp_path):
+@pytest.mark.parametrize("more,read", [(1, 6), (-1, 4)], ids=["lost", "invented"])
+def test_a_record_lost_or_invented_between_the_count_and_the_examples_stops_load_and_build_alike(
+        route, more, read, monkeypatch, tmp_path):
     from corpora import export_folder
     from corpora import prepare
 
     corpus = registry.get(NAME)
     counted = corpus.module._count_source_records
-    # One source record more than the builder yields: as if the typing code dropped one.
+    # One source record more than the builder yields (as if the typing code dropped one), or one
+    # fewer (as if it made one up).
     monkeypatch.setattr(corpus.module, "_count_source_records",
-                        lambda config, split, paths: counted(config, split, paths) + (split == "validation"))
+                        lambda config, split, paths: counted(config, split, paths) + more * (split == "validation"))
     with pytest.raises(CorporaError) as caught:
         if route == "load":
             load(NAME, "ratings", dummy=True, cache_dir=tmp_path / "cache")
         else:
             export_folder.export(prepare.Request(NAME, ("ratings",), dummy=True), tmp_path / "out")
     assert str(caught.value) == (
-        f"{NAME}: rows in != rows out: ratings/validation: 6 source records read, 5 examples written"
+        f"{NAME}: rows in != rows out: ratings/validation: {read} source records read, 5 examples written"
     )
     assert not (tmp_path / "out" / NAME).exists()
 

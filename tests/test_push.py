@@ -408,6 +408,18 @@ def test_a_push_is_tagged_with_the_loader_version_and_a_tag_never_moves(hub, ups
     assert len(hub.commits) == 1 and hub.repos[REPO_ID].tags == {"v1.0.0": commit["sha"]}
 
 
+@pytest.mark.parametrize("revision", [(), ("--revision", "main"), ("--revision", "refs/heads/main")],
+                         ids=["no revision", "main", "refs/heads/main"])
+def test_a_push_to_main_is_tagged_however_main_is_named(hub, upstream_copy, tmp_path, revision):
+    result = push_release(hub, upstream_copy, tmp_path, *revision)
+    assert result.returncode == 0, result.stderr
+    [commit] = hub.commits
+    repo = hub.repos[REPO_ID]
+    assert sorted(repo.branches) == ["main"] and repo.branches["main"] == commit["sha"]
+    assert repo.tags == {"v1.0.0": commit["sha"]}
+    assert result.stdout.splitlines()[-1] == f"pushed: {hub.endpoint}/datasets/{REPO_ID}/commit/{commit['sha']} (tagged v1.0.0)"
+
+
 def test_a_second_creation_of_a_repository_is_answered_as_the_hub_does(hub):
     # Two pushes that both find no repository both create it: the Hub's 409 names the repository's
     # url, which huggingface_hub's create_repo(exist_ok=True) reads (a KeyError 'url' without it).

@@ -15,6 +15,7 @@ from conftest import COLLECTION
 from conftest import DATASETS_MAJOR
 from conftest import LEG
 from conftest import namespace_with_tmpfs
+from corpora.cli import main
 
 # Built from two parts: shared code may not name a corpus, and `corpora new` refuses a word it uses.
 NAME = "scaffolded" + "_corpus"
@@ -44,6 +45,19 @@ def checkout(tmp_path):
 def run(args, root, tmp_path):
     env = dict(os.environ, CORPORA_ROOT=str(root), HF_HOME=str(tmp_path / "hf-home"))
     return subprocess.run([sys.executable, *args], cwd=root, env=env, capture_output=True, text=True, check=False)
+
+
+@pytest.fixture
+def new(checkout, monkeypatch, capsys):
+    """new(NAME): `corpora new NAME` in this process, on the checkout; (exit status, stderr)."""
+    monkeypatch.setenv("CORPORA_ROOT", str(checkout))
+    monkeypatch.chdir(checkout)
+
+    def run_new(name):
+        status = main(["new", name])
+        return status, capsys.readouterr().err
+
+    return run_new
 
 
 @pytest.mark.both_legs  # the skeleton is built, streamed and (datasets 3.x) loaded as a script
@@ -84,27 +98,27 @@ def test_the_skeleton_passes_the_generic_tests_and_its_own(checkout, tmp_path):
     ("global", "corpora new: error: 'global' is not a corpus name: it is a Python keyword, which cannot name a module"),
     ("async", "corpora new: error: 'async' is not a corpus name: it is a Python keyword, which cannot name a module"),
 ])
-def test_a_name_that_is_not_a_module_name_is_refused(checkout, tmp_path, name, message):
-    result = run(["-m", "corpora.cli", "new", name], checkout, tmp_path)
-    assert (result.returncode, result.stderr.strip()) == (1, message)
+def test_a_name_that_is_not_a_module_name_is_refused(new, name, message):
+    status, stderr = new(name)
+    assert (status, stderr.strip()) == (1, message)
 
 
-def test_a_taken_name_is_refused_and_nothing_is_written(checkout, tmp_path):
+def test_a_taken_name_is_refused_and_nothing_is_written(checkout, new):
     (checkout / "dataset_cards" / f"{NAME}.yaml").write_text("# someone's own\n")
     before = sorted(p.relative_to(checkout).as_posix() for p in checkout.rglob("*"))
-    result = run(["-m", "corpora.cli", "new", NAME], checkout, tmp_path)
-    assert (result.returncode, result.stderr.strip()) == (
+    status, stderr = new(NAME)
+    assert (status, stderr.strip()) == (
         1, f"corpora new: error: {NAME}: dataset_cards/{NAME}.yaml already exist(s); choose another name"
     )
     assert sorted(p.relative_to(checkout).as_posix() for p in checkout.rglob("*")) == before
     assert (checkout / "dataset_cards" / f"{NAME}.yaml").read_text() == "# someone's own\n"
 
 
-def test_a_word_the_shared_code_uses_is_refused_as_a_name(checkout, tmp_path):
-    result = run(["-m", "corpora.cli", "new", "sentences"], checkout, tmp_path)
-    assert result.returncode == 1
+def test_a_word_the_shared_code_uses_is_refused_as_a_name(checkout, new):
+    status, stderr = new("sentences")
+    assert status == 1
     assert re.fullmatch(r"corpora new: error: sentences: the shared code already uses this word "
-                        r"\(\S+:\d+, \S+:\d+, \S+:\d+ and \d+ more\); choose another name\n", result.stderr)
+                        r"\(\S+:\d+, \S+:\d+, \S+:\d+ and \d+ more\); choose another name\n", stderr)
     assert not (checkout / "loaders" / "sentences").exists()
 
 

@@ -72,6 +72,8 @@ def push(
     first. Returns the uploaded paths."""
     corpus = registry.get(name)  # an unknown corpus is said before anything else
     request = prepare.Request(name, configs, data_dir, allow_modified_sources=allow_modified_sources)
+    # A branch by its full name is that branch: refs/heads/main is main, and tagged as it is.
+    revision = revision.removeprefix("refs/heads/") if revision is not None else None
     # Known offline (the environment, the stored login): no build of hours before a certain failure.
     if not dry_run and not get_token():
         raise CorporaError(
