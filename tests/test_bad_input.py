@@ -44,7 +44,7 @@ def declared():
 BAD_INPUT = declared()
 CASES = [(name, bad) for name, cases in BAD_INPUT.items() for bad in cases]
 
-# Files that are not the data, each named as such before any parsing (_loader_common.check_is_data):
+# Files that are not the data, each named as such before any parsing (loader_common.check_is_data):
 # (case, the file's bytes -> the variant, the line after the file's path).
 NOT_THE_DATA = [
     ("Git LFS pointer", lambda raw: LFS, "is a Git LFS pointer, not the data; fetch the real file (git lfs pull)"),
