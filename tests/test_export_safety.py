@@ -690,6 +690,44 @@ def test_a_bad_record_with_worker_processes_is_the_same_one_line(tmp_path):
            "(expected an integer from 1 to 5)\n")
 
 
+# A command that forks a worker, whose start is held (an at-fork hook registered before corpora's runs first)
+# in the moment before it asks to die with its parent; it prints the worker's pid.
+WORKER_HELD_AT_ITS_START = """
+import os, sys, time
+os.register_at_fork(after_in_child=lambda: time.sleep(1.5))
+from corpora import signals
+signals.handle_stops()
+worker = os.fork()
+if worker == 0:
+    time.sleep(60)
+    os._exit(0)
+print(worker, flush=True)
+time.sleep(60)
+"""
+
+
+def is_gone(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(") ")[1].startswith(("Z", "X"))
+    except FileNotFoundError:
+        return True
+
+
+def test_a_worker_whose_parent_died_before_it_asked_to_die_with_it_ends():
+    parent = popen([sys.executable, "-c", WORKER_HELD_AT_ITS_START], env=environment())
+    worker = int(parent.stdout.readline())
+    parent.kill()  # SIGKILL, while the worker is still held: no death signal was asked for yet
+    parent.wait(timeout=10)
+    deadline = time.monotonic() + 10
+    while not is_gone(worker) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    try:
+        assert is_gone(worker), "the worker outlived its parent"
+    finally:
+        if not is_gone(worker):
+            os.kill(worker, signal.SIGKILL)
+
+
 def catches_sigterm(pid: int) -> bool:
     """Whether the process has a handler for SIGTERM (/proc's SigCgt): Python has none of its own."""
     status = Path(f"/proc/{pid}/status").read_text()

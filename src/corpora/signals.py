@@ -97,6 +97,17 @@ def _in_worker():
 
         # needed: tests/test_export_safety.py::test_a_signal_with_worker_processes_ends_them_all_with_one_line[SIGKILL]
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        # needed: tests/test_export_safety.py::test_a_worker_whose_parent_died_before_it_asked_to_die_with_it_ends
+        if os.getppid() != _FORKED_BY[0]:  # the parent died before prctl: no signal will come
+            os._exit(128 + signal.SIGKILL)
 
 
-os.register_at_fork(after_in_child=_in_worker)  # needed: the tests named in _in_worker (datasets forks the workers)
+_FORKED_BY = [0]  # the pid of the process that forks, read by its child
+
+
+def _before_fork():
+    _FORKED_BY[0] = os.getpid()
+
+
+# needed: the tests named in _in_worker (datasets forks the workers)
+os.register_at_fork(before=_before_fork, after_in_child=_in_worker)
