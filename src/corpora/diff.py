@@ -21,6 +21,7 @@ from corpora import hub_client
 from corpora import registry
 from corpora.errors import CorporaError
 from corpora.errors import describe_failure
+from corpora.feature_spelling import LISTS
 from corpora.feature_spelling import spell
 
 MEMORY_LIMIT = "512MB"  # DuckDB's own budget; the bench measures the process's peak RSS
@@ -404,7 +405,7 @@ def _decode(value, feature):
     if kind == "ClassLabel":
         names = feature.get("names") or []
         return _Label(names[value]) if isinstance(value, int) and 0 <= value < len(names) else value
-    if kind in ("Sequence", "List", "LargeList"):
+    if kind in LISTS:
         return [_decode(v, feature["feature"]) for v in value] if isinstance(value, list) else value
     if kind is None and isinstance(value, dict):
         return {k: _decode(v, feature.get(k)) for k, v in value.items()}
