@@ -22,6 +22,7 @@ from pathlib import Path
 
 import filelock
 
+from corpora import signals
 from corpora.errors import CorporaError
 from corpora.errors import full_disk
 from corpora.errors import shorten
@@ -318,7 +319,22 @@ def _new_workspace(target: Path) -> Path:
     """A partial folder unique to this build: OUT/.NAME.partial-<pid>-<random>."""
     workspace = target.with_name(f".{target.name}.partial-{os.getpid()}-{secrets.token_hex(4)}")
     workspace.mkdir()
+    _ACTIVE[workspace] = target
     return workspace
+
+
+_ACTIVE: dict[Path, Path] = {}  # this process's builds: the workspace of each, and its OUT/NAME
+
+
+def abandon_all() -> None:
+    """A hard stop (signals.stop with worker processes): every build of this process abandoned, its lock said free."""
+    for workspace, target in list(_ACTIVE.items()):
+        _abandon(workspace, target)
+        with contextlib.suppress(OSError):
+            target.with_name(f".{target.name}.lock.info").unlink()
+
+
+signals.HARD_STOP_CLEANUPS.append(abandon_all)
 
 
 def _swap_in(export: Path, target: Path, hooks: Hooks) -> None:
@@ -342,6 +358,7 @@ def _abandon(workspace: Path, target: Path) -> None:
     with contextlib.suppress(OSError):
         _restore(target)
     shutil.rmtree(workspace, ignore_errors=True)
+    _ACTIVE.pop(workspace, None)
 
 
 @contextlib.contextmanager
