@@ -55,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
         signals.import_lasting(getattr(module, "LASTING_IMPORTS", ()))
         status = module.run(args)
         signals.stop_if_asked()  # raised where Python ignored it, after the last phase
-        return status
+        return signals.ended(status)
     except BaseException as error:  # noqa: BLE001 - each kind of ending has its status and line (errors.ENDINGS)
         ending = None if debug or isinstance(error, SystemExit) else errors.ending(error, error_status)
         if ending is None:
@@ -64,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         else:
             print(f"{prefix(command)}: {ending.line}", file=sys.stderr)
-        return ending.status
+        return signals.ended(ending.status)
     finally:
         signals.restore(handlers)
 

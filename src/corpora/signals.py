@@ -124,6 +124,17 @@ def _worker_processes() -> list[int]:
     return pids
 
 
+def ended(status: int) -> int:
+    """As the command, exit here: a signal while Python shut down would end a finished command
+    with 130 and no line (a stranger's trial: Ctrl-C just after the table of an export)."""
+    if AS_COMMAND:
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(OSError, ValueError):
+                stream.flush()
+        os._exit(status)
+    return status
+
+
 def import_lasting(modules) -> None:
     """Import what lives as long as the command (datasets, pyarrow, pandas) without the cyclic
     collector, then freeze it: needed for speed, 0.1 s less CPU per build (bench/toolkit_overhead.py)."""
