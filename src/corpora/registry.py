@@ -200,9 +200,7 @@ _IMPORTS = collections.Counter()
 
 
 def _package(name: str, path: Path | None) -> ModuleType:
-    """A fresh package module `name` searching `path`, forgetting an earlier checkout's modules."""
-    for module in [m for m in sys.modules if m.startswith(name + ".")] if path is not None else []:
-        del sys.modules[module]
+    """The package module `name` searching `path` (each import's names are its own: nothing to forget)."""
     package = sys.modules.get(name) or ModuleType(name)
     package.__path__ = [str(path)] if path is not None else []
     sys.modules[name] = package

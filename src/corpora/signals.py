@@ -44,7 +44,7 @@ def end_at_once(prefix: str) -> None:
     _PREFIX[0] = prefix
 
     def stopped_early(signum, frame):
-        os.write(2, f"{prefix}: {STOPPED[signum]}\n".encode())
+        os.write(2, f"{_PREFIX[0]}: {STOPPED[signum]}\n".encode())
         # needed: tests/test_export_safety.py::test_ctrl_c_at_any_moment_of_the_start_is_one_line
         os._exit(128 + signum)
 
