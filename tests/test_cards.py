@@ -41,7 +41,9 @@ def test_card_metadata_follows_the_hub_conventions(name):
     card = DatasetCard.load(corpus.card_path)  # huggingface_hub's own parser and validator
     metadata = card.data.to_dict()
     source = yaml.safe_load(corpus.card_source.read_text())
-    assert metadata["license"] == corpus.license  # taken from the loader, written once
+    # taken from the loader, written once: one license, or the list of its configs' licenses
+    licenses = list(dict.fromkeys(corpus.license_of(config) for config in corpus.configs))
+    assert metadata["license"] == (licenses[0] if len(licenses) == 1 else licenses)
     assert "license" not in source and "summary" not in source
     assert metadata["pretty_name"] == source["pretty_name"]
     assert f"\n# {source['pretty_name']}\n" in card.text  # the title

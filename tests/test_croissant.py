@@ -46,14 +46,14 @@ def test_croissant_describes_every_file_and_field(name, dummy_export):
     for record_set in metadata["recordSet"][1:]:
         expected = ["split"] + [name for name, _ in cards.field_rows(corpus.features(record_set["@id"]))]
         assert described_fields(record_set["field"]) == expected
-    source = cards.card_source(corpus)
+    source = cards.export_source(corpus, corpus.configs)  # the card's texts, each config's parts settled
     for prop, key in croissant.RAI_FROM_CARD.items():
         assert metadata[prop] == " ".join(str(source[key]).split())
         assert "[More Information Needed]" not in metadata[prop]
 
 
 def source_date(corpus):
-    released = cards.card_source(corpus)["released"]["date"]
+    released = cards.released_for(cards.card_source(corpus), corpus.configs)["date"]
     return released.isoformat()
 
 

@@ -56,7 +56,7 @@ a score from 0 to 1 and a verification label (Correct, Partially correct, Incorr
 
 _HOMEPAGE = "https://huggingface.co/datasets/Short-Answer-Feedback/saf_micro_job_german"
 
-# The Hub dataset's licence (config `default`); the XML release (`upstream_xml`) is MIT (FORMAT.md).
+# The Hub dataset's licence (config `default`); the XML release is MIT, the license of `upstream_xml` (FORMAT.md).
 _LICENSE = "cc-by-4.0"
 
 _REVISION = "30db3effcfc07b638291cfcff248b84dbd8013db"
@@ -172,6 +172,7 @@ _CONFIGS = [
         files={split: list(paths) for split, paths in _XML.items()},
         split_sizes={"train": 1534, "test_unseen_answers": 271, "test_unseen_questions": 602},
         key=("id",),
+        license="mit",  # the LICENSE of SebOchs/SAF
     ),
 ]
 

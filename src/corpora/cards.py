@@ -42,6 +42,9 @@ PROSE_KEYS = [
 ]
 # Keys a card source may leave out.
 OPTIONAL_KEYS = ["migration"]
+# Keys whose value is a list of items (each may be about some configs only); the other prose keys are texts.
+LIST_KEYS = ["task_categories", "task_ids", "errata", "migration"]
+ONLY_KEYS = ["only", "text"]  # a part about some configs only: {only: [configs], text: ...}
 PLACEHOLDER = "[More Information Needed]"
 
 SIZE_CATEGORIES = [
@@ -83,10 +86,76 @@ def _card_source(name: str, path: Path, size: int, mtime_ns: int) -> dict:
     return source
 
 
+def for_configs(value, configs):
+    """Hand-written text as the export of `configs` shows it: a part {only: [configs], text: ...} is
+    kept only when the export holds one of those configs (else None), a list of parts joins the kept ones."""
+    if isinstance(value, dict) and sorted(value) == ONLY_KEYS:
+        return value["text"] if set(value["only"]) & set(configs) else None
+    if isinstance(value, list):
+        return " ".join(part for part in (for_configs(item, configs) for item in value) if part)
+    return value
+
+
+def items_for_configs(items, configs) -> list:
+    """The items of a list key the export of `configs` shows (an item may be {only: [configs], text: ...})."""
+    return [kept for kept in (for_configs(item, configs) for item in items) if kept]
+
+
+def released_for(source: dict, configs) -> dict:
+    """The `released` entry of the export of `configs`: the latest known date, the texts joined."""
+    entries = source["released"] if isinstance(source["released"], list) else [source["released"]]
+    held = [entry for entry in entries if "only" not in entry or set(entry["only"]) & set(configs)]
+    dates = [entry["date"] for entry in held if entry["date"] is not None]
+    return {"date": max(dates) if dates else None, "what": "; ".join(entry["what"] for entry in held)}
+
+
+def source_for(source: dict, configs) -> dict:
+    """The card source as the export of `configs` describes it: every per-config part settled."""
+    settled = dict(source)
+    for key in PROSE_KEYS:
+        if key not in ("fields", "config_notes", "released", "errata"):
+            settled[key] = for_configs(source[key], configs)
+    for key in LIST_KEYS:
+        settled[key] = items_for_configs(source.get(key) or [], configs)
+    settled["released"] = released_for(source, configs)
+    return settled
+
+
+def export_source(corpus: registry.Corpus, configs) -> dict:
+    """The card source of an export of `configs` (croissant.json's texts): every per-config part
+    settled, each config's field descriptions (`config_fields`) and the export's `license`."""
+    source = card_source(corpus)
+    settled = source_for(source, configs)
+    settled["config_fields"] = {config: {name: for_configs(text, [config]) for name, text in source["fields"].items()}
+                                for config in configs}
+    settled["license"] = license_value(corpus, configs)
+    settled["scope"] = scope(corpus, configs)
+    return settled
+
+
+def scope(corpus: registry.Corpus, configs) -> str | None:
+    """What opens the summary of an export that holds only some configs, else None."""
+    if len(configs) == len(corpus.configs):
+        return None
+    which = "config" if len(configs) == 1 else "configs"
+    return (f"This export holds only the {which} `{'`, `'.join(configs)}` of the dataset that this summary "
+            f"describes; the rest of it is about {'that config' if len(configs) == 1 else 'those configs'} alone.")
+
+
+def licenses(corpus: registry.Corpus, configs=None) -> dict[str, str]:
+    """Each config's license (its own where the loader gives one, else `_LICENSE`)."""
+    return {config: corpus.license_of(config) for config in configs or corpus.configs}
+
+
+def license_value(corpus: registry.Corpus, configs=None):
+    """The card header's `license` of an export of `configs`: one identifier, or the list of several."""
+    distinct = list(dict.fromkeys(licenses(corpus, configs).values()))
+    return distinct[0] if len(distinct) == 1 else distinct
+
+
 def loader_facts(corpus: registry.Corpus) -> dict:
-    """The license, summary and config descriptions, taken from the loader, not repeated."""
+    """The summary and config descriptions, taken from the loader, not repeated (the licenses: `licenses`)."""
     return {
-        "license": corpus.license,
         "summary": " ".join(corpus.description.split()),
         "configs": {c.name: " ".join((c.description or "").split()) for c in corpus.builder_class.BUILDER_CONFIGS},
     }
@@ -94,16 +163,18 @@ def loader_facts(corpus: registry.Corpus) -> dict:
 
 def problems(corpus: registry.Corpus, source: dict) -> list[str]:
     """Everything that makes a card wrong before it is even rendered."""
-    found = []
+    found = only_problems(corpus, source)
+    if found:
+        return found
     vocab = vocabularies()
     checks = {
-        "license": ("licenses", [corpus.license]),
+        "license": ("licenses", list(dict.fromkeys(licenses(corpus).values()))),
         "language": ("languages", source["language"]),
         "language_creators": ("language_creators", source["language_creators"]),
         "annotations_creators": ("annotations_creators", source["annotations_creators"]),
         "multilinguality": ("multilinguality", [source["multilinguality"]]),
-        "task_categories": ("task_categories", source["task_categories"]),
-        "task_ids": ("task_ids", source["task_ids"]),
+        "task_categories": ("task_categories", items_for_configs(source["task_categories"], corpus.configs)),
+        "task_ids": ("task_ids", items_for_configs(source["task_ids"], corpus.configs)),
         "source_datasets": ("source_datasets", [s.split("|")[0] for s in source["source_datasets"]]),
     }
     for key, (vocabulary, values) in checks.items():
@@ -111,9 +182,12 @@ def problems(corpus: registry.Corpus, source: dict) -> list[str]:
             if value not in vocab[vocabulary]:
                 found.append(f"{key}: {value!r} is not in the Hub's {vocabulary} vocabulary")
     fields = set()
-    for config in corpus.configs:
-        fields |= {name for name, _ in field_rows(corpus.features(config))}
     described = set(source["fields"])
+    for config in corpus.configs:
+        names = [name for name, _ in field_rows(corpus.features(config))]
+        fields |= set(names)
+        found += [f"fields: {name!r} says nothing about config {config!r}"
+                  for name in names if name in described and not for_configs(source["fields"][name], [config])]
     found += [f"field {name!r} has no description in fields:" for name in sorted(fields - described)]
     found += [f"fields: {name!r} is not a field of any config" for name in sorted(described - fields)]
     facts = loader_facts(corpus)
@@ -121,12 +195,43 @@ def problems(corpus: registry.Corpus, source: dict) -> list[str]:
     notes = source["config_notes"] or {}
     found += [f"config_notes: {c!r} is not a config" for c in notes if c not in corpus.configs]
     released = source["released"]
-    if not isinstance(released, dict) or sorted(released) != ["date", "what"]:
-        found.append("released: expected {date: YYYY-MM-DD or null, what: text}")
-    elif released["date"] is not None and not isinstance(released["date"], datetime.date):
-        found.append(f"released: date {released['date']!r} is not a YYYY-MM-DD date")
-    errata = enumerate(source["errata"] + source.get("migration", []))
+    for entry in released if isinstance(released, list) else [released]:
+        if not isinstance(entry, dict) or sorted(set(entry) - {"only"}) != ["date", "what"]:
+            found.append("released: expected {date: YYYY-MM-DD or null, what: text} (or a list of them with only:)")
+        elif entry["date"] is not None and not isinstance(entry["date"], datetime.date):
+            found.append(f"released: date {entry['date']!r} is not a YYYY-MM-DD date")
+    errata = enumerate(items_for_configs(source["errata"] + source.get("migration", []), corpus.configs))
     found += [f"errata: item {i} is not plain text: {e!r}" for i, e in errata if not isinstance(e, str)]
+    return found
+
+
+def _parts(value):
+    """Every {only: ...} part of a hand-written value, nested in lists too."""
+    if isinstance(value, dict) and "only" in value:
+        return [value]
+    if isinstance(value, list):
+        return [part for item in value for part in _parts(item)]
+    return []
+
+
+def only_problems(corpus: registry.Corpus, source: dict) -> list[str]:
+    """Per-config parts that name no config of the corpus, or a config that a text says nothing about."""
+    found = []
+    values = {key: source.get(key) for key in PROSE_KEYS + OPTIONAL_KEYS if key not in ("fields", "config_notes")}
+    values.update({f"fields: {name!r}": text for name, text in (source["fields"] or {}).items()})
+    for key, value in values.items():
+        for part in _parts(value):
+            if sorted(part) != ONLY_KEYS and not (key == "released" and sorted(part) == ["date", "only", "what"]):
+                found.append(f"{key}: a per-config part has the keys only: and text:, not {sorted(part)}")
+            elif not isinstance(part["only"], list) or not set(part["only"]) <= set(corpus.configs):
+                found.append(f"{key}: only: {part['only']!r} must list configs of {corpus.name} ({corpus.configs})")
+    if found:
+        return found
+    for key in PROSE_KEYS:
+        if key in LIST_KEYS or key in ("fields", "config_notes", "released"):
+            continue
+        found += [f"{key}: says nothing about config {c!r}" for c in corpus.configs
+                  if not for_configs(source[key], [c])]
     return found
 
 
@@ -157,14 +262,17 @@ def field_rows(feature_dict, prefix: str = "", collapse: bool = False) -> list[t
     return rows
 
 
-def field_tables(corpus: registry.Corpus, configs=None) -> dict[str, list[tuple[str, str, str | None]]]:
-    """(name, type, earlier config with the same field, or None) per config: the card's field tables."""
+def field_tables(corpus: registry.Corpus, configs=None, descriptions=None) -> dict[str, list[tuple]]:
+    """(name, type, earlier config with the same field and description, or None, description) per
+    config: the card's field tables; a description may say something of some configs only."""
     tables, seen = {}, {}
+    descriptions = card_source(corpus)["fields"] if descriptions is None else descriptions
     for config in configs or corpus.configs:
         tables[config] = []
         for name, type_ in field_rows(corpus.features(config), collapse=True):
-            tables[config].append((name, type_, seen.get((name, type_))))
-            seen.setdefault((name, type_), config)
+            shown = (name, type_, for_configs(descriptions.get(name), [config]))
+            tables[config].append((name, type_, seen.get(shown), shown[2]))
+            seen.setdefault(shown, config)
     return tables
 
 
@@ -298,9 +406,12 @@ def render(
     if found:
         raise CardError(f"{corpus.name}: " + "; ".join(found))
     facts = loader_facts(corpus)
+    exported = list(infos or corpus.configs)  # an export may hold only some configs
+    fields = field_tables(corpus, exported, source["fields"])
+    source = source_for(source, exported)
     card_data = DatasetCardData(
         pretty_name=source["pretty_name"],
-        license=facts["license"],
+        license=license_value(corpus, exported),
         language=source["language"],
         language_creators=source["language_creators"],
         annotations_creators=source["annotations_creators"],
@@ -311,7 +422,6 @@ def render(
         task_ids=source["task_ids"],
         tags=source["tags"],
     )
-    exported = list(infos or corpus.configs)  # an export may hold only some configs
     origin = sources.provenance(corpus, exported)
     if report:  # an export: what built it, machine-readable (the loader's card says it in its text)
         card_data.corpora = {
@@ -344,8 +454,10 @@ def render(
         corpus=corpus,
         source=source,
         facts=facts,
-        fields=field_tables(corpus, exported),
+        fields=fields,
         configs=exported,
+        licenses=licenses(corpus, exported),
+        scope=scope(corpus, exported),
         first_config=first_config,
         first_split=next(iter(corpus.split_sizes[first_config])),
         hub_repo=repo_id or f"your-org/{corpus.name}",

@@ -74,6 +74,13 @@ LICENSE_URLS = {
 }
 
 
+def license_urls(value):
+    """The license (or licenses, a list) of the card header as the URLs Croissant expects."""
+    if isinstance(value, list):
+        return [LICENSE_URLS.get(name, name) for name in value]
+    return LICENSE_URLS.get(value, value)
+
+
 def data_type(feature) -> str:
     """The Croissant data type of a feature that is not a struct or a list."""
     if isinstance(feature, datasets.ClassLabel):
@@ -180,7 +187,8 @@ def split_field(config: str, file_set: str, splits: list[str]) -> dict:
 
 def describe(corpus: registry.Corpus, folder: Path, source: dict, configs: list[str], repo_id: str | None = None,
              notice: str | None = None):
-    """The Croissant JSON-LD of the export in `folder`; `notice` (not the release) opens its description."""
+    """The Croissant JSON-LD of the export in `folder`, its texts from `source` (cards.export_source: the
+    configs it holds only); `notice` (not the release) opens its description."""
     descriptions = {c.name: " ".join((c.description or "").split()) for c in corpus.builder_class.BUILDER_CONFIGS}
     distribution, record_sets, all_splits = [], [], []
     for config in configs:
@@ -214,7 +222,7 @@ def describe(corpus: registry.Corpus, folder: Path, source: dict, configs: list[
             "name": config,
             "description": descriptions[config],
             "field": [split_field(config, file_set, splits)]
-            + fields(corpus.features(config), source["fields"], file_set, config),
+            + fields(corpus.features(config), source["config_fields"][config], file_set, config),
         })
     released = source["released"]["date"]
     origin = sources.provenance(corpus, configs)
@@ -224,10 +232,11 @@ def describe(corpus: registry.Corpus, folder: Path, source: dict, configs: list[
         "conformsTo": CONFORMS_TO,
         "name": corpus.name,
         "alternateName": source["pretty_name"],
-        "description": " ".join(f"{notice or ''} {corpus.description} {sources.provenance_line(origin)}".split()),
+        "description": " ".join(
+            f"{notice or ''} {source['scope'] or ''} {corpus.description} {sources.provenance_line(origin)}".split()),
         "url": f"https://huggingface.co/datasets/{repo_id}" if repo_id else corpus.homepage,
         "sameAs": corpus.homepage,
-        "license": LICENSE_URLS.get(corpus.license, corpus.license),
+        "license": license_urls(source["license"]),
         "citeAs": corpus.citation,
         "inLanguage": source["language"],
         "keywords": source["tags"],

@@ -110,7 +110,8 @@ def write_files(request: prepare.Request, partial: exports.Partial, repo_id, exp
         )
     partial.phase("writing")
     notice = cards.not_the_release(corpus, sources)
-    croissant.write(corpus, folder, cards.card_source(corpus), list(request.configs), repo_id, notice)
+    configs = list(request.configs)
+    croissant.write(corpus, folder, cards.export_source(corpus, configs), configs, repo_id, notice)
     built_from = cards.built_from(corpus, sources, infos)
     cards.write_export_card(corpus, infos, folder / "README.md", repo_id, report, built_from, notice, export_path)
     return report

@@ -119,6 +119,9 @@ class Corpus:
         """The license's identifier as the Hub knows it ("mit", "cc-by-4.0"; "unknown")."""
         return self.module._LICENSE
 
+    def license_of(self, config: str) -> str:
+        return getattr(self.config(config), "license", None) or self.license
+
     @property
     def citation(self) -> str:
         return self.module._CITATION.strip()

@@ -96,10 +96,13 @@ def export_problems(corpus: registry.Corpus, folder: Path) -> list[str]:
     if not metadata:
         return found + ["README.md has no YAML header"]
     vocab = cards.vocabularies()
-    if metadata.get("license") not in vocab["licenses"]:
-        found.append(f"license {metadata.get('license')!r} is not in the Hub's licenses vocabulary")
-    if metadata.get("license") != corpus.license:
-        found.append(f"license {metadata.get('license')!r}, the loader says {corpus.license!r}")
+    license = metadata.get("license")
+    if any(name not in vocab["licenses"] for name in (license if isinstance(license, list) else [license])):
+        found.append(f"license {license!r} is not in the Hub's licenses vocabulary")
+    held = [c.get("config_name", "default") for c in metadata.get("configs") or []]
+    expected = cards.license_value(corpus, [c for c in corpus.configs if c in held] or None)
+    if license != expected:
+        found.append(f"license {license!r}, the loader says {expected!r}")
     dataset_info = metadata.get("dataset_info") or []
     if isinstance(dataset_info, dict):  # one config: a mapping, not a list
         dataset_info = [dataset_info]

@@ -24,12 +24,14 @@ class SourceConfig(datasets.BuilderConfig):
       layout a `data_dir` copy mirrors), each in the loader's `_URLS`;
     - `split_sizes`: split -> the official number of examples, None where it is not known;
     - `key`: the columns that identify a row (`corpora diff` matches old and new rows by them),
-      empty where rows have none and are matched by position.
+      empty where rows have none and are matched by position;
+    - `license`: the config's license where its source's differs from the loader's `_LICENSE`.
     """
 
     files: dict = dataclasses.field(default_factory=dict, repr=False)
     split_sizes: dict = dataclasses.field(default_factory=dict, repr=False)
     key: tuple = ()
+    license: str | None = None
 
     def __post_init__(self):
         super().__post_init__()
@@ -86,7 +88,7 @@ class SourceBuilder:
             description=module._DESCRIPTION,
             features=self._features(),
             homepage=module._HOMEPAGE,
-            license=module._LICENSE,
+            license=self.config.license or module._LICENSE,
             citation=module._CITATION,
         )
 
