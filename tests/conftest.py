@@ -499,3 +499,21 @@ def builder_rows(corpus, config, data_dir):
         for _, item in generate(**generator.gen_kwargs):
             rows[generator.name] += item.to_pylist() if hasattr(item, "to_pylist") else [item]
     return rows
+
+
+@pytest.fixture(scope="session")
+def partial_export(tmp_path_factory):
+    """The folder `corpora build NAME --config C ... --dummy` writes, built once per corpus and configs."""
+    from corpora.cli import main
+
+    built = {}
+
+    def get(name, configs):
+        key = (name, *configs)
+        if key not in built:
+            out = tmp_path_factory.mktemp("-".join(key))
+            assert main(["build", name, "--dummy", *[f"--config={config}" for config in configs], "--out", str(out)]) == 0
+            built[key] = out / name
+        return built[key]
+
+    return get

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from conftest import CSV_UNSAFE
 from conftest import Downloads
 from conftest import Fuzz
+from corpora import cards
 from corpora import load
 from corpora import registry
 from synthetic_caption_contest_ratings import SUMMARY_A
@@ -228,3 +229,33 @@ def test_with_contests_the_loader_lists_the_missing_files_it_needs(dummy_copy):
         load(NAME, "summaries", data_dir=data_dir, contests=[512, 513], allow_modified_sources=True)
     assert str(caught.value) == (
         f"1 source file(s) missing in {data_dir}: {SUMMARIES}512_summary_LilUCB.csv")
+
+
+def test_an_export_lists_the_tasks_of_its_configs(partial_export):
+    for configs, categories, ids in [
+        (["summaries"], ["text-classification", "text-ranking"], ["text-scoring"]),
+        (["cartoons"], ["image-to-text"], []),
+        (["summaries", "cartoons"], ["text-classification", "text-ranking", "image-to-text"], ["text-scoring"]),
+    ]:
+        metadata = cards.read_metadata(partial_export(NAME, configs) / "README.md")
+        assert (metadata["task_categories"], metadata.get("task_ids", [])) == (categories, ids), configs
+
+
+def test_the_card_says_what_the_counts_mean_in_original_rows(dummy_build):  # quirk 23, originality-counts
+    # In `560 ... original` rows the three counts, and so score, are originality ratings: the field
+    # descriptions say so where they are described, and `variant` (summaries) or `source_file`
+    # (cardinal responses) says which rows they are.
+    summaries = dict((name, description) for name, _, _, description in cards.field_tables(corpus)["summaries"])
+    assert "In rows whose `variant` is `original`, the number of the top originality rating" in summaries["funny"]
+    assert "in `original` rows, of \"somewhat original\" ratings" in summaries["somewhat_funny"]
+    assert "in `original` rows, of \"unoriginal\" ratings" in summaries["unfunny"]
+    assert "in `original` rows a mean originality, not funniness" in summaries["score"]
+    assert "leave these rows out when studying funniness" in summaries["variant"]
+    cardinal = dict((name, description) for name, _, _, description in cards.field_tables(corpus)["cardinal_responses"])
+    assert "In the rows of `560-original-responses.csv.zip` (`source_file`) it rates originality" in cardinal["rating"]
+    card = corpus.card_path.read_text(encoding="utf-8")
+    for description in (summaries[name] for name in ("funny", "somewhat_funny", "unfunny", "score", "variant")):
+        assert description in card
+    variants = {(row["source_file"], row["variant"]) for row in dummy_build(NAME, "summaries")["train"]}
+    assert {variant for _, variant in variants} == {None, "funny", "original"}
+    assert {file for file, variant in variants if variant == "original"} == {"560_summary_KLUCB_original.csv"}

@@ -108,10 +108,21 @@ def edit_source(root, change):
         (lambda s: s.update(language=["english"]), "language: 'english' is not in the Hub's languages vocabulary"),
         (lambda s: s.update(biases="[More Information Needed]"), "the card still says '[More Information Needed]'"),
         (lambda s: s.pop("curators"), "keys missing ['curators'], unknown []"),
+        (lambda s: s.update(biases=[{"only": ["sentence"], "text": "x"}]),
+         "biases: only: ['sentence'] must list configs of example_ratings"),
+        (lambda s: s.update(biases=[{"only": ["ratings"], "txt": "x"}]),
+         "biases: a per-config part has the keys only: and text:, not ['only', 'txt']"),
+        (lambda s: s.update(biases=["Shared.", {"only": ["ratings"], "text": "x"}]), None),
+        (lambda s: s.update(biases=[{"only": ["ratings"], "text": "x"}]), "biases: says nothing about config 'sentences'"),
+        (lambda s: s["fields"].update(text={"only": ["ratings"], "text": "x"}),
+         "fields: 'text' says nothing about config 'sentences'"),
     ],
 )
 def test_card_errors(repo_copy, change, message):
     edit_source(repo_copy, change)
+    if message is None:  # a right per-config part, about a config the card holds: rendered
+        assert "### Discussion of Biases\n\nShared. x\n" in cards.render(registry.get(EXAMPLE), {})
+        return
     with pytest.raises(CorporaError) as caught:
         cards.render(registry.get(EXAMPLE), {})
     assert message in str(caught.value)

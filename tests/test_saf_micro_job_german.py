@@ -2,6 +2,7 @@
 (`default`: the Hub's Parquet files, `upstream_xml`: the GitHub XML files), as declarations that
 tests/test_declared.py and tests/test_bad_input.py run, and the checks no row can hold."""
 
+import json
 import subprocess
 import sys
 
@@ -11,8 +12,10 @@ import pyarrow.parquet
 
 from conftest import Downloads
 from conftest import FullSize
+from corpora import cards
 from corpora import load
 from corpora import registry
+from corpora import validate
 from corpora.cli import main
 from synthetic_saf_micro_job_german import write_full_size_copy
 from test_saf_micro_job_german_bad_input import BAD_INPUT  # noqa: F401  (its table, in a file of its own)
@@ -269,3 +272,39 @@ def test_streaming_from_a_data_dir_copy(dummy_copy, dummy_build):
         streamed = load(NAME, config, data_dir=data_dir, streaming=True, allow_modified_sources=True)
         for split, prepared in dummy_build(NAME, config).items():
             assert list(streamed[split]) == prepared.to_list(), (config, split)
+
+
+def test_each_config_carries_the_license_of_its_source(dummy_export, partial_export):
+    # default: the Hub's Parquet files, CC BY 4.0 (its card); upstream_xml: the XML release, MIT (its LICENSE).
+    assert {config: corpus.license_of(config) for config in corpus.configs} == {"default": "cc-by-4.0",
+                                                                                "upstream_xml": "mit"}
+    whole = dummy_export(NAME)
+    for card in (corpus.card_path, whole / "README.md"):
+        text = card.read_text(encoding="utf-8")
+        assert "\nlicense:\n- cc-by-4.0\n- mit\n" in text
+        assert "\n- **License:** `cc-by-4.0` (`default`), `mit` (`upstream_xml`)\n" in text
+        assert ("\nEach config is under the license of the source it is built from:\n\n- `default`: `cc-by-4.0`\n"
+                "- `upstream_xml`: `mit`\n") in text
+    licenses = ["https://creativecommons.org/licenses/by/4.0/", "https://opensource.org/license/mit"]
+    assert json.loads((whole / "croissant.json").read_text())["license"] == licenses
+    xml = partial_export(NAME, ["upstream_xml"])
+    text = (xml / "README.md").read_text(encoding="utf-8")
+    assert "\nlicense: mit\n" in text and "\n- **License:** `mit`\n" in text and "cc-by-4.0" not in text
+    assert "\n- **Release:** 2023-01-25, the pinned commit `09949e9` of `SebOchs/SAF` (the XML release; its German" in text
+    assert json.loads((xml / "croissant.json").read_text())["license"] == "https://opensource.org/license/mit"
+    hub = partial_export(NAME, ["default"])
+    text = (hub / "README.md").read_text(encoding="utf-8")
+    assert "\nlicense: cc-by-4.0\n" in text and "mit" not in cards.read_metadata(hub / "README.md")["license"]
+    assert "\n- **Release:** date unknown, the pinned revision `30db3ef` of the Hub dataset" in text
+
+
+def test_an_export_card_with_the_other_config_s_license_is_refused(partial_export):
+    folder = partial_export(NAME, ["upstream_xml"])
+    card = folder / "README.md"
+    text = card.read_text(encoding="utf-8")
+    try:
+        card.write_text(text.replace("\nlicense: mit\n", "\nlicense: cc-by-4.0\n", 1), encoding="utf-8")
+        assert validate.export_problems(corpus, folder) == ["license 'cc-by-4.0', the loader says 'mit'"]
+    finally:
+        card.write_text(text, encoding="utf-8")
+    assert validate.export_problems(corpus, folder) == []
