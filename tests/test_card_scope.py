@@ -5,8 +5,10 @@ their tasks and record sets are left out, and the license is that of the held co
 by huggingface_hub and mlcroissant; the corpora's own tests check their exact licenses and tasks."""
 
 import json
+import re
 
 import pytest
+import yaml
 from huggingface_hub import DatasetCard
 
 from corpora import cards
@@ -32,6 +34,14 @@ def parts(value):
     return []
 
 
+HEADER_LISTS = ("task_categories", "task_ids", "tags")  # lists of the card's YAML header
+
+
+def prose(source: dict) -> dict:
+    """The card source but the lists of the YAML header: what the card's text shows."""
+    return {key: value for key, value in source.items() if key not in HEADER_LISTS}
+
+
 def flat(text: str) -> str:
     return " ".join(text.split())
 
@@ -45,7 +55,17 @@ def absent_mentions(corpus, held, card: str, described: dict) -> list[str]:
     named = [config for config in absent if config not in fields]  # a config may share its name with a field
     found = [f"{where} names `{config}`" for config in named for where, text in texts.items() if f"`{config}`" in text]
     found += [f"croissant.json has the record set {r['@id']}" for r in described["recordSet"] if r["@id"] in absent]
-    for part in parts(cards.card_source(corpus)):
+    source = cards.card_source(corpus)
+    header = yaml.safe_load(re.match(r"^---\n(.*?)\n---\n", card, re.DOTALL).group(1))
+    for key in HEADER_LISTS:  # the items of the header's lists (tags: croissant.json's keywords too)
+        for part in parts(source[key]):
+            listed = [f"README.md {key}"] if part["text"] in (header.get(key) or []) else []
+            listed += ["croissant.json keywords"] if key == "tags" and part["text"] in described["keywords"] else []
+            if set(part["only"]) & set(held):
+                found += [f"README.md {key} leaves out {part['text']!r}"] if not listed else []
+            else:
+                found += [f"{where} lists {part['text']!r}" for where in listed]
+    for part in parts(prose(source)):
         text = flat(part.get("text") or part["what"])
         if set(part["only"]) & set(held):
             found += [f"README.md leaves out {text[:60].strip()!r}"] if text not in texts["README.md"] else []
@@ -78,9 +98,9 @@ def test_an_export_of_one_config_describes_it_alone(partial_export, name, config
 
 
 def test_the_check_sees_what_a_renderer_that_forgets_only_would_print(partial_export, monkeypatch):
-    # The first corpus and config with a part about other configs alone.
+    # The first corpus and config with a text about other configs alone.
     name, config, part = next((name, config, part) for name, config in SINGLE_CONFIGS
-                              for part in parts(cards.card_source(registry.get(name)))
+                              for part in parts(prose(cards.card_source(registry.get(name))))
                               if config not in part["only"] and "text" in part)
     corpus = registry.get(name)
     folder = partial_export(name, [config])

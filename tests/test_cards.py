@@ -110,6 +110,8 @@ def edit_source(root, change):
         (lambda s: s.pop("curators"), "keys missing ['curators'], unknown []"),
         (lambda s: s.update(biases=[{"only": ["sentence"], "text": "x"}]),
          "biases: only: ['sentence'] must list configs of example_ratings"),
+        (lambda s: s.update(tags=[{"only": ["rating"], "text": "x"}]),
+         "tags: only: ['rating'] must list configs of example_ratings"),
         (lambda s: s.update(biases=[{"only": ["ratings"], "txt": "x"}]),
          "biases: a per-config part has the keys only: and text:, not ['only', 'txt']"),
         (lambda s: s.update(biases=["Shared.", {"only": ["ratings"], "text": "x"}]), None),

@@ -43,7 +43,7 @@ PROSE_KEYS = [
 # Keys a card source may leave out.
 OPTIONAL_KEYS = ["migration"]
 # Keys whose value is a list of items (each may be about some configs only); the other prose keys are texts.
-LIST_KEYS = ["task_categories", "task_ids", "errata", "migration"]
+LIST_KEYS = ["task_categories", "task_ids", "tags", "errata", "migration"]
 ONLY_KEYS = ["only", "text"]  # a part about some configs only: {only: [configs], text: ...}
 PLACEHOLDER = "[More Information Needed]"
 
@@ -217,7 +217,8 @@ def _parts(value):
 def only_problems(corpus: registry.Corpus, source: dict) -> list[str]:
     """Per-config parts that name no config of the corpus, or a config that a text says nothing about."""
     found = []
-    values = {key: source.get(key) for key in PROSE_KEYS + OPTIONAL_KEYS if key not in ("fields", "config_notes")}
+    keys = dict.fromkeys(PROSE_KEYS + OPTIONAL_KEYS + LIST_KEYS)
+    values = {key: source.get(key) for key in keys if key not in ("fields", "config_notes")}
     values.update({f"fields: {name!r}": text for name, text in (source["fields"] or {}).items()})
     for key, value in values.items():
         for part in _parts(value):
