@@ -296,6 +296,9 @@ def test_each_config_carries_the_license_of_its_source(dummy_export, partial_exp
     text = (hub / "README.md").read_text(encoding="utf-8")
     assert "\nlicense: cc-by-4.0\n" in text and "mit" not in cards.read_metadata(hub / "README.md")["license"]
     assert "\n- **Release:** date unknown, the pinned revision `30db3ef` of the Hub dataset" in text
+    both = partial_export(NAME, ["upstream_xml", "default"])  # asked in another order: the licenses in the corpus's
+    assert cards.read_metadata(both / "README.md")["license"] == ["cc-by-4.0", "mit"]
+    assert validate.export_problems(corpus, both) == []
 
 
 def test_an_export_card_with_the_other_config_s_license_is_refused(partial_export):

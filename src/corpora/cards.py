@@ -143,8 +143,8 @@ def scope(corpus: registry.Corpus, configs) -> str | None:
 
 
 def licenses(corpus: registry.Corpus, configs=None) -> dict[str, str]:
-    """Each config's license (its own where the loader gives one, else `_LICENSE`)."""
-    return {config: corpus.license_of(config) for config in configs or corpus.configs}
+    """Each config's license (its own where the loader gives one, else `_LICENSE`), in the corpus's order."""
+    return {config: corpus.license_of(config) for config in corpus.configs if configs is None or config in configs}
 
 
 def license_value(corpus: registry.Corpus, configs=None):

@@ -100,7 +100,7 @@ def export_problems(corpus: registry.Corpus, folder: Path) -> list[str]:
     if any(name not in vocab["licenses"] for name in (license if isinstance(license, list) else [license])):
         found.append(f"license {license!r} is not in the Hub's licenses vocabulary")
     held = [c.get("config_name", "default") for c in metadata.get("configs") or []]
-    expected = cards.license_value(corpus, [c for c in corpus.configs if c in held] or None)
+    expected = cards.license_value(corpus, held or None)
     if license != expected:
         found.append(f"license {license!r}, the loader says {expected!r}")
     dataset_info = metadata.get("dataset_info") or []
