@@ -284,7 +284,7 @@ LAYERS = [
     {"signals", "errors", "path_errors", "feature_spelling", "datasets_adapter", "exports", "loader_shared",
      "parquet_files", "hub_client", "user_numbers"},
     {"registry", "download"},
-    {"sources"},
+    {"sources", "releases"},  # releases: a loader's RELEASE_NOTES
     {"prepare"},
     {"stats", "cards", "croissant"},
     {"diff"},  # reads the corpus an export records in its card
