@@ -286,7 +286,7 @@ LAYERS = [
     {"registry", "download"},
     {"sources", "releases"},  # releases: a loader's RELEASE_NOTES
     {"prepare"},
-    {"stats", "cards", "croissant"},
+    {"stats", "cards", "croissant", "card_checks"},  # card_checks: what the Hub's reviewers ask of a card
     {"diff"},  # reads the corpus an export records in its card
     {"export_folder"},
     {"validate", "scaffold"},
