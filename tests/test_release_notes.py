@@ -161,15 +161,13 @@ def test_the_card_of_a_push_cites_the_repository_and_the_tag(tmp_path):
         "    title = {Example Ratings (version 1.0.0)},",
         "    version = {1.0.0},",
         "    publisher = {Hugging Face},",
-        f"    url = {{{hub.endpoint}/datasets/my-org/ratings/tree/v1.0.0}},",
+        "    url = {https://huggingface.co/datasets/my-org/ratings/tree/v1.0.0},",  # the Hub's, not HF_ENDPOINT's
         "    note = {Hugging Face dataset my-org/ratings, tag v1.0.0; built by the corpora loader example\\_ratings "
         "version 1.0.0},",
     ]
 
 
 def test_an_export_not_for_a_push_and_one_not_tagged_cite_no_tag(example_collection):
-    from huggingface_hub import constants
-
     from corpora import cards
 
     corpus = registry.get(NAME)
@@ -180,7 +178,7 @@ def test_an_export_not_for_a_push_and_one_not_tagged_cite_no_tag(example_collect
     for exported, notice in ((corpus.configs, "built from the dummy data"), (["ratings"], None)):
         entry = cards.version_citation(corpus, "Example Ratings", exported, "my-org/ratings", notice)
         assert entry.splitlines()[4:6] == [
-            f"    url = {{{constants.ENDPOINT}/datasets/my-org/ratings}},",
+            "    url = {https://huggingface.co/datasets/my-org/ratings},",
             "    note = {Hugging Face dataset my-org/ratings; built by the corpora loader example\\_ratings version 1.0.0},",
         ]
 

@@ -373,10 +373,8 @@ def render(
 
 def version_citation(corpus: registry.Corpus, title: str, exported, repo_id, notice) -> str:
     """The card's "cite this version": with the Hub repository of a push, and the tag a push of the
-    release (every config, release files) gets."""
-    from huggingface_hub import constants
-
-    url = f"{constants.ENDPOINT}/datasets/{repo_id}" if repo_id else None
+    release (every config, release files) gets. The Hub's own address, not HF_ENDPOINT's (a mirror)."""
+    url = f"https://huggingface.co/datasets/{repo_id}" if repo_id else None
     tagged = url and notice is None and set(exported) == set(corpus.configs)
     return releases.bibtex(corpus, title, url, releases.tag(corpus) if tagged else None)
 

@@ -42,7 +42,7 @@ def require_note(corpus: registry.Corpus, what: str) -> None:
     """Refuse `what` (a push) of a version whose release note is missing, naming the file to edit."""
     wrong = problem(corpus)
     if wrong:
-        raise CorporaError(f"{corpus.name}: not {what} version {corpus.version}: {wrong}")
+        raise CorporaError(f"{corpus.name}: not {what}: {wrong}")
 
 
 def notes(corpus: registry.Corpus) -> dict[str, str]:
