@@ -11,6 +11,7 @@ from pathlib import Path
 import yaml
 from huggingface_hub import DatasetCard
 from huggingface_hub import DatasetCardData
+from huggingface_hub.repocard import REGEX_YAML_BLOCK  # the Hub's own pattern of a card's YAML header
 
 REQUIRED = ("license", "pretty_name", "task_categories")  # in the YAML header
 SECTIONS = {"description": "### Dataset Summary", "citation": "### Citation Information"}  # in the body
@@ -21,30 +22,20 @@ _BIBTEX_ENTRY = re.compile(r"@\w+\s*\{")
 def problems(card: Path, folder: Path | None = None) -> list[str]:
     """What is wrong with the card at `card`; with `folder` (an export), its data_files must match files there."""
     text = card.read_text(encoding="utf-8")
+    match = REGEX_YAML_BLOCK.search(text)
+    if not match:
+        return ["YAML header: missing"]
     try:
         read = DatasetCard(text).data.to_dict()
-        header, body = _parts(text)
     except (ValueError, TypeError, yaml.YAMLError) as error:
         return [f"YAML header: huggingface_hub's DatasetCard rejects it: {' '.join(str(error).split())}"]
+    header, body = yaml.safe_load(match.group(2)) or {}, text[match.end():]  # as DatasetCard read it
     found = [f"{field}: missing from the YAML header" for field in REQUIRED if _empty(header.get(field))]
     found += [f"{field}: no {'BibTeX entry' if field == 'citation' else 'text'} under {heading!r}"
               for field, heading in SECTIONS.items() if not _section(body, heading, field)]
     found += _card_data_problems(header, read)
     found += config_problems(header, folder)
     return found
-
-
-def _parts(text: str) -> tuple[dict, str]:
-    """The YAML header (as the Hub finds it) and the Markdown body."""
-    from huggingface_hub.repocard import REGEX_YAML_BLOCK
-
-    match = REGEX_YAML_BLOCK.search(text)
-    if not match:
-        raise ValueError("the card has no YAML header")
-    header = yaml.safe_load(match.group(2)) or {}
-    if not isinstance(header, dict):
-        raise ValueError("the YAML header is not a mapping")
-    return header, text[match.end():]
 
 
 def _empty(value) -> bool:
@@ -70,18 +61,9 @@ def _declared_fields() -> dict[str, str]:
 
 
 def _card_data_problems(header: dict, read: dict) -> list[str]:
-    """Fields DatasetCardData drops or reads otherwise, and values of another type than it declares."""
-    found = []
-    for key, value in header.items():
-        kept = read.get("train-eval-index" if key == "train_eval_index" else key)
-        if key in REQUIRED and _empty(value):
-            continue  # said as missing
-        if kept is None and value is not None:
-            found.append(f"{key}: huggingface_hub's DatasetCardData drops it")
-        elif value is None:
-            found.append(f"{key}: empty, and huggingface_hub's DatasetCardData drops it")
-        elif kept != value:
-            found.append(f"{key}: huggingface_hub's DatasetCardData reads {kept!r}, not {value!r}")
+    """Fields DatasetCardData drops (it keeps no empty value), and values of another type than it declares."""
+    found = [f"{key}: empty, and huggingface_hub's DatasetCardData drops it" for key in header
+             if key not in REQUIRED and (read.get("train-eval-index" if key == "train_eval_index" else key) is None)]
     for key, declared in _declared_fields().items():
         value = header.get(key)
         if _empty(value):
