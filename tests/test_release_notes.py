@@ -16,6 +16,7 @@ import pytest
 from conftest import EXAMPLE
 from conftest import EXAMPLE_COLLECTION
 from conftest import using_example
+from corpora import cards
 from corpora import export_folder
 from corpora import prepare
 from corpora import registry
@@ -28,7 +29,7 @@ LOADER = f"loaders/{NAME}/{NAME}.py"
 TOKEN = "hf_fakeTokenThatMustNeverBePrinted"
 NOTES = {
     "1.0.0": "Initial release.",
-    "1.1.0": "Scores are int32 (were int64).",
+    "1.1.0": "Scores are int32 | were int64.",  # a table's separator in a note is escaped in the card's table
     "1.2.0": "The raters config lists each rater's years of rating.",
 }
 
@@ -95,6 +96,14 @@ def test_the_notes_newest_first_and_the_versions_between_two(tmp_path, monkeypat
     monkeypatch.setenv("CORPORA_ROOT", str(collection_with(tmp_path, "1.2.0", {"1.0.0": NOTES["1.0.0"], "1.2.0": NOTES["1.2.0"], "1.1.0": NOTES["1.1.0"]})))
     history = releases.notes(registry.get(NAME))
     assert list(history) == ["1.2.0", "1.1.0", "1.0.0"]
+    card = cards.render(registry.get(NAME), prepare.dummy_examples(NAME))
+    assert card[card.index("| version | what changed |"):].splitlines() == [
+        "| version | what changed |",
+        "|---|---|",
+        f"| `1.2.0` | {NOTES['1.2.0']} |",
+        "| `1.1.0` | Scores are int32 \\| were int64. |",
+        f"| `1.0.0` | {NOTES['1.0.0']} |",
+    ]
     assert releases.between(history, "1.0.0", "1.2.0") == {"1.1.0": NOTES["1.1.0"], "1.2.0": NOTES["1.2.0"]}
     assert releases.between(history, "1.2.0", "1.1.0") == {"1.2.0": NOTES["1.2.0"]}  # going back: what it undoes
     assert releases.between(history, "1.1.0", "1.3.0") == {"1.2.0": NOTES["1.2.0"], "1.3.0": None}
@@ -168,8 +177,6 @@ def test_the_card_of_a_push_cites_the_repository_and_the_tag(tmp_path):
 
 
 def test_an_export_not_for_a_push_and_one_not_tagged_cite_no_tag(example_collection):
-    from corpora import cards
-
     corpus = registry.get(NAME)
 
     assert cards.version_citation(corpus, "Example Ratings", corpus.configs, None, None).splitlines()[3] == (

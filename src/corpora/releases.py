@@ -63,23 +63,25 @@ def between(history: dict[str, str], old: str, new: str) -> dict[str, str]:
 
 
 def _is_version(text) -> bool:
+    if not isinstance(text, str):
+        return False
     try:
         datasets.Version(text)
-    except (ValueError, TypeError, AttributeError):
+    except ValueError:
         return False
-    return isinstance(text, str)
+    return True
 
 
-def bibtex(corpus: registry.Corpus, title: str, url: str | None = None, tag: str | None = None) -> str:
+def bibtex(corpus: registry.Corpus, title: str, url: str | None = None, release_tag: str | None = None) -> str:
     """A BibTeX entry for this version of the dataset: the loader's version, and once published (`url`,
-    the Hub repository) where, with the `tag` that names the release if it has one."""
+    the Hub repository) where, with the tag that names the release if it has one."""
     version = corpus.version
     where = f"Hugging Face dataset {url.rsplit('/datasets/', 1)[-1]}" if url else None
-    said = [where + (f", tag {tag}" if tag else "")] if where else []
+    said = [where + (f", tag {release_tag}" if release_tag else "")] if where else []
     said.append(f"{'built' if said else 'Built'} by the corpora loader {corpus.name} version {version}")
     fields = {"title": f"{title} (version {version})", "version": version}
     if url:
-        fields |= {"publisher": "Hugging Face", "url": f"{url}/tree/{tag}" if tag else url}
+        fields |= {"publisher": "Hugging Face", "url": f"{url}/tree/{release_tag}" if release_tag else url}
     fields["note"] = "; ".join(said)
     lines = [f"@misc{{{corpus.name}_v{version.replace('.', '_')},"]
     lines += [f"    {name} = {{{value if name == 'url' else _escape(value)}}}," for name, value in fields.items()]
