@@ -284,9 +284,9 @@ LAYERS = [
     {"signals", "errors", "path_errors", "feature_spelling", "datasets_adapter", "exports", "loader_shared",
      "parquet_files", "hub_client", "user_numbers"},
     {"registry", "download"},
-    {"sources"},
+    {"sources", "releases"},  # releases: a loader's RELEASE_NOTES
     {"prepare"},
-    {"stats", "cards", "croissant"},
+    {"stats", "cards", "croissant", "card_checks"},  # card_checks: what the Hub's reviewers ask of a card
     {"diff"},  # reads the corpus an export records in its card
     {"export_folder"},
     {"validate", "scaffold"},

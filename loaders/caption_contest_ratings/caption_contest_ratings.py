@@ -252,7 +252,6 @@ _VERSION = datasets.Version("1.0.0")
 @dataclasses.dataclass
 class CaptionContestConfig(SourceConfig):
     """A config; `contests` restricts it to those contests' files (checked in `_split_generators`)."""
-
     contests: list = None
 
 
@@ -286,6 +285,7 @@ class CaptionContestRatings(SourceBuilder, datasets.ArrowBasedBuilder):
     """New Yorker caption contest ratings (NEXT): summaries, cardinal and dueling responses, cartoons."""
 
     VERSION = _VERSION
+    RELEASE_NOTES = {"1.0.0": "Initial release: configs summaries, cardinal_responses, dueling_responses and cartoons."}
     BUILDER_CONFIG_CLASS = CaptionContestConfig
     BUILDER_CONFIGS = _CONFIGS
     DEFAULT_CONFIG_NAME = "summaries"

@@ -390,6 +390,7 @@ class CrowdDeliberation(SourceBuilder, datasets.GeneratorBasedBuilder):
     """Crowd labels on sarcasm and relation texts, and group deliberations on disagreements."""
 
     VERSION = _VERSION
+    RELEASE_NOTES = {"1.0.0": "Initial release: the configs deliberations, labels and texts."}
     BUILDER_CONFIGS = _CONFIGS
     DEFAULT_CONFIG_NAME = "deliberations"
     READ_SPLIT_FILES_TOGETHER = True

@@ -185,6 +185,13 @@ class CuriosityDialogs(SourceBuilder, datasets.GeneratorBasedBuilder):
     """Curiosity dialogs: user/assistant conversations about geography, with facts and dialog acts."""
 
     VERSION = _VERSION
+    RELEASE_NOTES = {  # version -> what changed for users
+        "2.0.0": (
+            "Initial release of this loader, numbered above the earlier Hugging Face loader (1.x), "
+            "whose data it changes: the split val is validation, its \"False\"/\"True\" class labels "
+            "are booleans, messages and facts are lists of structs (see the card's Errata)."
+        ),
+    }
     BUILDER_CONFIGS = _CONFIGS
     DEFAULT_CONFIG_NAME = "dialogs"
 

@@ -21,6 +21,7 @@ from huggingface_hub import DatasetCardData
 from corpora import exports
 from corpora import prepare
 from corpora import registry
+from corpora import releases
 from corpora import sources
 from corpora.errors import CorporaError
 from corpora.errors import shorten
@@ -474,11 +475,21 @@ def render(
         unmeasured=sum(1 for url in sources.urls(corpus, exported).values() if records.get(url) is None),
         wrap=wrap,
         export_path=repo_id or export_path or f"build/{corpus.name}",
+        release_notes=releases.notes(corpus),
+        version_citation=version_citation(corpus, source["pretty_name"], exported, repo_id, notice),
     )
     text = str(card).rstrip("\n") + "\n"
     if PLACEHOLDER in text:
         raise CardError(f"{corpus.name}: the card still says {PLACEHOLDER!r}")
     return text
+
+
+def version_citation(corpus: registry.Corpus, title: str, exported, repo_id, notice) -> str:
+    """The card's "cite this version": with the Hub repository of a push, and the tag a push of the
+    release (every config, release files) gets. The Hub's own address, not HF_ENDPOINT's (a mirror)."""
+    url = f"https://huggingface.co/datasets/{repo_id}" if repo_id else None
+    tagged = url and notice is None and set(exported) == set(corpus.configs)
+    return releases.bibtex(corpus, title, url, releases.tag(corpus) if tagged else None)
 
 
 def committed_infos(corpus: registry.Corpus, byte_sizes: dict | None = None) -> dict[str, datasets.DatasetInfo]:
@@ -571,6 +582,7 @@ def write_sizes_from_export(corpus: registry.Corpus, export: Path, examples: dic
 
 def write(corpus: registry.Corpus, examples: dict[str, dict]) -> bool:
     """Write the committed card; False if it was already up to date (nothing written)."""
+    _check_release_notes(corpus)
     text = render(corpus, examples)
     if corpus.card_path.is_file() and corpus.card_path.read_text(encoding="utf-8") == text:
         return False
@@ -591,6 +603,7 @@ def write_export_card(corpus: registry.Corpus, infos, path: Path, repo_id=None, 
 
 def check(corpus: registry.Corpus, examples: dict[str, dict]) -> str | None:
     """None if the committed card is what the sources render, else a unified diff."""
+    _check_release_notes(corpus)
     expected = render(corpus, examples)
     actual = corpus.card_path.read_text(encoding="utf-8") if corpus.card_path.is_file() else ""
     if actual == expected:
@@ -598,6 +611,13 @@ def check(corpus: registry.Corpus, examples: dict[str, dict]) -> str | None:
     name = str(corpus.card_path.relative_to(corpus.root))
     diff = difflib.unified_diff(actual.splitlines(True), expected.splitlines(True), name, name + " (rendered)")
     return "".join(diff) or f"{name} differs"
+
+
+def _check_release_notes(corpus: registry.Corpus) -> None:
+    """The committed card shows the current version's note: a loader without one is refused."""
+    wrong = releases.problem(corpus)
+    if wrong:
+        raise CardError(wrong)
 
 
 def read_metadata(path: Path) -> dict:

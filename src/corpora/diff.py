@@ -19,6 +19,7 @@ from corpora import cards
 from corpora import exports
 from corpora import hub_client
 from corpora import registry
+from corpora import releases
 from corpora.errors import CorporaError
 from corpora.errors import describe_failure
 from corpora.feature_spelling import LISTS
@@ -82,6 +83,8 @@ class Report:
     configs_added: dict[str, dict[str, int]] = field(default_factory=dict)  # config -> split -> rows
     configs_removed: dict[str, dict[str, int]] = field(default_factory=dict)
     configs: list[ConfigDiff] = field(default_factory=list)
+    versions: tuple[str, str] | None = None  # the loader versions (old, new) the exports record, if they differ
+    release_notes: dict[str, str | None] = field(default_factory=dict)  # the versions between, oldest first
 
     @property
     def identical(self) -> bool:
@@ -120,6 +123,7 @@ def compare(old, new, name: str | None = None, configs: list[str] | None = None,
     keys = dict(_keys(name), **(keys or {}))
     layouts = {side: _in_loader_order(name, layout) for side, layout in layouts.items()}
     report = Report(str(old_label or old), str(new_label or new), name)
+    report.versions, report.release_notes = _release_notes(name, old, new)
     old_layout, new_layout = layouts["old"], layouts["new"]
     for config in sorted(new_layout.keys() - old_layout.keys()):
         report.configs_added[config] = {split: _rows(files) for split, files in new_layout[config].items()}
@@ -226,6 +230,28 @@ def recorded_corpus(folder: Path) -> str | None:
     except (OSError, ValueError, AttributeError):  # no card, or not the YAML of one
         return None
     return recorded.get("corpus") if isinstance(recorded, dict) and isinstance(recorded.get("corpus"), str) else None
+
+
+def recorded_version(folder: Path) -> str | None:
+    """The loader version an export's card records (`corpora: loader_version`), else None."""
+    try:
+        recorded = cards.read_metadata(folder / "README.md").get("corpora") or {}
+    except (OSError, ValueError, AttributeError):  # no card, or not the YAML of one
+        return None
+    version = recorded.get("loader_version") if isinstance(recorded, dict) else None
+    return str(version) if version is not None else None
+
+
+def _release_notes(name: str | None, old: Path, new: Path) -> tuple[tuple[str, str] | None, dict]:
+    """The two exports' loader versions if they differ, and the loader's notes of the versions between."""
+    versions = (recorded_version(old), recorded_version(new))
+    if None in versions or versions[0] == versions[1]:
+        return None, {}
+    history = releases.notes(registry.get(name)) if name in registry.names() else {}
+    try:
+        return versions, releases.between(history, *versions)
+    except ValueError:  # a version that is not MAJOR.MINOR.PATCH: shown, without notes
+        return versions, {}
 
 
 def _keys(name: str | None) -> dict[str, list[str]]:
@@ -494,8 +520,21 @@ def _splits(splits: dict[str, int]) -> str:
     return ", ".join(f"{split} ({rows:,} rows)" for split, rows in splits.items())
 
 
+def _notes(report: Report) -> list[str]:
+    """What changed for users between the two versions, above the row changes."""
+    if report.versions is None:
+        return []
+    missing = _no_note(report.corpus, "")
+    return [f"loader version {report.versions[0]} -> {report.versions[1]}, release notes:"] + [
+        f"  {version}: {note or missing}" for version, note in report.release_notes.items()]
+
+
+def _no_note(corpus: str | None, quote: str) -> str:
+    return f"no release note in {quote}loaders/{corpus}/{corpus}.py{quote}" if corpus else "no release note known"
+
+
 def _text(report: Report) -> str:
-    lines = [f"old: {report.old}", f"new: {report.new}"]
+    lines = [f"old: {report.old}", f"new: {report.new}", *_notes(report)]
     for config, splits in report.configs_added.items():
         lines.append(f"config {config}: added: {_splits(splits)}")
     for config, splits in report.configs_removed.items():
@@ -536,6 +575,10 @@ def _markdown(report: Report) -> str:
     title = report.corpus or Path(report.new).name
     verdict = "identical" if report.identical else "the exports differ"
     lines = [f"### corpora diff: {title}", "", f"{_code(report.old)} → {_code(report.new)}: **{verdict}**", ""]
+    if report.versions is not None:
+        missing = _no_note(report.corpus, "`")
+        lines.append(f"Loader version `{report.versions[0]}` → `{report.versions[1]}`, release notes:")
+        lines += ["", *(f"- `{version}`: {note or missing}" for version, note in report.release_notes.items()), ""]
     if report.identical:  # one line in a pull request's summary of every corpus
         rows = ", ".join(f"`{c.name}` ({sum(s.old_rows for s in c.splits):,} rows)" for c in report.configs)
         return "\n".join(lines + [f"Every row of every split is the same: {rows}."]) + "\n"

@@ -17,6 +17,7 @@ from corpora import exports
 from corpora import hub_client
 from corpora import prepare
 from corpora import registry
+from corpora import releases
 from corpora import validate
 from corpora.errors import CorporaError
 from corpora.errors import describe_failure
@@ -46,7 +47,7 @@ class Remote:
 
 def version_tag(corpus: registry.Corpus) -> str:
     """The tag of a release: the loader's version, as `v1.0.0`."""
-    return f"v{corpus.version}"
+    return releases.tag(corpus)
 
 
 def card_marker(name: str) -> str:
@@ -71,6 +72,7 @@ def push(
     of others' files (unless `take_over`); delete only stale shards an earlier push made, named
     first. Returns the uploaded paths."""
     corpus = registry.get(name)  # an unknown corpus is said before anything else
+    releases.require_note(corpus, "pushing")  # a release says what changed: refused before any work
     request = prepare.Request(name, configs, data_dir, allow_modified_sources=allow_modified_sources)
     # A branch by its full name is that branch: refs/heads/main is main, and tagged as it is.
     revision = revision.removeprefix("refs/heads/") if revision is not None else None

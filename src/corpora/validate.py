@@ -9,7 +9,9 @@ from pathlib import Path
 
 import datasets
 import pyarrow.parquet
+import yaml
 
+from corpora import card_checks
 from corpora import cards
 from corpora import export_folder
 from corpora import exports
@@ -50,7 +52,10 @@ def _card_problem(corpus, prepared: dict[str, datasets.DatasetDict]) -> str | No
         diff = cards.check(corpus, examples)
     except CorporaError as error:
         return str(error)
-    return None if diff is None else f"loaders/{corpus.name}/README.md is out of date: run `corpora card {corpus.name}`"
+    if diff is not None:
+        return f"loaders/{corpus.name}/README.md is out of date: run `corpora card {corpus.name}`"
+    reviewed = card_checks.problems(corpus.card_path)  # the committed card, as the Hub reads it
+    return f"loaders/{corpus.name}/README.md: " + "; ".join(reviewed) if reviewed else None
 
 
 def _count_problem(corpus, config, dataset_dict) -> str | None:
@@ -91,24 +96,31 @@ def export_problems(corpus: registry.Corpus, folder: Path) -> list[str]:
     if not card.is_file():
         return ["README.md is missing"]
     text = card.read_text(encoding="utf-8")
-    metadata = cards.read_metadata(card)
     found = [f"the card still says {cards.PLACEHOLDER!r}"] if cards.PLACEHOLDER in text else []
+    try:
+        metadata = cards.read_metadata(card)
+    except yaml.YAMLError:
+        metadata = None
+    if not isinstance(metadata, dict):  # not YAML, or not a mapping: card_checks says how huggingface_hub reads it
+        return found + card_checks.problems(card, folder)
     if not metadata:
         return found + ["README.md has no YAML header"]
     vocab = cards.vocabularies()
     license = metadata.get("license")
-    if any(name not in vocab["licenses"] for name in (license if isinstance(license, list) else [license])):
-        found.append(f"license {license!r} is not in the Hub's licenses vocabulary")
-    held = [c.get("config_name", "default") for c in metadata.get("configs") or []]
-    expected = cards.license_value(corpus, held or None)
-    if license != expected:
-        found.append(f"license {license!r}, the loader says {expected!r}")
+    if license is not None:  # a missing one is the card review's line
+        if any(name not in vocab["licenses"] for name in (license if isinstance(license, list) else [license])):
+            found.append(f"license {license!r} is not in the Hub's licenses vocabulary")
+        held = [c.get("config_name", "default") for c in metadata.get("configs") or []]
+        expected = cards.license_value(corpus, held or None)
+        if license != expected:
+            found.append(f"license {license!r}, the loader says {expected!r}")
     dataset_info = metadata.get("dataset_info") or []
     if isinstance(dataset_info, dict):  # one config: a mapping, not a list
         dataset_info = [dataset_info]
     # The Hub's convention: an entry without config_name is the config named "default".
-    infos = {info.get("config_name", "default"): info for info in dataset_info}
-    for config in metadata.get("configs") or []:
+    infos = {info.get("config_name", "default"): info for info in dataset_info if isinstance(info, dict)}
+    shaped = not card_checks.config_problems(metadata, None)  # else the sizes cannot be read: it says why
+    for config in (metadata.get("configs") or []) if shaped else []:
         name = config.get("config_name", "default")
         if name not in infos:
             found.append(f"{name}: the YAML header's dataset_info has no entry for this config")
@@ -116,12 +128,13 @@ def export_problems(corpus: registry.Corpus, folder: Path) -> list[str]:
         info = infos[name]
         declared = {s["name"]: s["num_examples"] for s in info.get("splits") or []}
         all_files = set()
-        for data_files in config.get("data_files") or []:
-            split, pattern = data_files["split"], data_files["path"]
-            files = sorted(folder.glob(pattern))
+        for data_files in config.get("data_files") if isinstance(config.get("data_files"), list) else []:
+            if not isinstance(data_files, dict):
+                continue  # a path without a split has no size to check
+            split, paths = data_files["split"], data_files["path"]
+            files = sorted({f for path in ([paths] if isinstance(paths, str) else paths) for f in folder.glob(path)})
             all_files.update(files)
-            if not files:
-                found.append(f"{name}/{split}: no file matches {pattern!r}")
+            if not files:  # card_checks names the path
                 continue
             rows = sum(pyarrow.parquet.ParquetFile(f).metadata.num_rows for f in files)
             if declared.get(split) != rows:
@@ -132,7 +145,7 @@ def export_problems(corpus: registry.Corpus, folder: Path) -> list[str]:
             found.append(f"{name}: dataset_info says download_size {declared_size}, its files hold {size} bytes")
     if not metadata.get("configs"):
         found.append("no configs: in the YAML header")
-    return found
+    return found + card_checks.problems(card, folder)
 
 
 def validate_export(folder: Path) -> Iterator[tuple[str, str | None]]:

@@ -141,6 +141,7 @@ class ExampleRatings(SourceBuilder, datasets.GeneratorBasedBuilder):
     """Sentences rated for clarity, one rating per rater, and the raters."""
 
     VERSION = _VERSION
+    RELEASE_NOTES = {"1.0.0": "Initial release."}
     BUILDER_CONFIGS = _CONFIGS
     DEFAULT_CONFIG_NAME = "sentences"
 
