@@ -95,7 +95,7 @@ def remove_leftovers(name: str) -> list[Path]:
 _PART = re.compile(r"\..+\.part-\d+-[0-9a-f]{8}")
 
 
-def _offline() -> bool:
+def offline() -> bool:
     """datasets' offline mode (errors.OFFLINE names its variables)."""
     return any(getattr(datasets.config, flag, False) for flag in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE"))
 
@@ -103,7 +103,7 @@ def _offline() -> bool:
 def fetch(url: str, target: Path, settings: Settings | None = None, progress=None) -> Path:
     """Download `url` to `target` (replacing it), with the retries above; DownloadFailed if not."""
     settings = settings or Settings.from_environment()
-    if _offline():
+    if offline():
         raise DownloadFailed(url, errors.OFFLINE)
     _mkdir(target.parent)
     partial = target.with_name(f".{target.name}.part-{os.getpid()}-{secrets.token_hex(4)}")
@@ -242,7 +242,7 @@ def show_progress() -> bool:
 def check_streamable(corpus, config: str) -> None:
     """Streaming from the pinned URLs in offline mode would fail at the first file with a bare
     FileNotFoundError (fsspec's); said here before anything is read, with what to do instead."""
-    if not _offline():
+    if not offline():
         return
     paths = corpus.source_files([config])
     more = f" (and {len(paths) - 1} more pinned URL(s))" if len(paths) > 1 else ""
