@@ -44,16 +44,17 @@ def fresh_clone(target: Path) -> Path:
     if shutil.which("git") is None or not (REPO / ".git").exists():
         pytest.skip("not a git checkout")
     subprocess.run(["git", "clone", "--quiet", str(REPO), str(target)], check=True)
-    def listed(*options):
-        return filter(None, subprocess.run(["git", "ls-files", "-z", *options], cwd=REPO, capture_output=True,
+    def listed(*argv):
+        return filter(None, subprocess.run(["git", *argv, "-z"], cwd=REPO, capture_output=True,
                                            check=True).stdout.decode().split("\0"))
 
-    for path in listed("--deleted"):
-        (target / path).unlink(missing_ok=True)
-    for path in listed("--modified", "--others", "--exclude-standard"):
+    # changed since the commit (staged or not, deleted too), and new files git would add
+    for path in [*listed("diff", "--name-only", "HEAD"), *listed("ls-files", "--others", "--exclude-standard")]:
         if (REPO / path).is_file():
             (target / path).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(REPO / path, target / path)
+        else:
+            (target / path).unlink(missing_ok=True)
     return target
 
 
