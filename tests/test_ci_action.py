@@ -160,6 +160,25 @@ def test_a_broken_card_in_the_repository_fails_the_step(job, tmp_path):
     ]
 
 
+def test_the_action_validates_an_export_folder(job, tmp_path):
+    from corpora.cli import main
+
+    _, action_clone, env, _ = job
+    workspace = tmp_path / "exports"
+    workspace.mkdir()
+    assert main(["build", BROKEN, "--dummy", "--out", str(workspace / "build")]) == 0
+    result = run_action(action_clone, workspace, env, {"corpora": f"build/{BROKEN}"}, steps=["corpora validate"])
+    assert (result.returncode, result.stderr) == (0, ""), result.stderr
+    reloads = [f"build/{BROKEN}: reload {config}: ok" for config in registry.get(BROKEN).configs]
+    assert f"build/{BROKEN}: files: ok" in result.stdout.splitlines()
+    assert result.stdout.splitlines()[-len(reloads):] == reloads
+    (workspace / "build" / BROKEN / "notes.txt").write_text("not part of the export\n")
+    refused = run_action(action_clone, workspace, env, {"corpora": f"build/{BROKEN}"}, steps=["corpora validate"])
+    assert (refused.returncode, refused.stderr) == (1, "")
+    assert (f"build/{BROKEN}: files: FAILED: not part of the export, and an upload would publish them: notes.txt"
+            in refused.stdout.splitlines())
+
+
 def test_an_expression_the_test_does_not_know_fails():
     with pytest.raises(AssertionError, match=re.escape("${{ secrets.HF_TOKEN }}")):
         substitute("echo ${{ secrets.HF_TOKEN }}", {"inputs.corpora": "--all"})
