@@ -3,7 +3,7 @@ what `pandas.read_csv` (upstream's reader, caption_contest_data/_api.py) reads f
 row by row and field by field, for archives in every shape upstream's material allows
 (loaders/caption_contest_ratings/FORMAT.md, "Responses"): any column order, with or without the
 index column, empty cells, integers written as floats, quoted captions with commas, quotes and
-line feeds, LF or CR LF line ends, and chunks cut anywhere.
+line feeds, LF or CR LF line ends, blank lines (at the end too), and chunks cut anywhere.
 
 pandas reads every cell as text, with its NA guessing off; the text is then taken as the field's
 type says (an empty cell is null, an integral float an integer), so that text is compared as text
@@ -134,6 +134,8 @@ def archives(draw):
         + [written(c, record[c], as_floats[c], with_microseconds) for c in columns]
         for position, record in enumerate(records)
     ]
+    for at in sorted(draw(st.lists(st.integers(0, count), max_size=2)), reverse=True):
+        rows.insert(at, [])  # a blank line before record `at` (at the end: after the last)
     header = ([] if index is None else [index]) + list(columns)
     return config, header, rows, draw(st.sampled_from(["\n", "\r\n"]))
 
@@ -148,11 +150,15 @@ CR_LF_ACROSS_BLOCKS = ("cardinal_responses", ["alg_label", "network_delay", "par
                                               "target_reward", "timestamp_query_generated", "target"],
                        [cardinal_row("x" * 359 + "\r\nb"), cardinal_row("end\n")], "\n")
 
+# An archive ending with a blank line (a file appended to, an editor's last line): pandas skips it.
+ENDS_WITH_A_BLANK_LINE = ("cardinal_responses", CR_LF_ACROSS_BLOCKS[1], [cardinal_row("end"), []], "\r\n")
+
 
 # Not a FUZZ row: its oracle is pandas' reading of the same bytes, value by value, which a Fuzz row cannot state.
 @settings(max_examples=150, deadline=None)
 @given(archives(), st.sampled_from([fast_io.BLOCK_SIZE, 512, 1024]))  # a block holds the header
 @example(CR_LF_ACROSS_BLOCKS, 512)
+@example(ENDS_WITH_A_BLANK_LINE, fast_io.BLOCK_SIZE)
 def test_the_loader_reads_what_pandas_reads(tmp_path_factory, shape, block_size):
     config, header, rows, newline = shape
     source = RESPONSES + "556-responses.csv.zip"
@@ -166,7 +172,7 @@ def test_the_loader_reads_what_pandas_reads(tmp_path_factory, shape, block_size)
         patch.setattr(fast_io, "READ_SIZE", 16 if block_size < fast_io.BLOCK_SIZE else fast_io.READ_SIZE)
         patch.setattr(fast_io, "BLOCK_SIZE", block_size)
         assert loader_rows(config, path, source) == pandas_rows(config, csv_data, source)
-        assert corpus.count_source_records(config, "train", [str(path)]) == len(rows)
+        assert corpus.count_source_records(config, "train", [str(path)]) == len([row for row in rows if row])
 
 
 @pytest.mark.parametrize("config", sorted(CONFIGS))

@@ -13,7 +13,9 @@ import threading
 import datasets
 import pytest
 
+from conftest import COLLECTION
 from conftest import EXAMPLE
+from conftest import EXAMPLE_RELEASE
 from conftest import LFS
 from corpora import errors
 from corpora import push
@@ -257,15 +259,58 @@ def test_no_connection(capsys, tmp_path, monkeypatch, online):
     )
 
 
+RELEASE_URL = "https://example.org/corpora-example/ratings/v1/"
+
+
+@pytest.fixture
+def empty_download_cache(tmp_path, monkeypatch):
+    monkeypatch.setattr(datasets.config, "DOWNLOADED_DATASETS_PATH", tmp_path / "downloads")
+    return tmp_path / "downloads" / "corpora" / NAME
+
+
 @pytest.mark.parametrize("command", [["build", NAME], ["checksums", NAME], ["push", NAME, "--repo-id", "a/b", "--dry-run"]])
-def test_offline_without_a_data_dir(capsys, tmp_path, command):
-    url = "https://example.org/corpora-example/ratings/v1/data/train-1.jsonl"
+def test_offline_without_a_data_dir_names_every_file_missing(capsys, tmp_path, empty_download_cache, command):
     code, _, err = run(capsys, *command, *(["--out", str(tmp_path)] if command[0] != "checksums" else []))
     assert code == 1
     assert err == (
-        f"corpora {command[0]}: error: example_ratings: cannot download {url}: offline mode is on "
-        f"(HF_HUB_OFFLINE=1 or HF_DATASETS_OFFLINE=1). {LOCAL_COPY} with this file at DIR/data/train-1.jsonl\n"
+        f"corpora {command[0]}: error: example_ratings: cannot download 6 files, offline mode is on "
+        f"(HF_HUB_OFFLINE=1 or HF_DATASETS_OFFLINE=1): {', '.join(RELEASE_URL + path for path in ALL_FILES)}. "
+        f"{LOCAL_COPY} with these files at {', '.join('DIR/' + path for path in ALL_FILES)}\n"
     )
+
+
+def test_offline_names_the_files_the_download_cache_lacks(capsys, tmp_path, empty_download_cache):
+    """Files of the release already downloaded are used; a copy that fails its checksum is missing too."""
+    for path in SENTENCE_FILES[1:]:
+        (empty_download_cache / path).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(EXAMPLE_RELEASE / path, empty_download_cache / path)
+    (empty_download_cache / "data" / "test.jsonl").write_text("gone bad\n")
+    code, _, err = run(capsys, "build", NAME, "--config", "sentences", "--out", str(tmp_path / "out"))
+    assert (code, err) == (1, (
+        "corpora build: error: example_ratings: cannot download 2 files, offline mode is on (HF_HUB_OFFLINE=1 or "
+        f"HF_DATASETS_OFFLINE=1): {RELEASE_URL}data/train-1.jsonl, {RELEASE_URL}data/test.jsonl. {LOCAL_COPY} with "
+        "these files at DIR/data/train-1.jsonl, DIR/data/test.jsonl\n"))
+    (empty_download_cache / "data" / "test.jsonl").unlink()
+    shutil.copy(EXAMPLE_RELEASE / "data" / "test.jsonl", empty_download_cache / "data" / "test.jsonl")
+    code, _, err = run(capsys, "build", NAME, "--config", "sentences", "--out", str(tmp_path / "out"))
+    assert (code, err) == (1, (  # one file: the line it always was
+        f"corpora build: error: example_ratings: cannot download {RELEASE_URL}data/train-1.jsonl: offline mode is on "
+        f"(HF_HUB_OFFLINE=1 or HF_DATASETS_OFFLINE=1). {LOCAL_COPY} with this file at DIR/data/train-1.jsonl\n"))
+
+
+def test_offline_cuts_a_long_list_as_every_list_is_cut(capsys, empty_download_cache, monkeypatch):
+    """The corpus of the collection under test with the most source files: its first five, then how many more."""
+    monkeypatch.setenv("CORPORA_ROOT", str(COLLECTION))
+    name = max(registry.names(), key=lambda each: len(registry.get(each).source_files()))
+    corpus = registry.get(name)
+    paths = corpus.source_files()
+    assert len(paths) > 6
+    code, _, err = run(capsys, "checksums", name)
+    urls = [corpus.urls[path] for path in paths[:5]]
+    assert (code, err) == (1, (
+        f"corpora checksums: error: {name}: cannot download {len(paths)} files, offline mode is on (HF_HUB_OFFLINE=1 or "
+        f"HF_DATASETS_OFFLINE=1): {', '.join(urls)}, and {len(paths) - 5} more. {LOCAL_COPY} with these files at "
+        f"{', '.join('DIR/' + path for path in paths[:5])}, and {len(paths) - 5} more\n"))
 
 
 # --- push ---------------------------------------------------------------------------------------

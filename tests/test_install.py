@@ -190,12 +190,12 @@ def test_the_other_commands_from_another_folder(installed, tmp_path):
     checksums = run(installed, tmp_path, "corpora", "checksums", NAME, "--data-dir", str(dummy), env=ON_EXAMPLE)
     assert checksums.returncode == 1  # measured and compared: the dummy files are not the release
     assert [line.split()[-1] for line in checksums.stdout.splitlines()[1:]] == ["differs"] * 6
-    url = "https://example.org/corpora-example/ratings/v1/data/train-1.jsonl"
-    offline = run(installed, tmp_path, "corpora", "build", NAME, env=ON_EXAMPLE)
+    url = "https://example.org/corpora-example/ratings/v1/raters.csv"
+    offline = run(installed, tmp_path, "corpora", "build", NAME, "--config", "raters", env=ON_EXAMPLE)
     assert (offline.returncode, offline.stderr) == (1, (
         f"corpora build: error: {NAME}: cannot download {url}: offline mode is on (HF_HUB_OFFLINE=1 or "
         "HF_DATASETS_OFFLINE=1). To build from a local copy of the upstream files instead, pass --data-dir DIR "
-        "(data_dir= in Python) with this file at DIR/data/train-1.jsonl\n"
+        "(data_dir= in Python) with this file at DIR/raters.csv\n"
     ))
     push = run(installed, tmp_path, "corpora", "push", NAME, "--repo-id", "a/b", "--data-dir", str(dummy),
                "--allow-modified-sources", "--dry-run", env=ON_EXAMPLE)

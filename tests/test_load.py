@@ -92,8 +92,9 @@ module._URLS = {path: sys.argv[1] + path for path in module._URLS}
 started = time.monotonic()
 try:
     next(iter(corpora.load("example_ratings", "sentences", split="test", streaming=True)))
-except FileNotFoundError as error:
-    print(f"{time.monotonic() - started:.1f} {error} ({type(error.__cause__).__name__})")
+except corpora.errors.CorporaError as error:
+    print(f"{time.monotonic() - started:.1f} {error} ({type(error.__cause__).__name__} from "
+          f"{type(error.__cause__.__cause__).__name__})")
 """
 
 
@@ -132,9 +133,52 @@ def test_streaming_from_a_server_that_never_answers_gives_up_after_the_download_
     assert result.returncode == 0, result.stderr
     assert accepted
     seconds, said = result.stdout.strip().split(" ", 1)
-    # aiohttp 3.10 and later: SocketTimeoutError (ConnectionTimeoutError for CONNECT); earlier: ServerTimeoutError
-    assert said.startswith(f"{base}data/test.jsonl (") and said.endswith("TimeoutError)"), said
+    # corpora's line, from fsspec's FileNotFoundError(URL), from aiohttp's time-out: 3.10 and later
+    # SocketTimeoutError (ConnectionTimeoutError for CONNECT), earlier ServerTimeoutError
+    assert said.startswith(
+        f"example_ratings/sentences: cannot stream {base}data/test.jsonl: no answer within 1 s. To stream a local copy "
+        "of the upstream files instead, pass data_dir=DIR with this file at DIR/data/test.jsonl (FileNotFoundError from "
+    ) and said.endswith("TimeoutError)"), said
     assert 1 <= float(seconds) < 10
+
+
+@pytest.mark.both_legs  # datasets' streaming layer (its retries, its errors) differs between versions
+def test_a_stream_whose_server_stops_answering_ends_in_one_line(monkeypatch, caplog):
+    """A real HTTP server (tests/fault_server.py) that sends the headers and half of data/test.jsonl,
+    then nothing, on every request: datasets tries the read CORPORA_DOWNLOAD_RETRIES + 1 times (its
+    own default: 20 times, 5 s apart), then corpora says what happened, not datasets' bare
+    ConnectionError("Server Disconnected")."""
+    from fault_server import FaultServer
+
+    for flag in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE"):
+        if hasattr(datasets.config, flag):
+            monkeypatch.setattr(datasets.config, flag, False)
+    for variable, value in {"TIMEOUT": "1", "RETRIES": "2", "BACKOFF": "0.01"}.items():
+        monkeypatch.setenv(f"CORPORA_DOWNLOAD_{variable}", value)
+    server = FaultServer(EXAMPLE_RELEASE, {"data/test.jsonl": ["stall"] * 10})
+    try:
+        module = registry.get(NAME).module
+        monkeypatch.setattr(module, "_URLS", {path: server.base + path for path in module._URLS})
+        stream = load(NAME, "sentences", split="test", streaming=True)
+        with pytest.raises(CorporaError) as caught:
+            list(stream)
+    finally:
+        server.close()
+    assert str(caught.value) == (
+        f"example_ratings/sentences: cannot stream {server.base}data/test.jsonl: nothing came for 1 s (3 tries). To "
+        "stream a local copy of the upstream files instead, pass data_dir=DIR with this file at DIR/data/test.jsonl"
+    )
+    assert type(caught.value.__cause__) is ConnectionError
+    assert server.requests["data/test.jsonl"] == 4  # fsspec's GET for the size, then the three tries of the read
+    assert datasets.config.STREAMING_READ_MAX_RETRIES == 20  # datasets' own again once the stream is over
+    # A stream of the same files that is whole afterwards: nothing of the failure stays.
+    healthy = FaultServer(EXAMPLE_RELEASE)
+    try:
+        monkeypatch.setattr(module, "_URLS", {path: healthy.base + path for path in module._URLS})
+        rows = list(load(NAME, "sentences", split="test", streaming=True))
+    finally:
+        healthy.close()
+    assert [row["sentence_id"] for row in rows] == ["s16", "s17", "s18", "s19"]
 
 
 def test_num_proc_gives_the_rows_of_one_process(dummy_build, tmp_path):

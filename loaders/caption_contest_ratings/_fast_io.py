@@ -459,12 +459,17 @@ def _parse_chunk(chunk, header, csv_format, with_header, one_batch, floats):
     return batches
 
 
+def _parse_options(csv_format):
+    # A pandas-written file is read as pandas reads it: a blank line is no record (FORMAT.md, "Blank lines").
+    return pa_csv.ParseOptions(newlines_in_values=True, ignore_empty_lines=csv_format.pandas_written)
+
+
 def _parse_typed(chunk, header, csv_format, with_header, one_batch, floats):
     nulls = csv_format.pandas_written
     reader = pa_csv.open_csv(
         pa.BufferReader(chunk),
         read_options=_read_options(chunk, header, with_header, one_batch),
-        parse_options=pa_csv.ParseOptions(newlines_in_values=True, ignore_empty_lines=False),
+        parse_options=_parse_options(csv_format),
         convert_options=pa_csv.ConvertOptions(
             column_types={name: csv_format.read_type(name, floats) for name in header},
             null_values=[""] if nulls else [],
@@ -528,7 +533,7 @@ def _conversion_error(data, source, header, csv_format, error):
     reader = pa_csv.open_csv(
         pa.BufferReader(data),
         read_options=pa_csv.ReadOptions(block_size=BLOCK_SIZE, use_threads=False),
-        parse_options=pa_csv.ParseOptions(newlines_in_values=True, ignore_empty_lines=False),
+        parse_options=_parse_options(csv_format),
         convert_options=pa_csv.ConvertOptions(column_types={name: pa.binary() for name in header}),
     )
     for batch in reader:

@@ -28,8 +28,8 @@ def load(
     lifts both (a fixed, extended or cut copy). Every split holds as many examples as the
     loader's count of source records (not checked when streaming). Streaming from the pinned
     URLs downloads nothing ahead, so only a local copy's checksums are checked, and sizes are not
-    known before reading; it is refused in offline mode, and gives up on a server silent for
-    CORPORA_DOWNLOAD_TIMEOUT seconds (download.stream_with_time_limit).
+    known before reading; it is refused in offline mode, and a server silent for
+    CORPORA_DOWNLOAD_TIMEOUT seconds ends it in one line (download.stream_failures).
     `config_kwargs` set parameters of the config (e.g. `contests=[508]`): the loader then reads
     a part of the files and checks itself that they are there; the official sizes do not apply.
     Works on datasets 3.6 and 5.x alike: the builder class is used directly, no script loading.
@@ -46,11 +46,16 @@ def load(
     request = prepare.Request(name, (config,), data_dir, dummy, allow_modified_sources, num_proc, config_kwargs)
     prepare.check_split(corpus, config, split, streaming)
     if streaming and data_dir is None and not dummy:  # read from the URLs as it goes: nothing to check ahead
+        import functools
+
+        from corpora import datasets_adapter
         from corpora import download
 
         download.check_streamable(corpus, config)
         download.stream_with_time_limit()
-        return corpus.builder(config, None, cache_dir, **config_kwargs).as_streaming_dataset(split=split)
+        builder = corpus.builder(config, None, cache_dir, **config_kwargs)
+        datasets_adapter.guard_generation(builder, functools.partial(download.stream_failures, corpus, config))
+        return builder.as_streaming_dataset(split=split)
     sources = prepare.find_sources(request)
     if streaming:
         return corpus.builder(config, sources.folder, cache_dir, **config_kwargs).as_streaming_dataset(split=split)

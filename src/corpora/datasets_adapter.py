@@ -62,6 +62,29 @@ def observe_tables(builder: datasets.DatasetBuilder, observe) -> bool:
     return True
 
 
+def guard_generation(builder: datasets.DatasetBuilder, guard) -> None:
+    """Run each step of the builder's generator of examples (or of Arrow tables) inside `guard()`,
+    a context manager: for a stream, where the builder's errors reach the user as they iterate."""
+    part = "_generate_tables" if isinstance(builder, datasets.ArrowBasedBuilder) else "_generate_examples"
+    if not callable(getattr(builder, part, None)):
+        raise DatasetsChanged(f"{type(builder).__name__}.{part}", "no such method")
+    generate = getattr(builder, part)
+
+    def guarded(**gen_kwargs):
+        items = generate(**gen_kwargs)
+        while True:
+            with guard():
+                item = next(items, _END)
+            if item is _END:
+                return
+            yield item
+
+    setattr(builder, part, guarded)
+
+
+_END = object()
+
+
 def _reduce_generation_error(error: DatasetGenerationError):
     # A worker sends its error to the parent pickled, and pickling drops __cause__, where datasets
     # keeps the loader's error; multiprocess then puts the worker's traceback text there. So the

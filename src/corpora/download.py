@@ -95,7 +95,7 @@ def remove_leftovers(name: str) -> list[Path]:
 _PART = re.compile(r"\..+\.part-\d+-[0-9a-f]{8}")
 
 
-def _offline() -> bool:
+def offline() -> bool:
     """datasets' offline mode (errors.OFFLINE names its variables)."""
     return any(getattr(datasets.config, flag, False) for flag in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE"))
 
@@ -103,7 +103,7 @@ def _offline() -> bool:
 def fetch(url: str, target: Path, settings: Settings | None = None, progress=None) -> Path:
     """Download `url` to `target` (replacing it), with the retries above; DownloadFailed if not."""
     settings = settings or Settings.from_environment()
-    if _offline():
+    if offline():
         raise DownloadFailed(url, errors.OFFLINE)
     _mkdir(target.parent)
     partial = target.with_name(f".{target.name}.part-{os.getpid()}-{secrets.token_hex(4)}")
@@ -242,7 +242,7 @@ def show_progress() -> bool:
 def check_streamable(corpus, config: str) -> None:
     """Streaming from the pinned URLs in offline mode would fail at the first file with a bare
     FileNotFoundError (fsspec's); said here before anything is read, with what to do instead."""
-    if not _offline():
+    if not offline():
         return
     paths = corpus.source_files([config])
     more = f" (and {len(paths) - 1} more pinned URL(s))" if len(paths) > 1 else ""
@@ -254,6 +254,55 @@ def check_streamable(corpus, config: str) -> None:
 
 
 _STREAM_TIMEOUT = [Settings.timeout]
+_STREAMED = [None]  # the URL a stream asked for last: the one that failed (a stream reads one file at a time)
+# datasets' own retries of a stream's open and read (20, 5 s apart): CORPORA_DOWNLOAD_RETRIES and _BACKOFF instead.
+_STREAM_RETRIES = ("STREAMING_READ_MAX_RETRIES", "STREAMING_OPEN_MAX_RETRIES")
+_STREAM_WAITS = ("STREAMING_READ_RETRY_INTERVAL", "STREAMING_OPEN_RETRY_INTERVAL")
+
+
+async def _remember_url(session, context, params) -> None:
+    _STREAMED[0] = str(params.url)
+
+
+@contextlib.contextmanager
+def stream_failures(corpus, config: str):
+    """Around each step of a stream from the pinned URLs: datasets retries as CORPORA_DOWNLOAD_RETRIES
+    says, and a server that stops answering ends in one line, not fsspec's FileNotFoundError or
+    datasets' ConnectionError("Server Disconnected")."""
+    settings = Settings.from_environment()
+    chosen = {**dict.fromkeys(_STREAM_RETRIES, settings.retries + 1), **dict.fromkeys(_STREAM_WAITS, settings.backoff)}
+    chosen = {name: value for name, value in chosen.items() if hasattr(datasets.config, name)}
+    saved = {name: getattr(datasets.config, name) for name in chosen}
+    vars(datasets.config).update(chosen)
+    try:
+        yield
+    except (FileNotFoundError, ConnectionError) as error:
+        timed_out = _timed_out(error)
+        if isinstance(error, CorporaError) or not timed_out:
+            raise
+        if isinstance(error, FileNotFoundError):  # fsspec's: no answer to the request that opens the file
+            url, reason = str(error), f"no answer within {settings.timeout:g} s"
+        else:  # datasets' after its retries of reads that timed out
+            url, reason = _STREAMED[0], f"nothing came for {settings.timeout:g} s ({settings.retries + 1} tries)"
+        path = next((path for path, pinned in corpus.urls.items() if pinned == url), None)
+        hint = f" with this file at DIR/{path}" if path else ""
+        raise CorporaError(
+            f"{corpus.name}/{config}: cannot stream {url}: {reason}. To stream a local copy of the upstream files "
+            f"instead, pass data_dir=DIR{hint}"
+        ) from error
+    finally:
+        vars(datasets.config).update(saved)
+
+
+def _timed_out(error: BaseException) -> bool:
+    """Whether a time-out is among the causes of `error` (asyncio's is not the builtin one on Python 3.10)."""
+    import asyncio
+
+    while error is not None:
+        if isinstance(error, (TimeoutError, asyncio.TimeoutError)):
+            return True
+        error = error.__cause__ or error.__context__
+    return False
 
 
 async def _timed_client(**kwargs):
@@ -268,6 +317,9 @@ async def _timed_client(**kwargs):
     kwargs.setdefault(
         "timeout", aiohttp.ClientTimeout(total=None, connect=seconds, sock_connect=seconds, sock_read=seconds)
     )
+    trace = aiohttp.TraceConfig()
+    trace.on_request_start.append(_remember_url)
+    kwargs["trace_configs"] = [*kwargs.get("trace_configs", []), trace]
     return aiohttp.ClientSession(**kwargs)
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from corpora import __version__
 from corpora import download
 from corpora import registry
+from corpora.errors import OFFLINE
 from corpora.errors import CorporaError
 from corpora.errors import shorten
 from corpora.loader_shared.loader_common import LFS_POINTER
@@ -180,6 +181,7 @@ def download_release(corpus: Corpus, configs=None, allow_modified_sources: bool 
             if target.is_file() and (record is None or measure(target) == record):
                 files[path] = target
                 continue
+            _refuse_offline(corpus, {later: pinned[later] for later in pinned if later not in files})
             try:
                 download.fetch(url, target, progress=progress)
             except download.DownloadFailed as error:
@@ -203,6 +205,23 @@ def _local_copy_hint(path: str) -> str:
     return (
         "To build from a local copy of the upstream files instead, pass --data-dir DIR (data_dir= in Python) "
         f"with this file at DIR/{path}"
+    )
+
+
+def _refuse_offline(corpus: Corpus, pinned: dict[str, str]) -> None:
+    """In offline mode, name every file of `pinned` the cache lacks, not the first alone."""
+    if not download.offline():
+        return
+    folder, records = download.cache_folder(corpus.name), read_records(corpus)
+    missing = [path for path, url in pinned.items() if not (folder / path).is_file()
+               or (records.get(url) is not None and measure(folder / path) != records[url])]
+    if len(missing) == 1:
+        raise DownloadError(f"{corpus.name}: cannot download {pinned[missing[0]]}: {OFFLINE}. "
+                            + _local_copy_hint(missing[0]))
+    raise DownloadError(
+        f"{corpus.name}: cannot download {len(missing)} files, {OFFLINE}: "
+        f"{shorten(pinned[path] for path in missing)}. To build from a local copy of the upstream files instead, "
+        f"pass --data-dir DIR (data_dir= in Python) with these files at {shorten(f'DIR/{path}' for path in missing)}"
     )
 
 
