@@ -185,6 +185,10 @@ HUB_FAILURES = (
           "datasets.utils.file_utils.OfflineModeIsEnabled"),
          lambda error: OFFLINE, anywhere=True),
     Kind(TIMEOUTS, _hub_timed_out, anywhere=True),
+    # A request sent and no answer (a proxy or the network lost it): it may have been carried out.
+    Kind(("http.client.RemoteDisconnected", "httpx.RemoteProtocolError", "httpx2.RemoteProtocolError"),
+         lambda error: "the server closed the connection without an answer", anywhere=True,
+         test=lambda error: isinstance(error, ConnectionError) or "disconnected" in str(error).lower()),
     Kind((ConnectionError, "socket.gaierror", "requests.exceptions.ConnectionError", "httpx.ConnectError",
           "httpx2.ConnectError", "aiohttp.ClientConnectorError"),
          lambda error: no_connection(_text(error)), anywhere=True),
