@@ -234,6 +234,19 @@ PUSH_LINES = {
         "repository is now at {now} (this push found it at {sha}); the export is complete in {out}/example_ratings: "
         "run the push again when fixed",
     ),
+    "lost_answer": (
+        "the commit made by the Hub, its answer lost on the way back (here a proxy's HTTP 502; or the connection "
+        "dropped, or no answer within CORPORA_HUB_TIMEOUT): run again, the push tags that commit",
+        "corpora push: error: example_ratings: uploading to dataset repository my-org/ratings failed: the server "
+        "answered HTTP 502 Bad Gateway; the repository is now at {now} (this push found it at {sha}) with the files "
+        "of this export: the commit was made, its answer lost; run the push again to finish the release",
+    ),
+    "tag": (
+        "HTTP 500 on the tag, after the commit: run again, the push tags that commit",
+        "corpora push: error: example_ratings: pushed {now} to my-org/ratings, but tagging it v1.0.0 failed: the "
+        "server answered HTTP 500 Internal Server Error (Internal Error - We're working hard to fix this as soon as "
+        "possible!); run the push again to tag it",
+    ),
     "read_only_token": (
         "a token that may read the repository but not write to it (HTTP 401 on the first write)",
         "corpora push: error: example_ratings: uploading to dataset repository my-org/ratings failed: the server "
@@ -711,10 +724,8 @@ def test_a_push_whose_commit_answer_was_lost_is_finished_by_running_it_again(hub
     hub.lose["commit"] = how
     code, out, err = push_here()
     [commit] = hub.commits  # the Hub applied it
-    state = (f"the repository is now at {commit['sha']} (this push found it at {found}) with the files of this "
-             "export: the commit was made, its answer lost; run the push again to finish the release")
-    assert (code, err) == (1, f"corpora push: error: {NAME}: uploading to dataset repository {REPO_ID} failed: "
-                              f"{LOST[how]}; {state}\n")
+    said = PUSH_LINES["lost_answer"][1].replace(LOST["502"], LOST[how])
+    assert (code, err) == (1, said.format(now=commit["sha"], sha=found) + "\n")
     assert hub.repos[REPO_ID].tags == {}
     code, out, err = push_here()
     assert (code, err) == (0, ""), err  # nothing of huggingface_hub's own ("No files have been modified ...")
@@ -768,10 +779,10 @@ def test_a_push_stopped_before_its_tag_is_finished_by_running_it_again(hub, push
         hub.lose["tag"] = "drop"
     code, out, err = push_here()
     [commit] = hub.commits
-    reason = "the server answered HTTP 500 Internal Server Error (Internal Error - We're working hard to fix this as " \
-             "soon as possible!)" if how == "refused" else LOST["drop"]
-    assert (code, err) == (1, f"corpora push: error: {NAME}: pushed {commit['sha']} to {REPO_ID}, but tagging it "
-                              f"v1.0.0 failed: {reason}; run the push again to tag it\n")
+    said = PUSH_LINES["tag"][1].format(now=commit["sha"])
+    if how == "answer lost":
+        said = said.replace(said[said.index("the server answered"):said.index("; run")], LOST["drop"])
+    assert (code, err) == (1, said + "\n")
     hub.fail.clear()
     code, out, err = push_here()
     assert (code, err) == (0, "")
