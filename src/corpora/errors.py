@@ -128,7 +128,10 @@ def _server_answered(error: BaseException) -> str:
     response = getattr(error, "response", None)
     phrase = getattr(error, "message", None) or getattr(response, "reason", None)
     phrase = phrase or getattr(response, "reason_phrase", None)
-    return server_answered(_http_status(error), phrase, getattr(error, "server_message", None))
+    said = getattr(error, "server_message", None)
+    if said and said.lstrip().startswith("<"):  # a proxy's HTML page (huggingface_hub 0.x passes it on): no words
+        said = None
+    return server_answered(_http_status(error), phrase, said)
 
 
 _CONNECT_TIMEOUT = Kind(("requests.exceptions.ConnectTimeout", "httpx.ConnectTimeout", "httpx2.ConnectTimeout"), None)
