@@ -11,9 +11,13 @@ through it whenever hf_xet is installed, with no fallback), so clients of this s
 HF_HUB_DISABLE_XET=1 and take the LFS path. Downloads send no X-Xet-* header, so they stay plain HTTP.
 
 Faults (`hub.fail`): "commit" answers the commit with a 500; "cut_upload" cuts the first LFS upload
-off half-way (the connection is dropped, and the upload URL then answers 403, as an expired
-presigned URL does); "auth" answers every request with a 401; "race" lets another client's commit
-land on the branch just before the commit (which then names a parent that is no longer its head)."""
+off half-way (the connection is dropped, and that upload URL then answers 403, as an expired
+presigned URL does; the next batch request hands out a new one); "auth" answers every request with
+a 401; "race" lets another client's commit land on the branch just before the commit (which then
+names a parent that is no longer its head); "tag" answers the creation of a tag with a 500.
+An answer lost on its way back (`hub.lose[action] = how`, once, for "commit" or "tag"): the Hub
+applies the request, then the connection is dropped ("drop"), a proxy answers 502 ("502"), or
+nothing comes back until the client gives up ("hang")."""
 
 from __future__ import annotations
 
@@ -22,6 +26,7 @@ import hashlib
 import http.server
 import itertools
 import json
+import socket
 import threading
 from dataclasses import dataclass
 from dataclasses import field
@@ -100,9 +105,12 @@ class FakeHub:
         self.created = []  # the JSON bodies of repo creations
         self.commits = []  # each commit made: {"summary", "files": {path: bytes}, "deleted": [...], "revision"}
         self.fail: set[str] = set()
+        self.lose: dict[str, str] = {}  # action ("commit", "tag") -> how its answer is lost: drop, 502, hang
         self.lock = threading.Lock()
         self._shas = (hashlib.sha1(b"commit %d" % n).hexdigest() for n in itertools.count())
-        self._expired: set[str] = set()
+        self._expired: set[str] = set()  # upload URLs
+        self._urls = itertools.count()
+        self._closing = threading.Event()
         hub = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -127,11 +135,21 @@ class FakeHub:
                 except HubError as error:
                     headers = {"X-Error-Message": error.message, **({"X-Error-Code": error.code} if error.code else {})}
                     return self.send(error.status, json.dumps({"error": error.message, **error.said}).encode(), headers)
+                if isinstance(answer, str):  # applied, and its answer lost that way (outside the lock: others go on)
+                    return self.lose_answer(answer)
                 if answer is not None:  # None: the connection was cut
                     code, body, headers = answer
                     if isinstance(body, bytes):
                         return self.send(code, body, headers, "application/octet-stream")
                     return self.send(code, json.dumps(body).encode(), headers)
+
+            def lose_answer(self, how):
+                if how == "502":
+                    return self.send(502, b"<html><body><h1>502 Bad Gateway</h1></body></html>", content_type="text/html")
+                if how == "hang":
+                    hub._closing.wait(60)  # until the test ends; the client gives up well before
+                self.close_connection = True
+                self.connection.shutdown(socket.SHUT_RDWR)
 
             do_GET = do_POST = do_PUT = do_HEAD = do_DELETE = handle_any
 
@@ -140,6 +158,7 @@ class FakeHub:
         threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
 
     def close(self):
+        self._closing.set()
         self.server.shutdown()
         self.server.server_close()
 
@@ -186,7 +205,7 @@ class FakeHub:
         if "auth" in self.fail:
             raise HubError(401, "Invalid credentials in Authorization header")
         if request.command == "PUT" and path.startswith("/lfs-upload/"):
-            return self.lfs_upload(request, path.removeprefix("/lfs-upload/"), length)
+            return self.lfs_upload(request, request.path, path.removeprefix("/lfs-upload/"), length)
         body = request.rfile.read(length) if length else b""
         auth = request.headers.get("Authorization")
         if path == "/api/validate-yaml":  # a check of the card's YAML, not a write
@@ -309,16 +328,17 @@ class FakeHub:
         for entry in request["objects"]:
             item = {"oid": entry["oid"], "size": entry["size"]}
             if entry["oid"] not in self.lfs:  # already stored: no action, nothing is sent again
-                item["actions"] = {"upload": {"href": f"{self.endpoint}/lfs-upload/{entry['oid']}", "header": {}}}
+                url = f"/lfs-upload/{entry['oid']}?upload={next(self._urls)}"  # each one new, as presigned URLs are
+                item["actions"] = {"upload": {"href": f"{self.endpoint}{url}", "header": {}}}
             objects.append(item)
         return 200, {"transfer": "basic", "objects": objects}, {"Content-Type": "application/vnd.git-lfs+json"}
 
-    def lfs_upload(self, request, oid: str, length: int):
-        if oid in self._expired:
+    def lfs_upload(self, request, url: str, oid: str, length: int):
+        if url in self._expired:
             raise HubError(403, "Request has expired")
         if "cut_upload" in self.fail:
             self.fail.discard("cut_upload")
-            self._expired.add(oid)
+            self._expired.add(url)
             request.rfile.read(length // 2)
             request.close_connection = True
             request.connection.shutdown(2)  # the rest of the upload never arrives
@@ -373,6 +393,8 @@ class FakeHub:
         pr_url = None
         if create_pr:
             pr_url = f"{self.endpoint}/datasets/{repo.id}/discussions/{max(repo.prs)}"
+        if "commit" in self.lose:
+            return self.lose.pop("commit")
         return 200, {"commitUrl": f"{self.endpoint}/datasets/{repo.id}/commit/{commit.sha}", "commitOid": commit.sha,
                      "pullRequestUrl": pr_url}, {}
 
@@ -380,7 +402,11 @@ class FakeHub:
         sha = self.revision(repo, revision)
         if request["tag"] in repo.tags:
             raise HubError(409, f"Tag {request['tag']} already exists")
+        if "tag" in self.fail:
+            raise HubError(500, "Internal Error - We're working hard to fix this as soon as possible!")
         repo.tags[request["tag"]] = sha
+        if "tag" in self.lose:
+            return self.lose.pop("tag")
         return 200, {}, {}
 
     def create_branch(self, repo: Repo, branch: str, request: dict):

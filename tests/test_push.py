@@ -234,6 +234,19 @@ PUSH_LINES = {
         "repository is now at {now} (this push found it at {sha}); the export is complete in {out}/example_ratings: "
         "run the push again when fixed",
     ),
+    "lost_answer": (
+        "the commit made by the Hub, its answer lost on the way back (here a proxy's HTTP 502; or the connection "
+        "dropped, or no answer within CORPORA_HUB_TIMEOUT): run again, the push tags that commit",
+        "corpora push: error: example_ratings: uploading to dataset repository my-org/ratings failed: the server "
+        "answered HTTP 502 Bad Gateway; the repository is now at {now} (this push found it at {sha}) with the files "
+        "of this export: the commit was made, its answer lost; run the push again to finish the release",
+    ),
+    "tag": (
+        "HTTP 500 on the tag, after the commit: run again, the push tags that commit",
+        "corpora push: error: example_ratings: pushed {now} to my-org/ratings, but tagging it v1.0.0 failed: the "
+        "server answered HTTP 500 Internal Server Error (Internal Error - We're working hard to fix this as soon as "
+        "possible!); run the push again to tag it",
+    ),
     "read_only_token": (
         "a token that may read the repository but not write to it (HTTP 401 on the first write)",
         "corpora push: error: example_ratings: uploading to dataset repository my-org/ratings failed: the server "
@@ -354,11 +367,9 @@ def test_a_push_that_fails_partway_leaves_the_repository_as_it_was(hub, upstream
     else:
         hub.fail.add(fault)
     result = push_release(hub, upstream_copy, tmp_path)
-    lines = result.stderr.splitlines()
-    if fault == "cut_upload":  # huggingface_hub says that it retries the upload, once: then the URL has expired
-        assert " thrown while requesting PUT " in lines[0]  # the words of httpx or of requests
-        assert lines[1:-1] == ["Retrying in 1s [Retry 1/5]."]
-        result.stderr = lines[-1] + "\n"
+    if fault == "cut_upload":  # huggingface_hub retries the upload, once: then the URL has expired (its words of it: not shown)
+        uploads = [path for method, path, auth in hub.requests if method == "PUT" and path.startswith("/lfs-upload/")]
+        assert len(uploads) == len(set(uploads)) + 1 and len(set(uploads)) == len(hub.lfs) + 1
     assert error_line(result) == PUSH_LINES[fault][1].format(sha=sha, out=tmp_path / "out")
     assert hub.head(REPO_ID) == sha and hub.tree(REPO_ID) == before and hub.repos[REPO_ID].tags == {}
 
@@ -492,8 +503,7 @@ def test_revision_commits_to_a_new_branch(hub, upstream_copy, tmp_path):
     assert again.returncode == 0, again.stderr
     head = repo.branches["dev"]
     assert repo.branches["main"] == initial
-    # huggingface_hub 0.25 commits the unchanged files again; later versions make no empty commit.
-    assert head == commit["sha"] or repo.commits[head].parent == commit["sha"]
+    assert head == commit["sha"] and len(hub.commits) == 1  # it holds these files already: no second commit
     assert sorted(hub.tree(REPO_ID, "dev")) == [".gitattributes", *EXPORTED]
 
 
@@ -513,14 +523,11 @@ def test_create_pr_opens_a_pull_request_and_tags_nothing(hub, upstream_copy, tmp
     again = push_release(hub, upstream_copy, tmp_path, "--revision", "refs/pr/1", out="out2")
     assert again.returncode == 0, again.stderr
     assert sorted(repo.branches) == ["main"] and sorted(repo.prs) == [1]
-    # huggingface_hub 0.25 commits the unchanged files again; later versions make no empty commit,
-    # and the push says that it pushed nothing.
-    if repo.prs[1] == commit["sha"]:
-        assert again.stdout.splitlines()[-1] == (
-            f"{REPO_ID} branch refs/pr/1 holds these files already (commit {commit['sha']}): nothing pushed")
-    else:
-        assert repo.commits[repo.prs[1]].parent == commit["sha"]
-        assert again.stdout.splitlines()[-1].startswith(f"pushed: {hub.endpoint}/datasets/{REPO_ID}/commit/")
+    # It holds these files already: no second commit, and the push says so.
+    assert repo.prs[1] == commit["sha"] and len(hub.commits) == 1
+    assert again.stdout.splitlines()[-1] == (
+        f"found the files of this export already at commit {commit['sha']} (pull request refs/pr/1): no new commit; "
+        "not tagged v1.0.0: only a push to main is")
 
 
 def test_a_push_of_some_configs_is_not_a_release(hub, upstream_copy, tmp_path):
@@ -673,6 +680,179 @@ def test_diff_against_a_published_version(hub, upstream_copy, tmp_path):
     assert {c["name"]: c["key"] for c in report["configs"]} == {
         "sentences": ["sentence_id"], "ratings": ["sentence_id", "rater"], "raters": ["rater"],
     }
+
+
+# --- a push that stopped is finished by running it again ----------------------------------------
+
+
+@pytest.fixture
+def push_here(hub, upstream_copy, tmp_path, monkeypatch, capfd):
+    """push_here(*options): `corpora push` of the release to REPO_ID in this process (quicker than a
+    process), always with the same --out, as a user runs the same command again: exit code, stdout,
+    stderr. What reaches a terminal: test_a_push_run_again_says_what_it_found_and_did_in_its_own_words."""
+    from huggingface_hub import constants
+    from huggingface_hub import file_download
+
+    from corpora.cli import main
+
+    template = hub.endpoint + "/{repo_id}/resolve/{revision}/{filename}"
+    for module, name, value in (
+        (constants, "ENDPOINT", hub.endpoint), (constants, "HF_HUB_OFFLINE", False),
+        (constants, "HF_HUB_DISABLE_XET", True),  # none in 0.x
+        (constants, "HUGGINGFACE_CO_URL_TEMPLATE", template), (file_download, "HUGGINGFACE_CO_URL_TEMPLATE", template),
+        (constants, "HF_HUB_CACHE", str(tmp_path / "hub-cache")),  # its own cache: the commits' ids recur
+    ):
+        monkeypatch.setattr(module, name, value, raising=False)  # file_download's copy: 0.x only
+    monkeypatch.setenv("HF_TOKEN", TOKEN)
+
+    def run(*options):
+        capfd.readouterr()
+        code = main(["push", NAME, "--repo-id", REPO_ID, "--data-dir", str(upstream_copy), "--out",
+                     str(tmp_path / "out"), *options])
+        out, err = capfd.readouterr()
+        return code, out, err
+
+    return run
+
+
+LOST = {  # how the answer to a commit the Hub applied was lost, and what the push says of it
+    "drop": "the server closed the connection without an answer",
+    "502": "the server answered HTTP 502 Bad Gateway",
+    "hang": "no answer within 1 s (CORPORA_HUB_TIMEOUT)",
+}
+
+
+@pytest.mark.parametrize("how", LOST)
+def test_a_push_whose_commit_answer_was_lost_is_finished_by_running_it_again(hub, push_here, monkeypatch, how):
+    monkeypatch.setenv("CORPORA_HUB_TIMEOUT", "1")  # "hang": the client gives up after 1 s
+    found = hub.add_repo(REPO_ID).branches["main"]
+    hub.lose["commit"] = how
+    code, out, err = push_here()
+    [commit] = hub.commits  # the Hub applied it
+    said = PUSH_LINES["lost_answer"][1].replace(LOST["502"], LOST[how])
+    assert (code, err) == (1, said.format(now=commit["sha"], sha=found) + "\n")
+    assert hub.repos[REPO_ID].tags == {}
+    code, out, err = push_here()
+    assert (code, err) == (0, ""), err  # nothing of huggingface_hub's own ("No files have been modified ...")
+    assert out == (f"found the files of this export already at commit {commit['sha']} (main): no "
+                   "new commit; tagged it v1.0.0\n")
+    assert len(hub.commits) == 1 and hub.repos[REPO_ID].tags == {"v1.0.0": commit["sha"]}
+    assert hub.head(REPO_ID) == commit["sha"]
+
+
+def test_a_push_stopped_before_its_commit_is_finished_by_running_it_again(hub, push_here, tmp_path):
+    hub.fail.add("commit")  # into a new repository: it is created, the commit refused
+    code, out, err = push_here()
+    initial = hub.head(REPO_ID)
+    assert (code, err) == (1, PUSH_LINES["commit"][1].format(sha=initial, out=tmp_path / "out") + "\n")
+    assert hub.commits == []
+    hub.fail.clear()
+    code, out, err = push_here()
+    [commit] = hub.commits
+    assert (code, err) == (0, "")
+    assert out.splitlines()[-1] == f"pushed: {hub.endpoint}/datasets/{REPO_ID}/commit/{commit['sha']} (tagged v1.0.0)"
+    assert hub.repos[REPO_ID].tags == {"v1.0.0": commit["sha"]} and hub.repos[REPO_ID].commits[commit["sha"]].parent == initial
+
+
+def test_a_push_whose_upload_was_cut_sends_only_what_is_missing_when_run_again(hub, push_here):
+    hub.add_repo(REPO_ID)
+    hub.fail.add("cut_upload")
+    code, out, err = push_here()
+    assert code == 1 and "the server answered HTTP 403 Forbidden (Request has expired)" in err
+    assert len(err.splitlines()) == 1  # huggingface_hub's words of its retry are not shown
+    stored = set(hub.lfs)
+    uploads = [path for method, path, auth in hub.requests if method == "PUT" and path.startswith("/lfs-upload/")]
+    # each stored one once, and the cut one twice (huggingface_hub's retry: its URL had expired)
+    assert len(uploads) == len(stored) + 2 and len(set(uploads)) == len(stored) + 1
+    assert 0 < len(stored) < 7 and hub.commits == []
+    hub.requests.clear()
+    code, out, err = push_here()
+    assert (code, err) == (0, "")
+    [commit] = hub.commits
+    resent = [path.split("?")[0].removeprefix("/lfs-upload/") for method, path, auth in hub.requests if method == "PUT"]
+    assert sorted(resent) == sorted(set(hub.lfs) - stored) and len(hub.lfs) == 7  # the 7 Parquet files
+    assert out.splitlines()[-1] == f"pushed: {hub.endpoint}/datasets/{REPO_ID}/commit/{commit['sha']} (tagged v1.0.0)"
+    assert hub.repos[REPO_ID].tags == {"v1.0.0": commit["sha"]}
+
+
+@pytest.mark.parametrize("how", ["refused", "answer lost"])
+def test_a_push_stopped_before_its_tag_is_finished_by_running_it_again(hub, push_here, how):
+    hub.add_repo(REPO_ID)
+    if how == "refused":
+        hub.fail.add("tag")
+    else:
+        hub.lose["tag"] = "drop"
+    code, out, err = push_here()
+    [commit] = hub.commits
+    said = PUSH_LINES["tag"][1].format(now=commit["sha"])
+    if how == "answer lost":
+        said = said.replace(said[said.index("the server answered"):said.index("; run")], LOST["drop"])
+    assert (code, err) == (1, said + "\n")
+    hub.fail.clear()
+    code, out, err = push_here()
+    assert (code, err) == (0, ""), err
+    if how == "refused":
+        assert out == (f"found the files of this export already at commit {commit['sha']} (main): "
+                       "no new commit; tagged it v1.0.0\n")
+    else:  # the Hub made the tag
+        assert out == (f"{NAME} v1.0.0 is already published in {REPO_ID} (commit {commit['sha']}) with these files: "
+                       "nothing pushed\n")
+    assert len(hub.commits) == 1 and hub.repos[REPO_ID].tags == {"v1.0.0": commit["sha"]}
+
+
+def test_a_branch_push_whose_answer_was_lost_is_finished_by_running_it_again(hub, push_here):
+    initial = hub.add_repo(REPO_ID).branches["main"]
+    hub.lose["commit"] = "502"
+    code, out, err = push_here("--revision", "dev")
+    [commit] = hub.commits
+    assert code == 1 and err.endswith(f"the repository is now at {commit['sha']} (this push found it at {initial}) "
+                                      "with the files of this export: the commit was made, its answer lost; run the "
+                                      "push again to finish the release\n")
+    code, out, err = push_here("--revision", "dev")
+    assert (code, err) == (0, "")
+    assert out == (f"found the files of this export already at commit {commit['sha']} (branch dev): "
+                   "no new commit; not tagged v1.0.0: only a push to main is\n")
+    repo = hub.repos[REPO_ID]
+    assert len(hub.commits) == 1 and repo.branches == {"main": initial, "dev": commit["sha"]} and repo.tags == {}
+
+
+def test_a_push_run_again_says_what_it_found_and_did_in_its_own_words(hub, upstream_copy, tmp_path):
+    # A real process: what reaches the terminal (huggingface_hub logs through a handler of its own).
+    hub.add_repo(REPO_ID)
+    hub.lose["commit"] = "drop"
+    first = push_release(hub, upstream_copy, tmp_path)
+    [commit] = hub.commits
+    assert error_line(first).endswith("the commit was made, its answer lost; run the push again to finish the release")
+    again = push_release(hub, upstream_copy, tmp_path)
+    assert (again.returncode, again.stderr) == (0, "")
+    assert again.stdout == (f"found the files of this export already at commit {commit['sha']} (main): no new commit; "
+                            "tagged it v1.0.0\n")
+    assert len(hub.commits) == 1 and hub.repos[REPO_ID].tags == {"v1.0.0": commit["sha"]}
+
+
+def test_a_pull_request_push_whose_answer_was_lost_is_finished_by_running_it_again(hub, push_here, tmp_path):
+    initial = hub.add_repo(REPO_ID).branches["main"]
+    hub.lose["commit"] = "drop"
+    code, out, err = push_here("--create-pr")
+    [commit] = hub.commits
+    repo = hub.repos[REPO_ID]
+    assert repo.prs == {1: commit["sha"]}  # opened, and its answer lost: main is as it was
+    assert (code, err) == (1, (
+        f"corpora push: error: {NAME}: uploading to dataset repository {REPO_ID} failed: {LOST['drop']}; the "
+        f"repository is unchanged at {initial}; the export is complete in {tmp_path / 'out' / NAME}: run the push "
+        "again when fixed\n"))
+    code, out, err = push_here("--create-pr")
+    assert (code, err) == (0, "")
+    assert out == (f"found the files of this export already at commit {commit['sha']} (pull request "
+                   "refs/pr/1): no pull request opened; not tagged v1.0.0: push again without "
+                   "--create-pr once it is merged\n")
+    assert len(hub.commits) == 1 and repo.prs == {1: commit["sha"]}
+    repo.branches["main"] = commit["sha"]  # merged
+    code, out, err = push_here()
+    assert (code, err) == (0, "")
+    assert out == (f"found the files of this export already at commit {commit['sha']} (main): no "
+                   "new commit; tagged it v1.0.0\n")
+    assert len(hub.commits) == 1 and repo.tags == {"v1.0.0": commit["sha"]}
 
 
 # --- docs/bad_input.md: the "Push" table ---------------------------------------------------------

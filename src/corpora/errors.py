@@ -128,7 +128,10 @@ def _server_answered(error: BaseException) -> str:
     response = getattr(error, "response", None)
     phrase = getattr(error, "message", None) or getattr(response, "reason", None)
     phrase = phrase or getattr(response, "reason_phrase", None)
-    return server_answered(_http_status(error), phrase, getattr(error, "server_message", None))
+    said = getattr(error, "server_message", None)
+    if said and said.lstrip().startswith("<"):  # a proxy's HTML page (huggingface_hub 0.x passes it on): no words
+        said = None
+    return server_answered(_http_status(error), phrase, said)
 
 
 _CONNECT_TIMEOUT = Kind(("requests.exceptions.ConnectTimeout", "httpx.ConnectTimeout", "httpx2.ConnectTimeout"), None)
@@ -185,6 +188,10 @@ HUB_FAILURES = (
           "datasets.utils.file_utils.OfflineModeIsEnabled"),
          lambda error: OFFLINE, anywhere=True),
     Kind(TIMEOUTS, _hub_timed_out, anywhere=True),
+    # A request sent and no answer (a proxy or the network lost it): it may have been carried out.
+    Kind(("http.client.RemoteDisconnected", "httpx.RemoteProtocolError", "httpx2.RemoteProtocolError"),
+         lambda error: "the server closed the connection without an answer", anywhere=True,
+         test=lambda error: isinstance(error, ConnectionError) or "disconnected" in str(error).lower()),
     Kind((ConnectionError, "socket.gaierror", "requests.exceptions.ConnectionError", "httpx.ConnectError",
           "httpx2.ConnectError", "aiohttp.ClientConnectorError"),
          lambda error: no_connection(_text(error)), anywhere=True),

@@ -4,12 +4,14 @@ own waits forever on a Hub that accepts the connection and never answers."""
 from __future__ import annotations
 
 import time
+import weakref
 
 from corpora import user_numbers
 
 HUB_TIMEOUT = 60.0  # seconds without a byte, read or written; connecting: at most CONNECT_TIMEOUT of it
 CONNECT_TIMEOUT = 10.0
 _SET = []
+_SILENCES = weakref.WeakSet()  # of the clients made
 
 
 def hub_timeout() -> float:
@@ -33,6 +35,7 @@ def use_time_limit() -> None:
             # That is `_transport`, or with a proxy from the environment (HTTPS_PROXY, ...) the
             # one mounted for the URL's pattern: all of them, sharing one count of silence.
             silence = _Silence()
+            _SILENCES.add(silence)
             made._transport = _TimedTransport(made._transport, limit, silence)
             made._mounts = {pattern: None if mounted is None else _TimedTransport(mounted, limit, silence)
                             for pattern, mounted in made._mounts.items()}
@@ -56,6 +59,12 @@ def use_time_limit() -> None:
 
         _http.configure_http_backend(backend_factory=session)
     _SET[:] = [seconds]
+
+
+def new_wait() -> None:
+    """Count the silence from nothing again: for a question of its own after a request that timed out."""
+    for silence in list(_SILENCES):
+        silence.seconds = 0.0
 
 
 def limits() -> tuple[float, float]:

@@ -24,6 +24,7 @@ from corpora.errors import describe_failure
 
 # What the Hub puts into every new repository: not content of the user's.
 HUB_FILES = {".gitattributes"}
+NEWEST_PULLS = 10  # the pull requests a --create-pr push looks through for one an earlier push opened
 
 
 class Unreadable(CorporaError):
@@ -37,12 +38,14 @@ class Unreadable(CorporaError):
 
 @dataclass
 class Remote:
-    """A Hub repository as a push finds it: its commit, files ({path: (blob id, LFS sha256)}), branches, tags."""
+    """A Hub repository as a push finds it: its commit, files ({path: (blob id, LFS sha256)}), branches, tags,
+    and the newest pull requests ({refs/pr/N: (commit, files)}, read for --create-pr)."""
 
     sha: str
     files: dict[str, tuple[str, str | None]]
     branches: dict[str, str] = field(default_factory=dict)
     tags: dict[str, str] = field(default_factory=dict)
+    pulls: dict[str, tuple[str, dict]] = field(default_factory=dict)
 
 
 def version_tag(corpus: registry.Corpus) -> str:
@@ -86,7 +89,7 @@ def push(
     api = HfApi()
     remote, made, unread = None, set(), None
     try:  # what the repository holds decides whether to build at all, and what a push deletes
-        remote = read_repo(api, name, repo_id, revision)
+        remote = read_repo(api, name, repo_id, revision, create_pr)
     except Unreadable as error:
         if not dry_run:
             raise
@@ -102,14 +105,12 @@ def push(
     tag = version_tag(corpus)
     if remote is not None and tag in remote.tags:  # decided before anything is said of an upload
         return already_published(api, name, repo_id, folder, paths, request.configs, tag, remote.tags[tag])
-    action = "would upload" if dry_run else "uploading"
-    sizes = {path: (folder / path).stat().st_size for path in paths}
-    print(f"{action} {len(paths)} files, {sum(sizes.values()):,} bytes, from {folder} to "
-          f"{api.endpoint}/datasets/{repo_id} ({'private' if private else 'public'}):")
-    for path, size in sizes.items():
-        print(f"  {path} ({size:,} bytes)")
+    # A push that stopped after its commit landed (its answer lost, or before the tag) is finished, not repeated.
+    found = landed(remote, folder, paths, request.configs, made, revision, create_pr)
     stale = stale_files(remote, paths, request.configs, made)
-    if stale:  # every file a push deletes is named first
+    if found is None:
+        say_upload(api, repo_id, folder, paths, private, dry_run)
+    if stale and found is None:  # every file a push deletes is named first
         print(f"{'would delete' if dry_run else 'deleting'} {len(stale)} file(s) an earlier push made that this "
               "export does not have:" if not take_over else
               f"{'would delete' if dry_run else 'deleting'} {len(stale)} Parquet file(s) in the folders of the "
@@ -119,8 +120,10 @@ def push(
     if unread is not None:
         print(f"cannot read {repo_id} ({unread}): the files a push would delete there are not known")
     if dry_run:
+        if found is not None:
+            finish(api, corpus, request.configs, folder, repo_id, revision, create_pr, found=found, dry_run=True)
         return paths
-    parent = None
+    parent, commit = None, None
     try:
         if remote is None:
             api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
@@ -131,51 +134,100 @@ def push(
         if revision is not None and revision not in remote.branches and not is_pull_request(revision):
             # as `hf upload --revision` does
             api.create_branch(repo_id, branch=revision, revision=parent, repo_type="dataset", exist_ok=True)
-        operations = commit_operations(folder, paths, stale_files(remote, paths, request.configs, made))
-        # One commit (atomic), on the commit read above: a push meanwhile makes it fail, not mix.
-        commit = api.create_commit(
-            repo_id, operations, commit_message=f"Upload {name} {tag} built by corpora", repo_type="dataset",
-            revision=revision, create_pr=create_pr, parent_commit=parent,
-        )
+        if found is None:
+            operations = commit_operations(folder, paths, stale)
+            # One commit (atomic), on the commit read above: a push meanwhile makes it fail, not mix.
+            commit = api.create_commit(
+                repo_id, operations, commit_message=f"Upload {name} {tag} built by corpora", repo_type="dataset",
+                revision=revision, create_pr=create_pr, parent_commit=parent,
+            )
     except Exception as error:  # noqa: BLE001 - an HTTP, connection or auth failure: one line with its reason
         raise CorporaError(
             f"{name}: uploading to dataset repository {repo_id} failed: {describe_failure(error)}; "
-            f"{repository_state(api, repo_id, revision, parent)}the export is complete in {folder}: "
-            "run the push again when fixed"
+            f"{after_failure(api, repo_id, revision, parent, folder, paths)}"
         ) from error
-    if commit.oid == parent and not commit.pr_url:  # huggingface_hub skips a commit that changes nothing
-        print(f"{repo_id}{'' if revision is None else ' branch ' + revision} holds these files already (commit "
-              f"{parent}): nothing pushed{', no pull request opened' if create_pr else ''}")
-        return paths
-    # A release is what main holds: a pull request or another branch is not tagged.
+    finish(api, corpus, request.configs, folder, repo_id, revision, create_pr, commit=commit, found=found)
+    return paths
+
+
+def say_upload(api: HfApi, repo_id: str, folder: Path, paths: list[str], private: bool, dry_run: bool) -> None:
+    sizes = {path: (folder / path).stat().st_size for path in paths}
+    print(f"{'would upload' if dry_run else 'uploading'} {len(paths)} files, {sum(sizes.values()):,} bytes, from "
+          f"{folder} to {api.endpoint}/datasets/{repo_id} ({'private' if private else 'public'}):")
+    for path, size in sizes.items():
+        print(f"  {path} ({size:,} bytes)")
+
+
+def landed(remote: Remote | None, folder: Path, paths: list[str], configs, made: set[str], revision: str | None,
+           create_pr: bool) -> tuple[str, str] | None:
+    """Where the files of this export are already, as (commit, where), on the branch pushed to (a new one:
+    main), else (--create-pr) in one of the newest pull requests; None if nowhere."""
+    if remote is None:
+        return None
+    if holds_export(folder, paths, remote.files, configs, made):
+        if revision in (None, "main") or not (revision in remote.branches or is_pull_request(revision)):
+            where = "main"  # a new branch starts there
+        else:
+            where = f"pull request {revision}" if is_pull_request(revision) else f"branch {revision}"
+        return remote.sha, where
     if create_pr:
-        print(f"opened a pull request: {commit.pr_url} (commit {commit.oid}); not tagged {tag}: push again "
-              "without --create-pr once it is merged")
-        return paths
-    if revision not in (None, "main"):
-        print(f"pushed: {commit.commit_url} to branch {revision}; not tagged {tag}: only a push to main is")
-        return paths
-    left_out = [config for config in corpus.configs if config not in request.configs]
-    if left_out:  # a release holds every config: the push of them all tags it
-        print(f"pushed: {commit.commit_url}; not tagged {tag}: it leaves out config(s) {', '.join(left_out)}; "
-              f"`corpora push {name} --repo-id {repo_id}` (your other options, without --config) pushes and tags "
-              "every config")
-        return paths
+        for ref, (sha, files) in remote.pulls.items():
+            if holds_export(folder, paths, files, configs, made):
+                return sha, f"pull request {ref}"
+    return None
+
+
+def holds_export(folder: Path, paths: list[str], files: dict, configs, made: set[str]) -> bool:
+    """Whether repository `files` hold each file of the export as it is, and no shard a push would delete."""
+    return (all(path in files and same_file(folder / path, *files[path]) for path in paths)
+            and not any(path in made and _is_shard(path, configs) and path not in paths for path in files))
+
+
+def finish(api: HfApi, corpus, configs, folder: Path, repo_id: str, revision: str | None, create_pr: bool,
+           commit=None, found: tuple[str, str] | None = None, dry_run: bool = False) -> None:
+    """Say the commit made (`commit`) or `found`, and tag it if it is the release."""
+    name, tag = corpus.name, version_tag(corpus)
+    if found is None:
+        sha = commit.oid
+        said = (f"opened a pull request: {commit.pr_url} (commit {sha})" if create_pr else
+                f"pushed: {commit.commit_url}" + ("" if revision in (None, "main") else f" to branch {revision}"))
+    else:
+        sha, where = found
+        branch = revision if revision not in (None, "main") and where == "main" and not create_pr else None
+        did = ("no pull request opened" if create_pr else
+               f"made branch {branch} at it, no new commit" if branch else "no new commit")
+        said = f"found the files of this export already at commit {sha} ({where}): {did}"
+    # A release is what main holds: a pull request or another branch is not tagged.
+    left_out = [config for config in corpus.configs if config not in configs]
     mark = exports.read_mark(folder)
-    if mark is None or mark.sources != "release":  # a tag names the release: never a cut or fixed copy
-        print(f"pushed: {commit.commit_url}; not tagged {tag}: built from source files that differ from the "
-              "recorded release (--allow-modified-sources); a push of the release tags it")
-        return paths
+    if create_pr:
+        merged = found is not None and not found[1].startswith("pull request")
+        why = "push again without --create-pr " + ("to tag it" if merged else "once it is merged")
+    elif revision not in (None, "main"):
+        why = "only a push to main is"
+    elif left_out:  # a release holds every config: the push of them all tags it
+        why = (f"it leaves out config(s) {', '.join(left_out)}; `corpora push {name} --repo-id {repo_id}` (your "
+               "other options, without --config) pushes and tags every config")
+    elif mark is None or mark.sources != "release":  # a tag names the release: never a cut or fixed copy
+        why = ("built from source files that differ from the recorded release (--allow-modified-sources); a push "
+               "of the release tags it")
+    else:
+        why = None
+    if why is not None:
+        print(f"{said}; not tagged {tag}: {why}")
+        return
+    if dry_run:
+        print(f"{said}; would tag it {tag}")
+        return
     try:
-        api.create_tag(repo_id, tag=tag, revision=commit.oid, repo_type="dataset",
+        api.create_tag(repo_id, tag=tag, revision=sha, repo_type="dataset",
                        tag_message=f"{name} {tag} built by corpora")
     except Exception as error:  # noqa: BLE001
         raise CorporaError(
-            f"{name}: pushed {commit.oid} to {repo_id}, but tagging it {tag} failed: {describe_failure(error)}; "
-            f"run the push again to tag it"
+            f"{name}: {'pushed' if found is None else 'found this export at'} {sha} {'to' if found is None else 'in'} "
+            f"{repo_id}, but tagging it {tag} failed: {describe_failure(error)}; run the push again to tag it"
         ) from error
-    print(f"pushed: {commit.commit_url} (tagged {tag})")
-    return paths
+    print(f"pushed: {commit.commit_url} (tagged {tag})" if found is None else f"{said}; tagged it {tag}")
 
 
 def is_pull_request(revision: str | None) -> bool:
@@ -183,23 +235,27 @@ def is_pull_request(revision: str | None) -> bool:
     return bool(revision) and revision.startswith("refs/pr/")
 
 
-def read_repo(api: HfApi, name: str, repo_id: str, revision: str | None) -> Remote | None:
-    """The repository at the branch pushed to (a new --revision branch: main); None if there is none."""
+def read_repo(api: HfApi, name: str, repo_id: str, revision: str | None, create_pr: bool = False) -> Remote | None:
+    """The repository at the branch pushed to (a new --revision branch: main), and with `create_pr` the files
+    of its newest pull requests (where an earlier push opened one); None if there is none."""
     from huggingface_hub.errors import RepositoryNotFoundError
 
     try:
-        refs = api.list_repo_refs(repo_id, repo_type="dataset")
+        refs = api.list_repo_refs(repo_id, repo_type="dataset", include_pull_requests=create_pr)
         branches = {ref.name: ref.target_commit for ref in refs.branches}
         tags = {ref.name: ref.target_commit for ref in refs.tags}
         base = revision if revision in branches or is_pull_request(revision) else "main"
         info = api.repo_info(repo_id, repo_type="dataset", revision=base, files_metadata=True)
+        newest = sorted(refs.pull_requests or [], key=lambda ref: -int(ref.ref.rpartition("/")[2]))[:NEWEST_PULLS]
+        pulls = {ref.ref: (ref.target_commit, _files(api.repo_info(
+            repo_id, repo_type="dataset", revision=ref.target_commit, files_metadata=True))) for ref in newest}
     except RepositoryNotFoundError as error:
         if getattr(error.response, "status_code", None) == 404:
             return None
         raise Unreadable(name, repo_id, describe_failure(error)) from error
     except Exception as error:  # noqa: BLE001 - one line, before anything was built
         raise Unreadable(name, repo_id, describe_failure(error)) from error
-    return Remote(info.sha, _files(info), branches, tags)
+    return Remote(info.sha, _files(info), branches, tags, pulls)
 
 
 def _files(info) -> dict[str, tuple[str, str | None]]:
@@ -330,14 +386,21 @@ def same_file(path: Path, blob_id: str, sha256: str | None) -> bool:
     return hashlib.sha1(b"blob %d\0" % len(content) + content).hexdigest() == blob_id
 
 
-def repository_state(api: HfApi, repo_id: str, revision: str | None, parent: str | None) -> str:
-    """After a failed commit: whether the branch is still where the push found it, said as read."""
+def after_failure(api: HfApi, repo_id: str, revision: str | None, parent: str | None, folder: Path,
+                  paths: list[str]) -> str:
+    """After a failed commit: whether the branch is still where the push found it, or holds the export
+    (the commit was made, its answer lost), said as read; and what to do."""
+    again = f"the export is complete in {folder}: run the push again when fixed"
     if parent is None:
-        return ""
+        return again
+    hub_client.new_wait()  # whether the commit was made: worth its own wait after one that timed out
     try:
-        head = api.repo_info(repo_id, repo_type="dataset", revision=revision or "main").sha
+        info = api.repo_info(repo_id, repo_type="dataset", revision=revision or "main", files_metadata=True)
     except Exception:  # noqa: BLE001 - the same failure, likely: say what is known
-        return f"the repository was at {parent} before this push (it could not be read since); "
-    if head == parent:
-        return f"the repository is unchanged at {parent}; "
-    return f"the repository is now at {head} (this push found it at {parent}); "
+        return f"the repository was at {parent} before this push (it could not be read since); {again}"
+    if info.sha == parent:
+        return f"the repository is unchanged at {parent}; {again}"
+    if holds_export(folder, paths, _files(info), (), set()):
+        return (f"the repository is now at {info.sha} (this push found it at {parent}) with the files of this export: "
+                "the commit was made, its answer lost; run the push again to finish the release")
+    return f"the repository is now at {info.sha} (this push found it at {parent}); {again}"

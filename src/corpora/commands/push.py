@@ -1,5 +1,9 @@
 """`corpora push`."""
 
+import contextlib
+import logging
+import warnings
+
 from corpora.commands import add_allow_modified_sources
 from corpora.commands import add_configs
 from corpora.commands import add_data_dir
@@ -36,9 +40,25 @@ def run(args) -> int:
 
     quiet_progress()
     quiet_hub_progress()  # the upload's bars too: none in logs
-    push.push(
-        args.name, args.repo_id, private=args.private, dry_run=args.dry_run, data_dir=args.data_dir, out=args.out,
-        allow_modified_sources=args.allow_modified_sources, configs=args.configs, revision=args.revision,
-        create_pr=args.create_pr, take_over=args.take_over,
-    )
+    with hub_said_by_corpora():
+        push.push(
+            args.name, args.repo_id, private=args.private, dry_run=args.dry_run, data_dir=args.data_dir, out=args.out,
+            allow_modified_sources=args.allow_modified_sources, configs=args.configs, revision=args.revision,
+            create_pr=args.create_pr, take_over=args.take_over,
+        )
     return 0
+
+
+@contextlib.contextmanager
+def hub_said_by_corpora():
+    """huggingface_hub's own warnings and log lines (its retries, "No files have been modified...") kept
+    off the terminal: push says what happened, in its own words."""
+    hub_logger = logging.getLogger("huggingface_hub")
+    level = hub_logger.level
+    hub_logger.setLevel(logging.ERROR)
+    try:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", module=r"huggingface_hub(\.|$)")
+            yield
+    finally:
+        hub_logger.setLevel(level)
