@@ -3,6 +3,7 @@
 example corpus (tests/example_collection): its release files as the upstream copy."""
 
 import contextlib
+import io
 import json
 import os
 import shutil
@@ -172,9 +173,34 @@ def release_export(tmp_path_factory):
             and p.name != ".corpora-export.json"}
 
 
-def push_release(hub, upstream_copy, tmp_path, *options, out="out"):
-    return corpora("push", NAME, "--repo-id", REPO_ID, "--data-dir", str(upstream_copy), "--out",
-                   str(tmp_path / out), *options, hub=hub, home=tmp_path / "home")
+def push_release(hub, upstream_copy, tmp_path, *options, out="out", process=False):
+    """`corpora push` of the release to REPO_ID: in this process, or a real one (`process`: where what
+    reaches the terminal is tested, huggingface_hub's log lines among it)."""
+    run = corpora if process else corpora_here
+    return run("push", NAME, "--repo-id", REPO_ID, "--data-dir", str(upstream_copy), "--out", str(tmp_path / out),
+               *options, hub=hub, home=tmp_path / "home")
+
+
+def corpora_here(*args, hub, home):
+    """`corpora(...)`, in this process: quicker (no start, no imports), and the same lines."""
+    from huggingface_hub import constants
+    from huggingface_hub import file_download
+
+    from corpora.cli import main
+
+    template = hub.endpoint + "/{repo_id}/resolve/{revision}/{filename}"
+    stdout, stderr = io.StringIO(), io.StringIO()
+    with pytest.MonkeyPatch.context() as patch, contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+        for module, name, value in (
+            (constants, "ENDPOINT", hub.endpoint), (constants, "HF_HUB_OFFLINE", False),
+            (constants, "HF_HUB_DISABLE_XET", True),  # none in 0.x
+            (constants, "HUGGINGFACE_CO_URL_TEMPLATE", template), (file_download, "HUGGINGFACE_CO_URL_TEMPLATE", template),
+            (constants, "HF_HUB_CACHE", str(home / "hub")),  # its own cache: the commits' ids recur
+        ):
+            patch.setattr(module, name, value, raising=False)  # file_download's copy: 0.x only
+        patch.setenv("HF_TOKEN", TOKEN)
+        code = main(list(args))
+    return subprocess.CompletedProcess(args, code, stdout.getvalue(), stderr.getvalue())
 
 
 def error_line(result) -> str:
@@ -366,7 +392,7 @@ def test_a_push_that_fails_partway_leaves_the_repository_as_it_was(hub, upstream
         hub.token = "hf_theOnlyTokenThatMayWrite"
     else:
         hub.fail.add(fault)
-    result = push_release(hub, upstream_copy, tmp_path)
+    result = push_release(hub, upstream_copy, tmp_path, process=True)  # what reaches the terminal
     if fault == "cut_upload":  # huggingface_hub retries the upload, once: then the URL has expired (its words of it: not shown)
         uploads = [path for method, path, auth in hub.requests if method == "PUT" and path.startswith("/lfs-upload/")]
         assert len(uploads) == len(set(uploads)) + 1 and len(set(uploads)) == len(hub.lfs) + 1
@@ -686,31 +712,13 @@ def test_diff_against_a_published_version(hub, upstream_copy, tmp_path):
 
 
 @pytest.fixture
-def push_here(hub, upstream_copy, tmp_path, monkeypatch, capfd):
-    """push_here(*options): `corpora push` of the release to REPO_ID in this process (quicker than a
-    process), always with the same --out, as a user runs the same command again: exit code, stdout,
-    stderr. What reaches a terminal: test_a_push_run_again_says_what_it_found_and_did_in_its_own_words."""
-    from huggingface_hub import constants
-    from huggingface_hub import file_download
-
-    from corpora.cli import main
-
-    template = hub.endpoint + "/{repo_id}/resolve/{revision}/{filename}"
-    for module, name, value in (
-        (constants, "ENDPOINT", hub.endpoint), (constants, "HF_HUB_OFFLINE", False),
-        (constants, "HF_HUB_DISABLE_XET", True),  # none in 0.x
-        (constants, "HUGGINGFACE_CO_URL_TEMPLATE", template), (file_download, "HUGGINGFACE_CO_URL_TEMPLATE", template),
-        (constants, "HF_HUB_CACHE", str(tmp_path / "hub-cache")),  # its own cache: the commits' ids recur
-    ):
-        monkeypatch.setattr(module, name, value, raising=False)  # file_download's copy: 0.x only
-    monkeypatch.setenv("HF_TOKEN", TOKEN)
+def push_here(hub, upstream_copy, tmp_path):
+    """push_here(*options): `corpora push` of the release to REPO_ID in this process, always with the
+    same --out, as a user runs the same command again: exit code, stdout, stderr."""
 
     def run(*options):
-        capfd.readouterr()
-        code = main(["push", NAME, "--repo-id", REPO_ID, "--data-dir", str(upstream_copy), "--out",
-                     str(tmp_path / "out"), *options])
-        out, err = capfd.readouterr()
-        return code, out, err
+        result = push_release(hub, upstream_copy, tmp_path, *options)
+        return result.returncode, result.stdout, result.stderr
 
     return run
 
@@ -800,6 +808,28 @@ def test_a_push_stopped_before_its_tag_is_finished_by_running_it_again(hub, push
     assert len(hub.commits) == 1 and hub.repos[REPO_ID].tags == {"v1.0.0": commit["sha"]}
 
 
+def test_files_of_the_export_found_on_main_untagged_are_tagged_by_a_push_to_main_only(hub, push_here, release_export):
+    # As a push whose answer was lost leaves them; the push asks for a new branch, then a pull request.
+    found = hub.put(REPO_ID, release_export, "Upload example_ratings v1.0.0 built by corpora")
+    code, out, err = push_here("--revision", "dev")
+    assert (code, err) == (0, "")
+    assert out == (f"found the files of this export already at commit {found} (main): made branch dev at it, no new "
+                   "commit; not tagged v1.0.0: only a push to main is\n")
+    code, out, err = push_here("--create-pr")
+    assert (code, err) == (0, "")
+    assert out == (f"found the files of this export already at commit {found} (main): no pull request opened; not "
+                   "tagged v1.0.0: push again without --create-pr to tag it\n")
+    code, out, err = push_here("--dry-run")
+    assert (code, out) == (0, f"found the files of this export already at commit {found} (main): no new commit; "
+                              "would tag it v1.0.0\n")
+    repo = hub.repos[REPO_ID]
+    assert hub.commits == [] and repo.branches == {"main": found, "dev": found} and repo.prs == {} and repo.tags == {}
+    code, out, err = push_here()
+    assert (code, out) == (0, f"found the files of this export already at commit {found} (main): no new commit; "
+                              "tagged it v1.0.0\n")
+    assert hub.commits == [] and repo.tags == {"v1.0.0": found}
+
+
 def test_a_branch_push_whose_answer_was_lost_is_finished_by_running_it_again(hub, push_here):
     initial = hub.add_repo(REPO_ID).branches["main"]
     hub.lose["commit"] = "502"
@@ -820,10 +850,10 @@ def test_a_push_run_again_says_what_it_found_and_did_in_its_own_words(hub, upstr
     # A real process: what reaches the terminal (huggingface_hub logs through a handler of its own).
     hub.add_repo(REPO_ID)
     hub.lose["commit"] = "drop"
-    first = push_release(hub, upstream_copy, tmp_path)
+    first = push_release(hub, upstream_copy, tmp_path, process=True)
     [commit] = hub.commits
     assert error_line(first).endswith("the commit was made, its answer lost; run the push again to finish the release")
-    again = push_release(hub, upstream_copy, tmp_path)
+    again = push_release(hub, upstream_copy, tmp_path, process=True)
     assert (again.returncode, again.stderr) == (0, "")
     assert again.stdout == (f"found the files of this export already at commit {commit['sha']} (main): no new commit; "
                             "tagged it v1.0.0\n")
