@@ -26,10 +26,10 @@ from test_cards import repo_copy  # noqa: F401 F811  (the fixture)
 #   and more with a comma, 1,085);
 # - digits that are part of a word or name (UTF-8, UUID4, float64, s08, 64-hex, 3.x);
 # - the number that names one thing: question 7, questions 2 and 5, contests 497 to 586, games 1-3 and 5-10,
-#   round 2, session 1, version 1 (a number after one of NUMBERED, and the numbers joined to it);
+#   round 2, session 1, version 1, quirk 2 (a number after one of NUMBERED, and the numbers joined to it);
 # - the few facts of the source's design in SOURCE_FACTS, each with where it comes from.
 # Number words ("three members") are not read: the cards use them for the design, never for a count of rows.
-NUMBERED = r"(?i:questions?|Frage|contests?|games?|rounds?|sessions?|versions?|commit|seasons?|members?)"
+NUMBERED = r"(?i:quirks?|questions?|Frage|contests?|games?|rounds?|sessions?|versions?|commit|seasons?|members?)"
 SOURCE_FACTS = {
 }
 _QUOTED = re.compile(r"`[^`]*`|\"[^\"]*\"|“[^”]*”")
