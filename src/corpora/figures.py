@@ -244,7 +244,6 @@ def text(kind: str, value) -> str:
 
 
 def _number(value) -> str:
-    if isinstance(value, float) and value.is_integer():
-        return f"{value:g}"
-    return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else str(value)
+    """A value as the data has it (an id too: no thousands separator), a whole float without its `.0`."""
+    return f"{value:g}" if isinstance(value, float) and value.is_integer() else str(value)
 
