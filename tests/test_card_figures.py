@@ -252,3 +252,14 @@ def test_a_build_of_some_configs_shows_only_their_figures(tmp_path):
     card = (tmp_path / EXAMPLE / "README.md").read_text()
     assert figure_rows(card) == {("raters", "distinct raters", "train"): "3",
                                  ("raters", "years of rating", "train"): "1 to 12"}
+
+
+def test_the_non_ascii_shortcut_counts_what_the_regular_expression_counts():
+    schema = datasets.Features({"text": datasets.Value("string")})
+    table = pa.table({"text": ["abc", "café", None, "I’m", "\x7f", "", "☕"]})
+    specs = {"fast": {"what": "w", "matching": "text", "pattern": figures.NON_ASCII_PATTERN},
+             "regex": {"what": "w", "matching": "text", "pattern": r"[^\x00-\x7F]"}}  # another spelling: RE2
+    declared, _ = figures.declared(specs, {"c": schema})
+    tally = figures.Tally(declared, schema)
+    tally.add("train", table)
+    assert tally.results() == {"fast": {"train": 3}, "regex": {"train": 3}}
