@@ -93,8 +93,8 @@ def write_files(request: prepare.Request, partial: exports.Partial, repo_id, exp
         builder = prepared.builder
         tables, computing, counting = {}, {}, []
         tally = figures.Tally(cards.declared_figures(corpus, config), features)
-        # Statistics in a thread beside the Parquet writer: both spend their time in Arrow, which releases the GIL.
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="statistics") as pool:
+        # Statistics and figures in threads beside the Parquet writer: each spends its time in Arrow, free of the GIL.
+        with ThreadPoolExecutor(max_workers=2, thread_name_prefix="statistics") as pool:
             for split, dataset in builder.as_dataset().items():
                 tables[split] = dataset.with_format("arrow")[:]
                 computing[split] = pool.submit(stats.compute, features, [tables[split]])
@@ -112,7 +112,7 @@ def write_files(request: prepare.Request, partial: exports.Partial, repo_id, exp
             read=prepared.read,
             statistics=statistics,
             example=first_example(next(iter(tables.values()))),
-            figures=tally.results(),
+            figures=tally.results(list(tables)),
         )
     partial.phase("writing")
     notice = cards.not_the_release(corpus, sources)

@@ -153,7 +153,7 @@ def column(table, schema, dotted: str, kind: str) -> pa.Array:
 
 @dataclass
 class Tally:
-    """The figures of one config, split by split: `add` each split's table (any thread), then `results`."""
+    """The figures of one config: `add` each split's table (in any thread, any order), then `results`."""
 
     figures: list[Figure]
     schema: datasets.Features
@@ -190,15 +190,16 @@ class Tally:
                                                                                                   figure.pattern)
         return pc.sum(matched).as_py() or 0
 
-    def results(self) -> dict[str, dict[str, object]]:
-        """Figure name -> split (for `shared`: "a & b") -> value, for the card."""
+    def results(self, splits: list[str] | None = None) -> dict[str, dict[str, object]]:
+        """Figure name -> split (for `shared`: "a & b") -> value, splits in the order given, for the card."""
+        splits = splits or list(self.splits)
         found = {figure.name: {} for figure in self.figures}
-        for split, partial in self.splits.items():
-            for name, value in partial.items():
+        for split in splits:
+            for name, value in self.splits[split].items():
                 found[name][split] = value
         for figure in self.figures:
             if figure.kind == "shared":
-                for first, second in combinations(self.groups, 2):
+                for first, second in combinations(splits, 2):
                     a, b = self.groups[first][figure.name], self.groups[second][figure.name]
                     both = 0 if a is None or b is None else a.join(b, list(a.column_names), join_type="inner").num_rows
                     found[figure.name][f"{first} & {second}"] = both
