@@ -54,7 +54,8 @@ def check_renders(text, source, exported):
     found = [(int(level), re.sub(r"<[^>]+>", "", inner)) for level, inner in re.findall(r"<h(\d)>(.*?)</h\d>", html)]
     assert found[0] == (1, source["pretty_name"])
     for heading in template_headings():
-        optional = {"Statistics of this Build": exported, "Migrating from the Earlier Hub Loader": "migration" in source}
+        optional = {"Statistics of this Build": exported, "Migrating from the Earlier Hub Loader": "migration" in source,
+                    "Statistics": not exported and bool(source.get("figures"))}  # the definitions of its figures
         if optional.get(heading[1], True):
             assert heading in found, heading
         else:
@@ -278,11 +279,11 @@ def test_list_aligns_numbers_and_unknown_to_the_right(capsys):
 
 
 # Each module may import only those of earlier layers (signals, feature_spelling, parquet_files,
-# datasets_adapter and loader_shared are leaves; errors imports signals and loader_shared; path_errors
+# datasets_adapter and loader_shared are leaves; figures imports feature_spelling; errors imports signals and loader_shared; path_errors
 # and user_numbers import errors, hub_client user_numbers; exports errors, path_errors and signals).
 LAYERS = [
     {"signals", "errors", "path_errors", "feature_spelling", "datasets_adapter", "exports", "loader_shared",
-     "parquet_files", "hub_client", "user_numbers"},
+     "parquet_files", "hub_client", "user_numbers", "figures"},
     {"registry", "download"},
     {"sources", "releases"},  # releases: a loader's RELEASE_NOTES
     {"prepare"},

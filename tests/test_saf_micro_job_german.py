@@ -18,6 +18,7 @@ from corpora import registry
 from corpora import validate
 from corpora.cli import main
 from synthetic_saf_micro_job_german import write_full_size_copy
+from test_card_figures import figure_rows
 from test_saf_micro_job_german_bad_input import BAD_INPUT  # noqa: F401  (its table, in a file of its own)
 
 NAME = "saf_micro_job_german"
@@ -311,3 +312,25 @@ def test_an_export_card_with_the_other_config_s_license_is_refused(partial_expor
     finally:
         card.write_text(text, encoding="utf-8")
     assert validate.export_problems(corpus, folder) == []
+
+
+def test_the_export_card_computes_the_figures_of_its_card(tmp_path):
+    assert main(["build", NAME, "--config", "upstream_xml", "--dummy", "--out", str(tmp_path)]) == 0
+    rows = figure_rows((tmp_path / NAME / "README.md").read_text())
+    # Read off dummy_data's XML: unseen_questions holds questions 2 and 5, six answers, `Regal, Produkt` twice
+    # (to question 2); `Ich schicke den Job ab.` (question 8) is both in training/ and in unseen_answers/.
+    x = "upstream_xml"
+    assert {key: value for key, value in rows.items() if key[2] == "test_unseen_questions"} == {
+        (x, "distinct `question` texts", "test_unseen_questions"): "2",
+        (x, "answers per score", "test_unseen_questions"): "0: 1, 0.25: 1, 0.5: 2, 1: 2",
+        (x, "distinct `answer_feedback` texts", "test_unseen_questions"): "4",
+        (x, "feedbacks that start or end with a space", "test_unseen_questions"): "0",
+        (x, "answers that start or end with a space", "test_unseen_questions"): "0",
+        (x, "rows whose reference answer starts or ends with a space", "test_unseen_questions"): "0",
+        (x, "answers with a line break", "test_unseen_questions"): "0",
+        (x, "question numbers", "test_unseen_questions"): "2 to 5",
+        (x, "(question, answer) pairs that occur more than once in a split", "test_unseen_questions"):
+            "groups: 1; surplus rows: 1",
+    }
+    assert rows[x, "(question, answer) pairs found in both splits", "train & test_unseen_answers"] == "1"
+    assert rows[x, "(question, answer) pairs found in both splits", "test_unseen_answers & test_unseen_questions"] == "0"

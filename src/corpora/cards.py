@@ -19,6 +19,7 @@ from huggingface_hub import DatasetCard
 from huggingface_hub import DatasetCardData
 
 from corpora import exports
+from corpora import figures
 from corpora import prepare
 from corpora import registry
 from corpora import releases
@@ -42,7 +43,7 @@ PROSE_KEYS = [
     "curators", "errata",
 ]
 # Keys a card source may leave out.
-OPTIONAL_KEYS = ["migration"]
+OPTIONAL_KEYS = ["migration", "figures"]
 # Keys whose value is a list of items (each may be about some configs only); the other prose keys are texts.
 LIST_KEYS = ["task_categories", "task_ids", "tags", "errata", "migration"]
 ONLY_KEYS = ["only", "text"]  # a part about some configs only: {only: [configs], text: ...}
@@ -203,7 +204,16 @@ def problems(corpus: registry.Corpus, source: dict) -> list[str]:
             found.append(f"released: date {entry['date']!r} is not a YYYY-MM-DD date")
     errata = enumerate(items_for_configs(source["errata"] + source.get("migration", []), corpus.configs))
     found += [f"errata: item {i} is not plain text: {e!r}" for i, e in errata if not isinstance(e, str)]
-    return found
+    return found + figures.declared(source.get("figures"), {c: corpus.features(c) for c in corpus.configs})[1]
+
+
+def declared_figures(corpus: registry.Corpus, config: str | None = None) -> list[figures.Figure]:
+    """The figures the card source declares (those that apply to `config`); a wrong one is a CardError."""
+    found, wrong = figures.declared(card_source(corpus).get("figures"),
+                                    {c: corpus.features(c) for c in corpus.configs})
+    if wrong:
+        raise CardError(f"{corpus.name}: " + "; ".join(wrong))
+    return [figure for figure in found if config is None or config in figure.configs]
 
 
 def _parts(value):
@@ -464,6 +474,8 @@ def render(
         first_split=next(iter(corpus.split_sizes[first_config])),
         hub_repo=repo_id or f"your-org/{corpus.name}",
         notice=notice,
+        figures=[figure for figure in declared_figures(corpus) if set(figure.configs) & set(exported)],
+        figure_text=figures.text,
         examples={config: example_text(with_label_names(example, corpus.features(config)))
                   for config, example in examples.items()},
         report=report,

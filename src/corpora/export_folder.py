@@ -17,6 +17,7 @@ from corpora import cards
 from corpora import croissant
 from corpora import datasets_adapter
 from corpora import exports
+from corpora import figures
 from corpora import parquet_files
 from corpora import prepare
 from corpora import stats
@@ -90,23 +91,28 @@ def write_files(request: prepare.Request, partial: exports.Partial, repo_id, exp
             if beside:
                 beside.abort()  # after an error: the thread stops, the files are discarded with the partial folder
         builder = prepared.builder
-        tables, computing = {}, {}
-        # Statistics in a thread beside the Parquet writer: both spend their time in Arrow, which releases the GIL.
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="statistics") as pool:
+        tables, computing, counting = {}, {}, []
+        tally = figures.Tally(cards.declared_figures(corpus, config), features)
+        # Statistics and figures in threads beside the Parquet writer: each spends its time in Arrow, free of the GIL.
+        with ThreadPoolExecutor(max_workers=2, thread_name_prefix="statistics") as pool:
             for split, dataset in builder.as_dataset().items():
                 tables[split] = dataset.with_format("arrow")[:]
                 computing[split] = pool.submit(stats.compute, features, [tables[split]])
+                counting.append(pool.submit(tally.add, split, tables[split]))
                 if split not in written:
                     written[split] = write_parquet(dataset, folder / config, split)
                 if written[split].rows != dataset.num_rows:  # not a user's error: this package's
                     raise CorporaError(f"{name}/{config}/{split}: {written[split].rows:,} rows written to Parquet, "
                                        f"{dataset.num_rows:,} generated")
             statistics = {split: future.result() for split, future in computing.items()}
+            for future in counting:
+                future.result()
         infos[config] = builder.info
         report[config] = stats.ConfigReport(
             read=prepared.read,
             statistics=statistics,
             example=first_example(next(iter(tables.values()))),
+            figures=tally.results(list(tables)),
         )
     partial.phase("writing")
     notice = cards.not_the_release(corpus, sources)

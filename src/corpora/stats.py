@@ -109,3 +109,4 @@ class ConfigReport:
     read: dict[str, int]  # split -> source records read
     statistics: dict[str, SplitStatistics]  # split -> statistics of the examples written
     example: dict  # the first example of the first split, as stored
+    figures: dict = field(default_factory=dict)  # the card's figure name -> split -> value (corpora.figures)
