@@ -59,7 +59,7 @@ _URLS = {path: _URLS[path] for path in ExampleRatings.BUILDER_CONFIGS[0].paths}
 
 
 def keep_only_sentences(root):
-    """Cut the copy down to the `sentences` config: the loader, the fields and notes of the card
+    """Cut the copy down to the `sentences` config: the loader, the fields, notes and figures of the card
     source, the dummy data's counts, the checksums of raters.csv; then write its card."""
     loader = root / "loaders" / EXAMPLE
     (loader / f"{EXAMPLE}.py").write_text((loader / f"{EXAMPLE}.py").read_text(encoding="utf-8") + ONE_CONFIG, encoding="utf-8")
@@ -70,6 +70,7 @@ def keep_only_sentences(root):
     for field in ("rater", "score", "native_language", "years_rating"):
         del source["fields"][field]
     del source["config_notes"]["raters"]
+    source["figures"] = {"non_ascii": source["figures"]["non_ascii"]}  # the others count fields of the configs cut
     source_path.write_text(yaml.safe_dump(source, sort_keys=False, allow_unicode=True), encoding="utf-8")
     counts = root / "dummy_data" / EXAMPLE / "expected_counts.json"
     counts.write_text(json.dumps({"sentences": json.loads(counts.read_text())["sentences"]}))
