@@ -3,6 +3,7 @@
 example corpus (tests/example_collection): its release files as the upstream copy."""
 
 import contextlib
+import importlib.util
 import json
 import os
 import shutil
@@ -18,12 +19,13 @@ import pytest
 from conftest import EXAMPLE
 from conftest import EXAMPLE_COLLECTION
 from conftest import EXAMPLE_RELEASE
+from conftest import corpora_here
 from conftest import docs_table_rows
 from conftest import using_example
 from conftest import write_docs_table
 from fake_hub import FakeHub
 
-pytestmark = [pytest.mark.usefixtures("example_collection"), pytest.mark.other_dependencies]  # the subprocesses inherit its CORPORA_ROOT
+pytestmark = [pytest.mark.usefixtures("example_collection"), pytest.mark.other_dependencies]  # commands read its CORPORA_ROOT
 
 NAME = EXAMPLE
 TOKEN = "hf_fakeTokenThatMustNeverBePrinted"
@@ -54,12 +56,43 @@ EXPORTED = [
 
 
 def corpora(*args, hub, home):
+    """`corpora ARGS` against `hub`, run in this process as it would run as a command (the process
+    itself is not what these tests test: the time-limit tests below run the command)."""
     # Hub access allowed, to the server on 127.0.0.1 only; Xet is off: the server cannot serve it
     # (fake_hub.py), so huggingface_hub takes the LFS path.
-    env = dict(os.environ, HF_ENDPOINT=hub.endpoint, HF_TOKEN=TOKEN, HF_HUB_OFFLINE="0", HF_HOME=str(home),
-               HF_HUB_DISABLE_XET="1")
-    command = [str(Path(sys.executable).with_name("corpora")), *args]
-    return subprocess.run(command, capture_output=True, text=True, env=env, check=False)
+    env = dict(HF_ENDPOINT=hub.endpoint, HF_TOKEN=TOKEN, HF_HUB_OFFLINE="0", HF_HOME=str(home), HF_HUB_DISABLE_XET="1")
+    with hub_environment(env):
+        return corpora_here(*args)
+
+
+@contextlib.contextmanager
+def hub_environment(env):
+    """The environment `env` for huggingface_hub in this process: it reads its settings into
+    huggingface_hub.constants when imported, so they are read again, as a new process would, and
+    its shared HTTP client is made anew (a proxy or a time limit is read when it is made)."""
+    from huggingface_hub import constants
+    from huggingface_hub.utils import _http
+
+    with pytest.MonkeyPatch.context() as patch:
+        for variable, value in env.items():
+            patch.setenv(variable, value)
+        fresh = importlib.util.module_from_spec(importlib.util.find_spec(constants.__name__))
+        fresh.__spec__.loader.exec_module(fresh)
+        changed = {setting: (getattr(constants, setting, None), value) for setting, value in vars(fresh).items()
+                   if setting.isupper() and getattr(constants, setting, None) != value}
+        # ...and where a module of huggingface_hub imported a setting by name (0.x: its URL template)
+        for module in [module for name, module in sys.modules.items() if name.split(".")[0] == "huggingface_hub"]:
+            for setting, (old, value) in changed.items():
+                if module is constants or (hasattr(module, setting) and getattr(module, setting) is old):
+                    patch.setattr(module, setting, value)
+        reset = getattr(_http, "close_session", None) or _http.reset_sessions  # huggingface_hub 1.x and later, 0.x
+        reset()
+        try:
+            yield
+        finally:
+            reset()
+
+
 
 
 def test_push_creates_the_repo_and_uploads_the_export(hub, upstream_copy, tmp_path):
