@@ -200,9 +200,9 @@ def test_full_size_files_build_with_every_record_accounted_for(name, tmp_path, c
 
 
 def full_size_files(name, full_size) -> Path:
-    """The files `full_size.write` writes (curiosity_dialogs': 14,048 dialogs, seconds of work),
-    written once for each version of the test code that writes them (tests/*.py hashed) and
-    shared by the legs and later runs under .cache/full-size; only read."""
+    """The files `full_size.write` writes (the largest: seconds of work), written once for each
+    version of the test code that writes them (tests/*.py hashed) and shared by the legs and
+    later runs under .cache/full-size; only read."""
     code = b"".join(path.read_bytes() for path in sorted(Path(__file__).parent.glob("*.py")))
     folder = REPO / ".cache" / "full-size" / f"{name}-{hashlib.sha256(code).hexdigest()[:16]}"
     folder.parent.mkdir(parents=True, exist_ok=True)
