@@ -3,6 +3,7 @@ same variables; they are set here too so a bare `pytest` cannot reach the networ
 
 import atexit
 import contextlib
+import functools
 import http.server
 import inspect
 import io
@@ -129,11 +130,14 @@ VERSION_SENSITIVE = re.compile(
 
 def uses_version_sensitive_datasets_code(item) -> bool:
     function = getattr(item, "function", None)
-    if function is None:
-        return False
+    return function is not None and _uses_version_sensitive_code(function, item.module)
+
+
+@functools.cache  # once per test function, not once per parameter
+def _uses_version_sensitive_code(function, module) -> bool:
     source = inspect.getsource(function)
-    called = [getattr(item.module, name, None) for name in re.findall(r"\b(\w+)\(", source)]
-    helpers = [f for f in called if inspect.isfunction(f) and f.__module__ == item.module.__name__]
+    called = [getattr(module, name, None) for name in re.findall(r"\b(\w+)\(", source)]
+    helpers = [f for f in called if inspect.isfunction(f) and f.__module__ == module.__name__]
     return any(VERSION_SENSITIVE.search(_source(f)) for f in [function, *helpers])
 
 
