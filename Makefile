@@ -6,10 +6,6 @@ VENV_MINIMUM := .venv-minimum
 VENV4 := .venv-datasets4
 # Tests never touch the network and never read the user's Hugging Face cache.
 OFFLINE := HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 HF_HOME=$(CURDIR)/.cache/hf-test
-# Python's bytecode caches are written (into the __pycache__ folders git ignores) even where the
-# environment says not to: else every pytest process, each leg's and those the tests start,
-# rewrites the asserts of every test file again, half of its collection.
-unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: demo test test-main test-other-legs test-minimum test-datasets4 test-python3.10 test-one fuzz cards cards-check validate bench bench-quick lint clean
 
