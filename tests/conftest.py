@@ -3,8 +3,11 @@ same variables; they are set here too so a bare `pytest` cannot reach the networ
 
 import atexit
 import contextlib
+import functools
 import http.server
 import inspect
+import io
+import logging
 import os
 import re
 import shutil
@@ -12,6 +15,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -126,11 +130,14 @@ VERSION_SENSITIVE = re.compile(
 
 def uses_version_sensitive_datasets_code(item) -> bool:
     function = getattr(item, "function", None)
-    if function is None:
-        return False
+    return function is not None and _uses_version_sensitive_code(function, item.module)
+
+
+@functools.cache  # once per test function, not once per parameter
+def _uses_version_sensitive_code(function, module) -> bool:
     source = inspect.getsource(function)
-    called = [getattr(item.module, name, None) for name in re.findall(r"\b(\w+)\(", source)]
-    helpers = [f for f in called if inspect.isfunction(f) and f.__module__ == item.module.__name__]
+    called = [getattr(module, name, None) for name in re.findall(r"\b(\w+)\(", source)]
+    helpers = [f for f in called if inspect.isfunction(f) and f.__module__ == module.__name__]
     return any(VERSION_SENSITIVE.search(_source(f)) for f in [function, *helpers])
 
 
@@ -251,6 +258,50 @@ def class_labels_snippet():
     page = (REPO / "docs" / "class_labels.md").read_text()
     section = page.split("# Class labels outside `datasets`", 1)[1]
     return section.split("```python\n", 1)[1].split("\n```", 1)[0]
+
+
+def corpora_here(*args) -> subprocess.CompletedProcess:
+    """`corpora ARGS` run in this process, its exit status and output as a process would give
+    them, for a test of what the command does rather than of the process (its signals, its
+    start, its workers)."""
+    from corpora import cli
+
+    with captured_output() as (stdout, stderr):
+        try:
+            status = cli.main(list(args))
+        except SystemExit as exit:  # argparse's
+            status = exit.code
+    return subprocess.CompletedProcess(["corpora", *args], status, stdout.getvalue(), stderr.getvalue())
+
+
+@contextlib.contextmanager
+def captured_output():
+    """What the command writes to stdout and stderr, loggers and warnings included, as a pipe
+    gets it: printed at the time, to a stream that is not a terminal."""
+    stdout, stderr = io.StringIO(), io.StringIO()
+    streams = {id(sys.stdout): stdout, id(sys.stderr): stderr, id(sys.__stdout__): stdout, id(sys.__stderr__): stderr}
+    handlers = {handler for logger in [logging.getLogger(), *logging.Logger.manager.loggerDict.values()]
+                for handler in getattr(logger, "handlers", ()) if isinstance(handler, logging.StreamHandler)
+                and id(handler.stream) in streams and not isinstance(type(handler).__dict__.get("stream"), property)}
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(contextlib.redirect_stdout(stdout))
+        stack.enter_context(contextlib.redirect_stderr(stderr))
+        for handler in handlers:
+            stack.callback(handler.setStream, handler.setStream(streams[id(handler.stream)]))
+        stack.enter_context(warnings.catch_warnings())
+        warnings.resetwarnings()  # Python's own filters (a command's), not pytest's, and printed to stderr
+        for action, category, module in PYTHON_WARNING_FILTERS:
+            warnings.filterwarnings(action, category=category, module=module, append=True)
+        warnings.showwarning = lambda message, category, filename, lineno, file=None, line=None: sys.stderr.write(
+            warnings.formatwarning(message, category, filename, lineno, line))
+        yield stdout, stderr
+
+
+# What Python does with a warning when no -W option or PYTHONWARNINGS says otherwise.
+PYTHON_WARNING_FILTERS = [
+    ("default", DeprecationWarning, "__main__"), ("ignore", DeprecationWarning, ""),
+    ("ignore", PendingDeprecationWarning, ""), ("ignore", ImportWarning, ""), ("ignore", ResourceWarning, ""),
+]
 
 
 @contextlib.contextmanager

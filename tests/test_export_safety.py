@@ -1,6 +1,7 @@
-"""Safe exports, with real `corpora build` processes: one writer per OUT/NAME, every check before an
-atomic swap, leftovers of killed builds cleaned by the next build, sources never touched, and every
-failure one line. A build started with `pause=<phase>` runs with a test's hooks (tests/hooked_corpora.py,
+"""Safe exports, with real `corpora build` processes where the process is what is tested (signals,
+workers, two builds at once, its file system) and in this process elsewhere: one writer per OUT/NAME,
+every check before an atomic swap, leftovers of killed builds cleaned by the next build, sources never
+touched, and every failure one line. A build started with `pause=<phase>` runs with a test's hooks (tests/hooked_corpora.py,
 corpora.exports.Hooks) and stops at that phase so it can be killed there. The builds are of the example
 corpus's dummy data (tests/example_collection); each subprocess gets the environment of the moment,
 CORPORA_ROOT included."""
@@ -25,6 +26,7 @@ import pyarrow.parquet
 import pytest
 
 from conftest import EXAMPLE
+from conftest import corpora_here
 from conftest import namespace_with_tmpfs
 from conftest import rename_config
 from corpora import datasets_adapter
@@ -53,6 +55,12 @@ def command(out, *extra, source=("--dummy",), pause=None, exchange=True):
     hooks = [*(["--pause-at", pause] if pause else []), *([] if exchange else ["--no-exchange"])]
     start = [str(HOOKED), *hooks] if hooks else ["-m", "corpora.cli"]
     return [sys.executable, *start, "build", NAME, *source, "--out", str(out), *extra]
+
+
+def build_here(out, *extra, source=("--dummy",)):
+    """`corpora build` of the example corpus run in this process (conftest.corpora_here): for the
+    tests of what a build refuses and writes, where the process is not what is tested."""
+    return corpora_here("build", NAME, *source, "--out", str(out), *extra)
 
 
 def environment(**extra):
@@ -288,7 +296,7 @@ def test_an_export_folder_overlapping_the_sources_is_refused_before_any_work(tmp
     listing = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
     # Through a symlink too: real paths are compared.
     (tmp_path / "link").symlink_to(out)
-    result = run(command(tmp_path / "link", "--allow-modified-sources", source=("--data-dir", str(data_dir))))
+    result = build_here(tmp_path / "link", "--allow-modified-sources", source=("--data-dir", str(data_dir)))
     assert (result.returncode, result.stderr) == (
         1, f"corpora build: error: {tmp_path / 'link' / NAME}: the export folder overlaps the sources in {data_dir}; "
            "choose another --out\n")
@@ -300,7 +308,7 @@ def test_an_out_folder_that_holds_the_sources_beside_the_export_is_fine(tmp_path
     data_dir = tmp_path / "out" / "src"
     shutil.copytree(registry.get(NAME).dummy_dir, data_dir)
     before = files_of(data_dir)
-    result = run(command(tmp_path / "out", "--allow-modified-sources", source=("--data-dir", str(data_dir))))
+    result = build_here(tmp_path / "out", "--allow-modified-sources", source=("--data-dir", str(data_dir)))
     assert (result.returncode, result.stderr) == (0, "")
     assert check_export(tmp_path / "out" / NAME, tmp_path / "cache") == DUMMY_COUNTS
     assert files_of(data_dir) == before
@@ -309,7 +317,7 @@ def test_an_out_folder_that_holds_the_sources_beside_the_export_is_fine(tmp_path
 
 def test_the_dummy_data_cannot_be_the_export(tmp_path):
     dummy = registry.get(NAME).dummy_dir
-    result = run(command(dummy.parent))
+    result = build_here(dummy.parent)
     assert (result.returncode, result.stderr) == (
         1, f"corpora build: error: {dummy}: the export folder overlaps the sources in {dummy}; choose another --out\n")
 
@@ -317,13 +325,13 @@ def test_the_dummy_data_cannot_be_the_export(tmp_path):
 def test_out_a_regular_file(tmp_path):
     (tmp_path / "file").write_text("not a folder")
     for out in (tmp_path / "file", tmp_path / "file" / "sub"):
-        result = run(command(out))
+        result = build_here(out)
         assert (result.returncode, result.stderr) == (1, f"corpora build: error: {out}: Not a directory\n")
 
 
 def test_out_a_dangling_symbolic_link(tmp_path):
     (tmp_path / "out").symlink_to(tmp_path / "nowhere")
-    result = run(command(tmp_path / "out"))
+    result = build_here(tmp_path / "out")
     assert (result.returncode, result.stderr) == (1, (
         f"corpora build: error: {tmp_path / 'out'}: a symbolic link to {tmp_path / 'nowhere'}, which does not exist; "
         "make that folder, or choose another --out\n"))
@@ -334,7 +342,7 @@ def test_out_inside_an_export_is_refused_and_nothing_is_written(tmp_path):
     export_folder.export(prepare.Request(NAME, dummy=True), tmp_path / "out")
     before = files_of(tmp_path / "out")
     for out in (tmp_path / "out" / NAME, tmp_path / "out" / NAME / "sub"):
-        result = run(command(out))
+        result = build_here(out)
         assert (result.returncode, result.stderr) == (1, (
             f"corpora build: error: {out}: inside the export {tmp_path / 'out' / NAME} (of corpus {NAME}); pass the "
             f"folder that holds exports, such as {tmp_path / 'out'}, as --out\n"))
@@ -482,7 +490,7 @@ def test_a_folder_at_out_name_that_is_not_an_export_is_refused_before_any_work(t
         shutil.copytree(tmp_path / "other" / NAME, target)
         (target / exports.MARK).write_text(json.dumps(dict(mark, corpus="another_corpus")))
     before = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*"))
-    result = run(command(out))
+    result = build_here(out)
     assert (result.returncode, result.stdout) == (1, "")
     if kind == "symlink":
         assert result.stderr == (
@@ -504,7 +512,7 @@ def test_files_of_the_users_inside_an_export_stop_its_rebuild(tmp_path):
     (out / NAME / "my_notes.txt").write_text("mine")
     (out / NAME / "ratings" / "mine.parquet").write_bytes(b"mine")
     before = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*"))
-    result = run(command(out))
+    result = build_here(out)
     assert (result.returncode, result.stdout) == (1, "")
     assert result.stderr == (
         f"corpora build: error: {out / NAME} holds file(s) this tool did not write, which the build would delete "
@@ -514,7 +522,7 @@ def test_files_of_the_users_inside_an_export_stop_its_rebuild(tmp_path):
     assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*")) == before
     (out / NAME / "my_notes.txt").unlink()
     (out / NAME / "ratings" / "mine.parquet").unlink()
-    assert run(command(out)).returncode == 0  # the export alone is replaced as before
+    assert build_here(out).returncode == 0  # the export alone is replaced as before
 
 
 def test_a_folder_named_like_a_workspace_that_holds_files_of_the_users_stays(tmp_path):
@@ -524,7 +532,7 @@ def test_a_folder_named_like_a_workspace_that_holds_files_of_the_users_stays(tmp
     (mine / "important.txt").write_text("mine")
     left = out / f".{NAME}.partial-99998-0123abcd"  # what a killed build leaves: removed
     (left / "cache").mkdir(parents=True)
-    assert run(command(out)).returncode == 0
+    assert build_here(out).returncode == 0
     assert (mine / "important.txt").read_text() == "mine"
     assert sorted(p.name for p in out.glob(f".{NAME}.partial-*")) == [mine.name]
 
@@ -533,7 +541,7 @@ def test_a_build_of_some_configs_never_drops_the_others(tmp_path):
     out = tmp_path / "out"
     export_folder.export(prepare.Request(NAME, dummy=True), out)
     before = files_of(out / NAME)
-    result = run(command(out, "--config", "ratings"))
+    result = build_here(out, "--config", "ratings")
     assert (result.returncode, result.stdout) == (1, "")
     assert result.stderr == (
         f"corpora build: error: {out / NAME} holds config(s) sentences, raters that this build of ratings would "
@@ -543,7 +551,7 @@ def test_a_build_of_some_configs_never_drops_the_others(tmp_path):
     assert files_of(out / NAME) == before
     # A build of more configs than the export holds replaces it.
     export_folder.export(prepare.Request(NAME, configs=["ratings"], dummy=True), tmp_path / "small")
-    result = run(command(tmp_path / "small"))
+    result = build_here(tmp_path / "small")
     assert (result.returncode, result.stderr) == (0, "")
     assert check_export(tmp_path / "small" / NAME, tmp_path / "cache") == DUMMY_COUNTS
 
@@ -556,14 +564,14 @@ def test_an_export_of_a_config_the_loader_renamed_is_replaced_with_drop_other_co
     refused = (f"corpora build: error: {out / NAME} holds config(s) ratings_v0 that {NAME} no longer has (renamed or "
                "removed), so no build can make them again: to replace the export without them, build with {}"
                "--drop-other-configs, or choose another --out\n")
-    result = run(command(out))
+    result = build_here(out)
     assert (result.returncode, result.stdout, result.stderr) == (1, "", refused.format(""))
     # A build of some configs names the others the loader still has, to keep them.
-    result = run(command(out, "--config", "sentences"))
+    result = build_here(out, "--config", "sentences")
     assert (result.returncode, result.stderr) == (1, refused.format("--config sentences --config raters "))
     assert files_of(out / NAME) == before
     # The advice, as given, works: the export is replaced, without ratings_v0.
-    result = run(command(out, "--config", "sentences", "--config", "raters", "--drop-other-configs"))
+    result = build_here(out, "--config", "sentences", "--config", "raters", "--drop-other-configs")
     assert (result.returncode, result.stderr) == (0, "")
     assert check_export(out / NAME, tmp_path / "cache") == {config: DUMMY_COUNTS[config] for config in ("sentences", "raters")}
     assert exports.read_mark(out / NAME).configs == ("sentences", "raters")
@@ -573,7 +581,7 @@ def test_an_export_of_a_config_the_loader_renamed_is_replaced_with_drop_other_co
 def test_drop_other_configs_replaces_an_export_of_more_configs(tmp_path):
     out = tmp_path / "out"
     export_folder.export(prepare.Request(NAME, dummy=True), out)
-    result = run(command(out, "--config", "ratings", "--drop-other-configs"))
+    result = build_here(out, "--config", "ratings", "--drop-other-configs")
     assert (result.returncode, result.stderr) == (0, "")
     assert check_export(out / NAME, tmp_path / "cache") == RATINGS_COUNTS
 
@@ -603,7 +611,7 @@ def test_the_mark_says_what_the_build_made(tmp_path):
 
 
 def test_the_same_config_twice_is_built_once(tmp_path):
-    result = run(command(tmp_path / "out", "--config", "ratings", "--config", "ratings"))
+    result = build_here(tmp_path / "out", "--config", "ratings", "--config", "ratings")
     assert (result.returncode, result.stderr) == (0, "")
     assert check_export(tmp_path / "out" / NAME, tmp_path / "cache") == RATINGS_COUNTS
     assert exports.read_mark(tmp_path / "out" / NAME).configs == ("ratings",)
@@ -611,7 +619,7 @@ def test_the_same_config_twice_is_built_once(tmp_path):
 
 def test_compare_to_reports_the_configs_a_build_would_not_have(tmp_path):
     export_folder.export(prepare.Request(NAME, dummy=True), tmp_path / "old")
-    result = run(command(tmp_path / "new", "--config", "ratings", "--compare-to", str(tmp_path / "old")))
+    result = build_here(tmp_path / "new", "--config", "ratings", "--compare-to", str(tmp_path / "old"))
     assert (result.returncode, result.stderr) == (0, "")
     lines = result.stdout.splitlines()
     assert lines[2:5] == ["config raters: removed: train (3 rows)",

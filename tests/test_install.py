@@ -74,14 +74,14 @@ def dist(tmp_path_factory):
 def installed(dist, tmp_path_factory):
     """A fresh virtual environment with the wheel installed; returns its bin folder."""
     env = tmp_path_factory.mktemp("venv")
-    venv.create(env, with_pip=True)
+    venv.create(env)  # without pip of its own: this environment's pip installs into it (--python)
     python = env / "bin" / "python"
     purelib = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                              capture_output=True, text=True, check=True).stdout.strip()
     # The dependencies: this environment's site-packages, after the fresh one's own.
     Path(purelib, "test_dependencies.pth").write_text("\n".join(site.getsitepackages()) + "\n")
-    result = subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--no-deps", "--no-index", str(dist[0])],
-                            capture_output=True, text=True, check=False)
+    result = subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--no-deps",
+                             "--no-index", str(dist[0])], capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stderr
     return env / "bin"
 
