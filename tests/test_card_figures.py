@@ -76,6 +76,19 @@ def test_hand_written_card_text_states_no_figure(path):
     assert not found, f"{path.name} states figures the build does not compute (declare them under figures:)"
 
 
+@pytest.mark.parametrize("name", registry.names() + [EXAMPLE])
+def test_the_loader_text_a_card_shows_states_no_figure(name, monkeypatch):
+    # The card's summary is the loader's _DESCRIPTION and its config table the configs' descriptions.
+    if name == EXAMPLE:
+        monkeypatch.setenv("CORPORA_ROOT", str(EXAMPLE_COLLECTION))
+        registry.forget()
+    facts = cards.loader_facts(registry.get(name))
+    texts = {"_DESCRIPTION": facts["summary"], **{f"config {c}": text for c, text in facts["configs"].items()}}
+    found = [f"{key}: {numbers}" for key, text in texts.items() if (numbers := stated_figures(text))]
+    registry.forget()
+    assert not found, f"loaders/{name}/{name}.py states figures the build does not compute"
+
+
 @pytest.mark.parametrize(
     "text,figures_found",
     [

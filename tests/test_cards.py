@@ -209,7 +209,7 @@ def test_the_card_takes_each_fact_from_the_loader():
     corpus = registry.get(EXAMPLE)
     text = corpus.card_path.read_text()
     summary = " ".join(corpus.description.split())
-    assert summary.startswith("Short English and German sentences, each rated from 1 (unclear) to 5 (clear)")
+    assert summary.startswith("Short English and German sentences, each rated on a five-point scale from unclear to clear")
     assert " ".join(text.split("### Dataset Summary\n", 1)[1].split("###", 1)[0].split()) == summary
     assert [config.name for config in corpus.builder_class.BUILDER_CONFIGS] == ["sentences", "ratings", "raters"]
     for config in corpus.builder_class.BUILDER_CONFIGS:

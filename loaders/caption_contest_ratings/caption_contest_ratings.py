@@ -51,10 +51,10 @@ _CITATION = """\
 
 _DESCRIPTION = """\
 Crowd ratings of New Yorker Cartoon Caption Contest entries collected by the NEXT active-learning
-system: 1.08 million per-caption summaries (funny / somewhat funny / unfunny counts, mean score,
-precision) from 199 summary files of contests 508-691, the individual cardinal ratings and
-pairwise (dueling) votes of contests 497-586 (roughly 25 to 30 million by the archive sizes; the
-upstream README's 89 million counts contests up to 652), and the 186 cartoons with their metadata.
+system: per-caption summaries (funny / somewhat funny / unfunny counts, mean score, precision) per
+contest and sampling algorithm, the individual cardinal ratings and pairwise (dueling) votes, and
+the contests' cartoons with their metadata. How many of each an export holds is in its card's Data
+Splits and Statistics.
 """
 
 _HOMEPAGE = "https://github.com/nextml/caption-contest-data-api"

@@ -50,11 +50,11 @@ _CITATION = """\
 """
 
 _DESCRIPTION = """\
-Crowd labels and group deliberations on 80 short English texts (40 product reviews labelled
-sarcastic or not, 40 sentences asking whether a person-place relation is expressed): 4,165 labels
-with confidence, highlighted evidence and the worker's expected disagreement, and 418 deliberations
-in which three workers who disagreed discussed the case in a chat, reconsidered their labels and
-explained why the case could or could not be resolved.
+Crowd labels and group deliberations on short English texts (product reviews labelled sarcastic or
+not, sentences asking whether a person-place relation is expressed): labels with confidence,
+highlighted evidence and the worker's expected disagreement, and deliberations in which three
+workers who disagreed discussed the case in a chat, reconsidered their labels and explained why the
+case could or could not be resolved.
 """
 
 _HOMEPAGE = "https://github.com/crowd-deliberation/data"

@@ -41,10 +41,10 @@ _CITATION = """\
 """
 
 _DESCRIPTION = """\
-14,048 English dialogs (181K messages) in which a crowd worker playing a curious user asks an
-assistant about a geographic topic. The assistant sees Wikipedia facts about the topic and marks
-the one it used; messages carry dialog acts and the user's likes; each dialog records what the
-user already knew and the workers' ratings of the conversation.
+English dialogs in which a crowd worker playing a curious user asks an assistant about a geographic
+topic. The assistant sees Wikipedia facts about the topic and marks the one it used; messages carry
+dialog acts and the user's likes; each dialog records what the user already knew and the workers'
+ratings of the conversation.
 """
 
 _HOMEPAGE = "https://www.pedro.ai/curiosity"

@@ -37,9 +37,9 @@ _CITATION = """\
 """
 
 _DESCRIPTION = """\
-17,289 messages exchanged between pairs of players in 12 games of Diplomacy, each labelled by its
-sender as truthful or deceptive (ACTUAL_LIE) and, where the receiver answered, by its receiver as
-believed or suspected (SUSPECTED_LIE).
+Messages exchanged between pairs of players in games of Diplomacy, each labelled by its sender as
+truthful or deceptive (ACTUAL_LIE) and, where the receiver answered, by its receiver as believed or
+suspected (SUSPECTED_LIE).
 """
 
 _HOMEPAGE = "https://sites.google.com/view/qanta/projects/diplomacy"

@@ -49,9 +49,9 @@ _CITATION = """\
 """
 
 _DESCRIPTION = """\
-2,407 German short answers written by crowd workers of the appJobber platform to 8 questions of
-a micro-job training, each with the question, a reference answer, an expert's textual feedback,
-a score from 0 to 1 and a verification label (Correct, Partially correct, Incorrect).
+German short answers written by crowd workers of the appJobber platform to the questions of a micro-
+job training, each with the question, a reference answer, an expert's textual feedback, a score
+between zero and one and a verification label (Correct, Partially correct, Incorrect).
 """
 
 _HOMEPAGE = "https://huggingface.co/datasets/Short-Answer-Feedback/saf_micro_job_german"

@@ -41,8 +41,8 @@ _CITATION = """\
 """
 
 _DESCRIPTION = """\
-Short English and German sentences, each rated from 1 (unclear) to 5 (clear) by two or three
-raters, and the raters themselves: the corpus the corpora toolkit's tests run on.
+Short English and German sentences, each rated on a five-point scale from unclear to clear by two or
+three raters, and the raters themselves: the corpus the corpora toolkit's tests run on.
 """
 
 _HOMEPAGE = "https://example.org/corpora-example/ratings"
