@@ -184,8 +184,17 @@ def test_the_other_commands_from_another_folder(installed, tmp_path):
     assert refused.stderr.startswith(f"corpora card: error: loaders/{own}/README.md belongs to the installed package (")
     assert refused.stderr.endswith(
         "/corpora/_data); run this in a clone of the repository (an editable install: pip install -e .), "
-        "or point CORPORA_ROOT at one\n"
+        "or point CORPORA_ROOT at one (`CORPORA_ROOT=. corpora ...` in its root)\n"
     )
+    # In a clone, the installed copy's check says it is not the clone's (a stale card of the clone's passes it).
+    clone = tmp_path / "clone"
+    for folder in ("loaders", "dataset_cards"):
+        (clone / folder).mkdir(parents=True)
+    checked = run(installed, clone, "corpora", "card", own, "--check")
+    assert (checked.returncode, checked.stdout) == (0, f"{own}: card up to date\n")
+    assert checked.stderr == ("corpora card: checking the cards the installed package carries, not this folder's: "
+                              "`CORPORA_ROOT=. corpora card --check ...` checks this folder\n")
+    assert run(installed, tmp_path, "corpora", "card", own, "--check").stderr == ""
     dummy = EXAMPLE_COLLECTION / "dummy_data" / NAME
     checksums = run(installed, tmp_path, "corpora", "checksums", NAME, "--data-dir", str(dummy), env=ON_EXAMPLE)
     assert checksums.returncode == 1  # measured and compared: the dummy files are not the release

@@ -40,8 +40,17 @@ def require_checkout(what: str) -> None:
     if repo_root() == INSTALLED_DATA:
         raise CorporaError(
             f"{what} belongs to the installed package ({INSTALLED_DATA}); run this in a clone of the "
-            "repository (an editable install: pip install -e .), or point CORPORA_ROOT at one"
+            "repository (an editable install: pip install -e .), or point CORPORA_ROOT at one "
+            "(`CORPORA_ROOT=. corpora ...` in its root)"
         )
+
+
+def unchecked_folder() -> Path | None:
+    """The working folder, if it holds a collection that this command does not read (it reads the installed copy)."""
+    here = Path.cwd()
+    if repo_root() == INSTALLED_DATA and (here / "loaders").is_dir() and (here / "dataset_cards").is_dir():
+        return here
+    return None
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,9 @@ def run(args) -> int:
 
     quiet_progress(always=True)
     stale = 0
+    if args.check and registry.unchecked_folder():  # a clone with corpora installed from it, not editable
+        print("corpora card: checking the cards the installed package carries, not this folder's: "
+              "`CORPORA_ROOT=. corpora card --check ...` checks this folder", file=sys.stderr)
     for name in names(args):
         if not args.check:  # refused before the dummy build, not after it
             registry.require_checkout(f"loaders/{name}/README.md")
