@@ -219,15 +219,28 @@ def finish(api: HfApi, corpus, configs, folder: Path, repo_id: str, revision: st
     if dry_run:
         print(f"{said}; would tag it {tag}")
         return
+    tagged = f"tagged {tag}"
     try:
         api.create_tag(repo_id, tag=tag, revision=sha, repo_type="dataset",
                        tag_message=f"{name} {tag} built by corpora")
     except Exception as error:  # noqa: BLE001
-        raise CorporaError(
-            f"{name}: {'pushed' if found is None else 'found this export at'} {sha} {'to' if found is None else 'in'} "
-            f"{repo_id}, but tagging it {tag} failed: {describe_failure(error)}; run the push again to tag it"
-        ) from error
-    print(f"pushed: {commit.commit_url} (tagged {tag})" if found is None else f"{said}; tagged it {tag}")
+        if not _has_tag(api, repo_id, tag, sha):  # else the Hub made it and only its answer was lost
+            raise CorporaError(
+                f"{name}: {'pushed' if found is None else 'found this export at'} {sha} "
+                f"{'to' if found is None else 'in'} {repo_id}, but tagging it {tag} failed: {describe_failure(error)}; "
+                "run the push again to tag it"
+            ) from error
+        tagged += ": the Hub made the tag, its answer was lost"
+    print(f"pushed: {commit.commit_url} ({tagged})" if found is None else f"{said}; {tagged.replace(' ', ' it ', 1)}")
+
+
+def _has_tag(api: HfApi, repo_id: str, tag: str, sha: str) -> bool:
+    """Whether the repository holds `tag` at commit `sha` (False if that cannot be read either)."""
+    try:
+        return any(ref.name == tag and ref.target_commit == sha
+                   for ref in api.list_repo_refs(repo_id, repo_type="dataset").tags)
+    except Exception:  # noqa: BLE001
+        return False
 
 
 def is_pull_request(revision: str | None) -> bool:
