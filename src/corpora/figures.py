@@ -12,6 +12,7 @@ import datasets
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from corpora import stats
 from corpora.feature_spelling import list_item
 
 # kind -> (how many fields it takes: 1 or "many", what it counts, for the loader's card)
@@ -221,9 +222,7 @@ def _combine(kind: str, pieces: list, fields):
     if kind == "values":
         counts = Counter()
         for counted in pieces:
-            for value, count in zip(counted.field("values").to_pylist(), counted.field("counts").to_pylist(),
-                                    strict=True):
-                counts[value] += count
+            stats.add_value_counts(counted, counts)
         return sorted(counts.items(), key=lambda item: (item[0] is None, item[0]))
     if kind == "range":
         lows = [piece["min"].as_py() for piece in pieces if piece["min"].is_valid]

@@ -81,7 +81,11 @@ def _walk(feature, array: pa.Array, path: str, counts, lengths, labels) -> None:
 
 
 def _count(array: pa.Array, counter: Counter) -> None:
-    counted = pc.value_counts(array)
+    add_value_counts(pc.value_counts(array), counter)
+
+
+def add_value_counts(counted: pa.StructArray, counter: Counter) -> None:
+    """Add what `pc.value_counts` counted to `counter`."""
     for value, count in zip(counted.field("values").to_pylist(), counted.field("counts").to_pylist(), strict=True):
         counter[value] += count
 
