@@ -3,7 +3,6 @@
 example corpus (tests/example_collection): its release files as the upstream copy."""
 
 import contextlib
-import io
 import json
 import os
 import shutil
@@ -16,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+import conftest
 from conftest import EXAMPLE
 from conftest import EXAMPLE_COLLECTION
 from conftest import EXAMPLE_RELEASE
@@ -182,15 +182,13 @@ def push_release(hub, upstream_copy, tmp_path, *options, out="out", process=Fals
 
 
 def corpora_here(*args, hub, home):
-    """`corpora(...)`, in this process: quicker (no start, no imports), and the same lines."""
+    """`corpora(...)`, in this process: quicker (no start, no imports), and the same lines (huggingface_hub's
+    log lines and warnings among them, as conftest.corpora_here captures them)."""
     from huggingface_hub import constants
     from huggingface_hub import file_download
 
-    from corpora.cli import main
-
     template = hub.endpoint + "/{repo_id}/resolve/{revision}/{filename}"
-    stdout, stderr = io.StringIO(), io.StringIO()
-    with pytest.MonkeyPatch.context() as patch, contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+    with pytest.MonkeyPatch.context() as patch:
         for module, name, value in (
             (constants, "ENDPOINT", hub.endpoint), (constants, "HF_HUB_OFFLINE", False),
             (constants, "HF_HUB_DISABLE_XET", True),  # none in 0.x
@@ -199,8 +197,7 @@ def corpora_here(*args, hub, home):
         ):
             patch.setattr(module, name, value, raising=False)  # file_download's copy: 0.x only
         patch.setenv("HF_TOKEN", TOKEN)
-        code = main(list(args))
-    return subprocess.CompletedProcess(args, code, stdout.getvalue(), stderr.getvalue())
+        return conftest.corpora_here(*args)
 
 
 def error_line(result) -> str:
