@@ -147,23 +147,23 @@ def test_a_stream_whose_server_stops_answering_ends_in_one_line(monkeypatch, cap
     """A real HTTP server (tests/fault_server.py) that sends the headers and half of data/test.jsonl,
     then nothing, on every request: datasets tries the read CORPORA_DOWNLOAD_RETRIES + 1 times (its
     own default: 20 times, 5 s apart), then corpora says what happened, not datasets' bare
-    ConnectionError("Server Disconnected")."""
+    ConnectionError("Server Disconnected"). A stream before it, with the default time limit, has
+    left fsspec a file system of its own: the stalled reads still end after 1 s, as the line says."""
+    import time
+
     from fault_server import FaultServer
 
     for flag in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE"):
         if hasattr(datasets.config, flag):
             monkeypatch.setattr(datasets.config, flag, False)
+    assert [row["sentence_id"] for row in streamed_from(FaultServer(EXAMPLE_RELEASE), monkeypatch)] == SENTENCES
     for variable, value in {"TIMEOUT": "1", "RETRIES": "2", "BACKOFF": "0.01"}.items():
         monkeypatch.setenv(f"CORPORA_DOWNLOAD_{variable}", value)
     server = FaultServer(EXAMPLE_RELEASE, {"data/test.jsonl": ["stall"] * 10})
-    try:
-        module = registry.get(NAME).module
-        monkeypatch.setattr(module, "_URLS", {path: server.base + path for path in module._URLS})
-        stream = load(NAME, "sentences", split="test", streaming=True)
-        with pytest.raises(CorporaError) as caught:
-            list(stream)
-    finally:
-        server.close()
+    started = time.monotonic()
+    with pytest.raises(CorporaError) as caught:
+        streamed_from(server, monkeypatch)
+    assert time.monotonic() - started < 10  # three tries of 1 s, not of the default 30 s
     assert str(caught.value) == (
         f"example_ratings/sentences: cannot stream {server.base}data/test.jsonl: nothing came for 1 s (3 tries). To "
         "stream a local copy of the upstream files instead, pass data_dir=DIR with this file at DIR/data/test.jsonl"
@@ -172,13 +172,20 @@ def test_a_stream_whose_server_stops_answering_ends_in_one_line(monkeypatch, cap
     assert server.requests["data/test.jsonl"] == 4  # fsspec's GET for the size, then the three tries of the read
     assert datasets.config.STREAMING_READ_MAX_RETRIES == 20  # datasets' own again once the stream is over
     # A stream of the same files that is whole afterwards: nothing of the failure stays.
-    healthy = FaultServer(EXAMPLE_RELEASE)
+    assert [row["sentence_id"] for row in streamed_from(FaultServer(EXAMPLE_RELEASE), monkeypatch)] == SENTENCES
+
+
+SENTENCES = ["s16", "s17", "s18", "s19"]  # of the test split
+
+
+def streamed_from(server, monkeypatch):
+    """The rows of the example's test sentences streamed from `server`, closed afterwards."""
+    module = registry.get(NAME).module
     try:
-        monkeypatch.setattr(module, "_URLS", {path: healthy.base + path for path in module._URLS})
-        rows = list(load(NAME, "sentences", split="test", streaming=True))
+        monkeypatch.setattr(module, "_URLS", {path: server.base + path for path in module._URLS})
+        return list(load(NAME, "sentences", split="test", streaming=True))
     finally:
-        healthy.close()
-    assert [row["sentence_id"] for row in rows] == ["s16", "s17", "s18", "s19"]
+        server.close()
 
 
 def test_num_proc_gives_the_rows_of_one_process(dummy_build, tmp_path):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import email.utils
+import functools
 import os
 import re
 import secrets
@@ -253,7 +254,6 @@ def check_streamable(corpus, config: str) -> None:
     )
 
 
-_STREAM_TIMEOUT = [Settings.timeout]
 _STREAMED = [None]  # the URL a stream asked for last: the one that failed (a stream reads one file at a time)
 # datasets' own retries of a stream's open and read (20, 5 s apart): CORPORA_DOWNLOAD_RETRIES and _BACKOFF instead.
 _STREAM_RETRIES = ("STREAMING_READ_MAX_RETRIES", "STREAMING_OPEN_MAX_RETRIES")
@@ -305,7 +305,7 @@ def _timed_out(error: BaseException) -> bool:
     return False
 
 
-async def _timed_client(**kwargs):
+async def _timed_client(seconds: float, **kwargs):
     """fsspec's HTTP client (aiohttp), giving up on a connection or a read silent for the timeout:
     by default aiohttp waits 5 minutes for a server that accepts a connection and never answers.
     `connect` holds the whole connection: behind a proxy from the environment (datasets passes
@@ -313,7 +313,6 @@ async def _timed_client(**kwargs):
     without `sock_read`."""
     import aiohttp
 
-    seconds = _STREAM_TIMEOUT[0]
     kwargs.setdefault(
         "timeout", aiohttp.ClientTimeout(total=None, connect=seconds, sock_connect=seconds, sock_read=seconds)
     )
@@ -331,9 +330,11 @@ def stream_with_time_limit() -> None:
     unless a client of the user's own is set there."""
     import fsspec.config
 
-    _STREAM_TIMEOUT[0] = Settings.from_environment().timeout
     conf = fsspec.config.conf
+    ours = conf.get("http", {}).get("get_client")
     if not any("get_client" in conf.get(protocol, {}) for protocol in ("http", "https")) or (
-        conf.get("http", {}).get("get_client") is _timed_client
+        getattr(ours, "func", None) is _timed_client
     ):
-        conf.setdefault("http", {})["get_client"] = _timed_client
+        # One client per time limit: fsspec keeps a file system, and its session, per set of arguments.
+        seconds = Settings.from_environment().timeout
+        conf.setdefault("http", {})["get_client"] = functools.partial(_timed_client, seconds)
