@@ -162,8 +162,11 @@ def pytest_collection_modifyitems(config, items):
     Each corpus's parser and bad-input tests run the loader's own code, the same in every leg,
     through the builder path that the generic checks cover: the 5.x leg runs them. The
     minimum-versions leg also runs the tests marked `other_dependencies` (DuckDB, the Hub client,
-    requests)."""
+    requests). A test marked `main_leg` runs in the main leg alone: what it does through datasets'
+    version-sensitive code, the generic tests do in every leg."""
     for item in items:
+        if "main_leg" in item.keywords:
+            continue
         if "mirror" in getattr(item, "fixturenames", ()) or uses_version_sensitive_datasets_code(item):
             item.add_marker(pytest.mark.both_legs)
     if DATASETS_MAJOR < 4 or LEG:
@@ -523,6 +526,30 @@ class FullSize:
 
     write: Callable[[Path], object]
     rows: tuple = ()
+
+
+def written_once(name: str, write: Callable[[Path], object]) -> Path:
+    """The folder `write(folder)` fills (large files: seconds of work), written once for each
+    version of the test code (tests/*.py hashed) and shared by the legs and later runs under
+    .cache/full-size; only read."""
+    import hashlib
+
+    import filelock
+
+    code = b"".join(path.read_bytes() for path in sorted(Path(__file__).parent.glob("*.py")))
+    folder = REPO / ".cache" / "full-size" / f"{name}-{hashlib.sha256(code).hexdigest()[:16]}"
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    with filelock.FileLock(f"{folder}.lock"):  # the other legs wait for the one writing them
+        if not folder.is_dir():
+            partial = folder.with_name(f"{folder.name}.partial")  # what a killed run left is written again
+            shutil.rmtree(partial, ignore_errors=True)
+            partial.mkdir()
+            write(partial)
+            for older in folder.parent.glob(f"{name}-*"):  # written by an earlier version of the tests
+                if not older.name.startswith(folder.name):
+                    shutil.rmtree(older) if older.is_dir() else older.unlink()
+            partial.rename(folder)
+    return folder
 
 
 @dataclass(frozen=True)

@@ -13,11 +13,13 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import datasets
 import pytest
 
 from conftest import namespace_with_tmpfs
+from conftest import written_once
 from corpora import export_folder
 from corpora import parquet_files
 from corpora import prepare
@@ -117,13 +119,23 @@ def test_an_error_in_a_file_leaves_no_reading_thread(tmp_path):
         gc.enable()
 
 
+def copy_big_cardinal(data: Path) -> None:
+    """Put at contest 510 of the folder `data` an archive of 300,000 ratings (14 MB, written once)."""
+    big = written_once("caption-510-responses-300000", lambda folder: write_big_cardinal(folder / ARCHIVE, 300_000))
+    (data / ARCHIVE).parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(big / ARCHIVE, data / ARCHIVE)
+
+
+ARCHIVE = "contests/responses/510-responses.csv.zip"
+
+
 def test_a_streaming_iterator_left_open_at_exit_ends_the_process_cleanly(tmp_path):
     # `next(iter(streaming dataset))`, then exit: the consumer is never closed. pyarrow's own I/O
     # thread read the archive member (Python code) ahead of the parser; asking for the GIL while
     # Python shut down, it aborted the process in 4 of 6 runs on a 48 MB archive (here, 14 MB:
     # also most runs). pyarrow now reads only buffers in Arrow's memory (chunks of the member), which
     # needs no Python, and the read-ahead workers, one bounded step at a time, end before shutdown.
-    write_big_cardinal(tmp_path / "contests/responses/510-responses.csv.zip", 300_000)
+    copy_big_cardinal(tmp_path)
     script = f"""
 import atexit, threading
 atexit.register(lambda: print("alive at exit:", [t.name for t in threading.enumerate() if {THREAD!r} in t.name]))
@@ -196,7 +208,7 @@ def test_ctrl_c_while_the_thread_beside_writes_leaves_the_lock_only(tmp_path):
     if not export_folder.ParquetBeside.worth_it(prepare.Request("caption_contest_ratings")):
         pytest.skip("one core: a build writes its Parquet files from the cache, after the builder")
     data = shutil.copytree(corpus.dummy_dir, tmp_path / "data")
-    write_big_cardinal(data / "contests/responses/510-responses.csv.zip", 300_000)
+    copy_big_cardinal(data)
     out = tmp_path / "out"
     command = [sys.executable, "-m", "corpora.cli", "build", "caption_contest_ratings", "--config", "cardinal_responses",
                "--data-dir", str(data), "--allow-modified-sources", "--out", str(out)]

@@ -4,21 +4,17 @@ over real HTTP), FULL_SIZE (a copy of the release at the official sizes) and FUZ
 dummy file). BAD_INPUT is run by tests/test_bad_input.py. Each test runs once per corpus, and
 checks nothing for a corpus that declares nothing (a new corpus, README "Add a corpus")."""
 
-import hashlib
 import importlib
 import re
-import shutil
 from pathlib import Path
 
 import datasets
-import filelock
 import pytest
 from hypothesis import HealthCheck
 from hypothesis import example
 from hypothesis import given
 from hypothesis import settings
 
-from conftest import REPO
 from conftest import Downloads
 from conftest import FullSize
 from conftest import Fuzz
@@ -26,6 +22,7 @@ from conftest import builder_rows
 from conftest import declared
 from conftest import official_sizes_of_the_dummy_data
 from conftest import table_lines
+from conftest import written_once
 from corpora import export_folder
 from corpora import load
 from corpora import prepare
@@ -175,12 +172,13 @@ def test_without_a_data_dir_the_pinned_urls_are_downloaded(name, tmp_path):
 # --- a copy of the release at the official sizes --------------------------------------------------
 
 
+@pytest.mark.main_leg  # the loader's own code at scale; the builder, the export and its read-back: test_generic
 @each_corpus
 def test_full_size_files_build_with_every_record_accounted_for(name, tmp_path, capsys, record_release, monkeypatch):
     full_size = declared(name, "FULL_SIZE")
     if not full_size:
         return
-    upstream = full_size_files(name, full_size)
+    upstream = written_once(name, full_size.write)
     record_release(name, upstream)  # as if these were the recorded release files
     corpus = registry.get(name)
     keys = record_keys(corpus, monkeypatch)
@@ -197,26 +195,6 @@ def test_full_size_files_build_with_every_record_accounted_for(name, tmp_path, c
     for config, split, index, field, expected in full_size.rows:
         reloaded = datasets.load_dataset(str(tmp_path / "out" / name), config, cache_dir=str(tmp_path / "c"))
         assert field_of(reloaded[split][index], reloaded[split].features, field) == expected
-
-
-def full_size_files(name, full_size) -> Path:
-    """The files `full_size.write` writes (the largest: seconds of work), written once for each
-    version of the test code that writes them (tests/*.py hashed) and shared by the legs and
-    later runs under .cache/full-size; only read."""
-    code = b"".join(path.read_bytes() for path in sorted(Path(__file__).parent.glob("*.py")))
-    folder = REPO / ".cache" / "full-size" / f"{name}-{hashlib.sha256(code).hexdigest()[:16]}"
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    with filelock.FileLock(f"{folder}.lock"):  # the other legs wait for the one writing them
-        if not folder.is_dir():
-            partial = folder.with_name(f"{folder.name}.partial")  # what a killed run left is written again
-            shutil.rmtree(partial, ignore_errors=True)
-            partial.mkdir()
-            full_size.write(partial)
-            for older in folder.parent.glob(f"{name}-*"):  # written by an earlier version of the tests
-                if older.is_dir() and older != partial:
-                    shutil.rmtree(older)
-            partial.rename(folder)
-    return folder
 
 
 def record_keys(corpus, monkeypatch) -> list[dict[str, int]]:
