@@ -11,7 +11,7 @@ OFFLINE := HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 HF_HOME=$(CURDIR)/.cache/hf-te
 # rewrites the asserts of every test file again, half of its collection.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: demo test test-main test-other-legs test-minimum test-datasets4 test-python3.10 test-one fuzz cards cards-check validate bench bench-quick lint clean
+.PHONY: demo test test-main test-main-processes test-main-rest test-other-legs test-minimum test-datasets4 test-python3.10 test-one fuzz cards cards-check validate bench bench-quick lint clean
 
 # pip installs with --no-compile: compiling every module of every package took half of each venv's
 # time; Python compiles what the tests import, once (the bytecode caches are written, see above).
@@ -45,11 +45,22 @@ demo: $(VENV)/.installed
 # took over ten minutes on two cores. Lint among them, so the three venvs are made side by side
 # too (one alone leaves a core idle).
 test:
-	$(MAKE) --no-print-directory -j3 --output-sync=target lint test-main test-minimum test-datasets4
+	$(MAKE) --no-print-directory -j5 --output-sync=target lint test-main-processes test-main-rest test-minimum test-datasets4
 
-test-main: $(VENV)/.installed
+# The main leg: every test, in two processes side by side (one per core): the tests that start
+# processes and servers (most of their time is spent waiting), and the rest.
+MAIN_PROCESSES := tests/test_export_safety.py tests/test_push.py tests/test_install.py tests/test_ci_action.py \
+	tests/test_scaffold.py tests/test_add_a_corpus.py tests/test_caption_contest_ratings_threads.py tests/test_cli.py \
+	tests/test_downloads.py tests/test_load.py tests/test_release_notes.py tests/test_shared_code_cache.py
+test-main: test-main-processes test-main-rest
+
+test-main-processes: $(VENV)/.installed
+	rm -rf .cache/hf-test-processes
+	HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 HF_HOME=$(CURDIR)/.cache/hf-test-processes $(VENV)/bin/python -m pytest $(MAIN_PROCESSES)
+
+test-main-rest: $(VENV)/.installed
 	rm -rf .cache/hf-test
-	$(OFFLINE) $(VENV)/bin/python -m pytest
+	$(OFFLINE) $(VENV)/bin/python -m pytest $(addprefix --ignore=,$(MAIN_PROCESSES))
 
 # The quick loop of adding or changing one corpus: its generic tests and its own, about a minute and a half.
 test-one: $(VENV)/.installed
