@@ -65,7 +65,7 @@ def corpora(*args, hub, home):
 
 def test_push_creates_the_repo_and_uploads_the_export(hub, upstream_copy, tmp_path):
     out = tmp_path / "out"
-    result = corpora("push", NAME, "--repo-id", "my-org/ratings", "--private", "--data-dir", str(upstream_copy),
+    result = corpora_here("push", NAME, "--repo-id", "my-org/ratings", "--private", "--data-dir", str(upstream_copy),
                      "--out", str(out), hub=hub, home=tmp_path / "home")
     assert result.returncode == 0, result.stderr
     assert TOKEN not in result.stdout + result.stderr
@@ -106,7 +106,7 @@ def test_dry_run_sends_nothing(hub, upstream_copy, tmp_path):
 
 def test_push_refuses_data_that_is_not_the_release(hub, tmp_path):
     dummy = EXAMPLE_COLLECTION / "dummy_data" / NAME
-    result = corpora("push", NAME, "--repo-id", "my-org/ratings", "--data-dir", str(dummy),
+    result = corpora_here("push", NAME, "--repo-id", "my-org/ratings", "--data-dir", str(dummy),
                      "--out", str(tmp_path / "out"), hub=hub, home=tmp_path / "home")
     assert result.returncode == 1
     assert result.stderr.splitlines()[-1].startswith(
@@ -436,8 +436,8 @@ def test_a_push_is_tagged_with_the_loader_version_and_a_tag_never_moves(hub, ups
     )
     assert len(hub.commits) == 1 and hub.repos[REPO_ID].tags == {"v1.0.0": commit["sha"]}
     dummy = EXAMPLE_COLLECTION / "dummy_data" / NAME  # another build, the same version
-    other = corpora("push", NAME, "--repo-id", REPO_ID, "--data-dir", str(dummy), "--allow-modified-sources",
-                    "--out", str(tmp_path / "out3"), hub=hub, home=tmp_path / "home")
+    other = corpora_here("push", NAME, "--repo-id", REPO_ID, "--data-dir", str(dummy), "--allow-modified-sources",
+                         "--out", str(tmp_path / "out3"), hub=hub, home=tmp_path / "home")
     assert error_line(other) == PUSH_LINES["bump"][1].format(tag_sha=commit["sha"])
     assert len(hub.commits) == 1 and hub.repos[REPO_ID].tags == {"v1.0.0": commit["sha"]}
 
@@ -475,8 +475,8 @@ def test_a_second_creation_of_a_repository_is_answered_as_the_hub_does(hub):
 
 def test_a_push_of_modified_sources_is_not_tagged_and_the_release_is(hub, upstream_copy, tmp_path):
     dummy = EXAMPLE_COLLECTION / "dummy_data" / NAME  # not the files checksums.tsv records
-    cut = corpora("push", NAME, "--repo-id", REPO_ID, "--data-dir", str(dummy), "--allow-modified-sources",
-                  "--out", str(tmp_path / "out"), hub=hub, home=tmp_path / "home")
+    cut = corpora_here("push", NAME, "--repo-id", REPO_ID, "--data-dir", str(dummy), "--allow-modified-sources",
+                       "--out", str(tmp_path / "out"), hub=hub, home=tmp_path / "home")
     assert cut.returncode == 0, cut.stderr
     [commit] = hub.commits
     assert hub.repos[REPO_ID].tags == {} and hub.head(REPO_ID) == commit["sha"]
@@ -676,7 +676,7 @@ def test_the_hub_time_out_names_the_limit(monkeypatch):
 
 def test_diff_of_a_revision_that_is_not_there_is_one_line(hub, tmp_path):
     hub.add_repo(REPO_ID)
-    result = corpora("diff", f"hf://datasets/{REPO_ID}@v9.9.9", str(tmp_path), hub=hub, home=tmp_path / "home")
+    result = corpora_here("diff", f"hf://datasets/{REPO_ID}@v9.9.9", str(tmp_path), hub=hub, home=tmp_path / "home")
     assert result.returncode == 2
     assert result.stderr == (
         f"corpora diff: error: hf://datasets/{REPO_ID}@v9.9.9: cannot download it: the server answered HTTP 404 "
@@ -687,13 +687,13 @@ def test_diff_of_a_revision_that_is_not_there_is_one_line(hub, tmp_path):
 def test_diff_against_a_published_version(hub, upstream_copy, tmp_path):
     assert push_release(hub, upstream_copy, tmp_path).returncode == 0
     dummy = tmp_path / "dummy"
-    built = corpora("build", NAME, "--dummy", "--out", str(dummy), hub=hub, home=tmp_path / "home")
+    built = corpora_here("build", NAME, "--dummy", "--out", str(dummy), hub=hub, home=tmp_path / "home")
     assert built.returncode == 0, built.stderr
     published = f"hf://datasets/{REPO_ID}@v1.0.0"
-    same = corpora("diff", published, str(tmp_path / "out" / NAME), hub=hub, home=tmp_path / "home2")
+    same = corpora_here("diff", published, str(tmp_path / "out" / NAME), hub=hub, home=tmp_path / "home2")
     assert same.returncode == 0, same.stderr
     assert same.stdout.splitlines()[-1] == "identical"
-    changed = corpora("diff", published, str(dummy / NAME), "--format", "json", hub=hub, home=tmp_path / "home2")
+    changed = corpora_here("diff", published, str(dummy / NAME), "--format", "json", hub=hub, home=tmp_path / "home2")
     assert changed.returncode == 1, changed.stderr
     report = json.loads(changed.stdout)
     # The published side is the release (its rows), and the rows are matched by the loader's keys.
