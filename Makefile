@@ -13,28 +13,34 @@ unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: demo test test-main test-main-processes test-main-rest test-other-legs test-minimum test-datasets4 test-python3.10 test-one fuzz cards cards-check validate bench bench-quick lint clean
 
-# pip installs with --no-compile: compiling every module of every package took half of each venv's
-# time; Python compiles what the tests import, once (the bytecode caches are written, see above).
+# The virtual environments are made with uv (pinned; installed once into .venv-tools by pip): it
+# made each in seconds where pip took half a minute, most of a fresh clone's first minute of
+# `make test`. --seed gives each its own pip and setuptools, as `python -m venv` does; no module
+# is compiled at install, Python compiles what the tests import, once (see above).
+UV := .venv-tools/bin/uv
+UV_VENV = $(UV) --quiet --no-python-downloads venv --seed --clear --python $(PYTHON)
+UV_INSTALL = $(UV) --quiet --no-python-downloads pip install --python
+$(UV):
+	$(PYTHON) -m venv .venv-tools
+	.venv-tools/bin/pip install --quiet uv==0.13.9
+
 # Leg 1: the current datasets (5.x).
-$(VENV)/.installed: pyproject.toml setup.py
-	$(PYTHON) -m venv $(VENV)
-	$(VENV)/bin/pip install --quiet --upgrade pip
-	$(VENV)/bin/pip install --quiet --no-compile -e '.[test]' 'datasets>=5,<6'
+$(VENV)/.installed: pyproject.toml setup.py | $(UV)
+	$(UV_VENV) $(VENV)
+	$(UV_INSTALL) $(VENV)/bin/python -e '.[test]' 'datasets>=5,<6'
 	touch $@
 
 # Leg 2, the minimum versions: every lower bound of pyproject.toml (tests/minimum_versions.py),
 # datasets 3.6 among them, the last version that runs loading scripts.
-$(VENV_MINIMUM)/.installed: pyproject.toml setup.py tests/minimum_versions.py
-	$(PYTHON) -m venv $(VENV_MINIMUM)
-	$(VENV_MINIMUM)/bin/pip install --quiet --upgrade pip
-	$(VENV_MINIMUM)/bin/pip install --quiet --no-compile -e '.[test]' $$($(PYTHON) tests/minimum_versions.py)
+$(VENV_MINIMUM)/.installed: pyproject.toml setup.py tests/minimum_versions.py | $(UV)
+	$(UV_VENV) $(VENV_MINIMUM)
+	$(UV_INSTALL) $(VENV_MINIMUM)/bin/python -e '.[test]' $$($(PYTHON) tests/minimum_versions.py)
 	touch $@
 
 # Leg 3: the latest datasets 4.x (no loading scripts; what many users have).
-$(VENV4)/.installed: pyproject.toml setup.py
-	$(PYTHON) -m venv $(VENV4)
-	$(VENV4)/bin/pip install --quiet --upgrade pip
-	$(VENV4)/bin/pip install --quiet --no-compile -e '.[test]' 'datasets>=4,<5'
+$(VENV4)/.installed: pyproject.toml setup.py | $(UV)
+	$(UV_VENV) $(VENV4)
+	$(UV_INSTALL) $(VENV4)/bin/python -e '.[test]' 'datasets>=4,<5'
 	touch $@
 
 demo: $(VENV)/.installed
@@ -132,8 +138,8 @@ bench-quick: $(VENV)/.installed
 	$(VENV)/bin/python bench/run.py --quick
 
 lint: $(VENV)/.installed
-	$(VENV)/bin/pip install --quiet ruff==0.17.6
+	$(UV_INSTALL) $(VENV)/bin/python ruff==0.17.6
 	$(VENV)/bin/ruff check src loaders tests bench
 
 clean:
-	rm -rf build .cache $(VENV) $(VENV_MINIMUM) $(VENV4) .venv-python3.10
+	rm -rf build .cache $(VENV) $(VENV_MINIMUM) $(VENV4) .venv-python3.10 .venv-tools
