@@ -15,6 +15,7 @@ import pytest
 
 from conftest import COLLECTION
 from conftest import DATASETS_MAJOR
+from conftest import LEG
 from conftest import add_renamed_copy
 from conftest import own_test_file
 from corpora import registry
@@ -58,6 +59,8 @@ def generic_test_files(root):
 
 
 @pytest.mark.both_legs  # the copy is built, streamed and (datasets 3.x) loaded as a script
+@pytest.mark.skipif(LEG == "datasets4", reason="the copy is the original renamed: on datasets 4.x it runs the "
+                    "original's code, which this leg tests; names are checked in the main leg, scripts in the minimum one")
 def test_a_renamed_copy_gets_its_card_and_passes_the_generic_tests(collection, tmp_path):
     assert not any(COPY in name or name in COPY for name in registry.names())
     assert sorted(p.name for p in collection.iterdir()) == ["dataset_cards", "dummy_data", "loaders"]
