@@ -11,6 +11,7 @@ import pytest
 
 from conftest import EXAMPLE
 from conftest import EXAMPLE_COLLECTION
+from conftest import using_example
 from corpora import card_checks
 from corpora.cli import main
 
@@ -24,8 +25,7 @@ CHECKS = ["mark", "card", "files", "croissant.json", "parquet files", "reload se
 @pytest.fixture(scope="module")
 def export(tmp_path_factory):
     out = tmp_path_factory.mktemp("export")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("CORPORA_ROOT", str(EXAMPLE_COLLECTION))
+    with using_example():
         assert main(["build", NAME, "--dummy", "--out", str(out)]) == 0
     return out / NAME
 

@@ -5,14 +5,12 @@ prints the notes between them. On the example corpus (tests/example_collection) 
 it whose loader is edited as a maintainer would: a new VERSION, with or without notes."""
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+import test_push
 from conftest import EXAMPLE
 from conftest import EXAMPLE_COLLECTION
 from conftest import using_example
@@ -26,7 +24,7 @@ from fake_hub import FakeHub
 
 NAME = EXAMPLE
 LOADER = f"loaders/{NAME}/{NAME}.py"
-TOKEN = "hf_fakeTokenThatMustNeverBePrinted"
+TOKEN = test_push.TOKEN  # the token its in-process runner gives the push
 NOTES = {
     "1.0.0": "Initial release.",
     "1.1.0": "Scores are int32 | were int64.",  # a table's separator in a note is escaped in the card's table
@@ -130,10 +128,10 @@ def test_card_check_and_validate_fail_without_the_note_of_the_version(tmp_path, 
 
 
 def push(root: Path, hub: FakeHub, home: Path, *args):
-    env = dict(os.environ, CORPORA_ROOT=str(root), HF_ENDPOINT=hub.endpoint, HF_TOKEN=TOKEN, HF_HUB_OFFLINE="0",
-               HF_HOME=str(home), HF_HUB_DISABLE_XET="1")
-    command = [str(Path(sys.executable).with_name("corpora")), "push", NAME, *map(str, args)]
-    return subprocess.run(command, capture_output=True, text=True, env=env, check=False)
+    """`corpora push NAME ARGS` of the collection at `root` to `hub`, in this process (tests/test_push.py)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("CORPORA_ROOT", str(root))
+        return test_push.corpora_here("push", NAME, *map(str, args), hub=hub, home=home)
 
 
 @pytest.mark.other_dependencies
