@@ -270,6 +270,16 @@ def test_a_signal_at_the_swap_leaves_the_previous_export_and_nothing_else(tmp_pa
     only_the_export(out)
 
 
+def test_a_stop_while_the_workspace_is_removed_waits_for_it(tmp_path):
+    # After the swap: the new export is in place, and Ctrl-C comes as its workspace (cache, locks) is removed.
+    out = tmp_path / "out"
+    result = subprocess.run([sys.executable, str(HOOKED), "--interrupt-at", "removing", "build", NAME, "--dummy",
+                             "--out", str(out)], capture_output=True, text=True, env=environment(), timeout=120)
+    assert (result.returncode, result.stderr) == (130, "corpora build: interrupted\n")
+    only_the_export(out)
+    assert card_counts((out / NAME / "README.md").read_text()) == DUMMY_COUNTS
+
+
 @pytest.mark.parametrize("signum, code, line", [(signal.SIGTERM, 143, "terminated"), (signal.SIGINT, 130, "interrupted"),
                                                  (signal.SIGHUP, 129, "hung up")])
 def test_sigterm_and_ctrl_c_leave_no_partial_folder_and_no_cache(tmp_path, signum, code, line):
@@ -780,7 +790,7 @@ def test_a_stop_python_swallowed_ends_the_build_at_its_next_phase(tmp_path, phas
             export_folder.export(prepare.Request(NAME, dummy=True), tmp_path / "out", hooks=Hooks())
     finally:
         signals.STOP_SIGNALS.clear()
-    assert phases[-1] == phase
+    assert phases[-2:] == [phase, "removing"]  # no phase between: the workspace goes however the build ends
     # the previous export as it was, and no partial folder left
     assert {p.relative_to(tmp_path): p.read_bytes() for p in (tmp_path / "out").rglob("*") if p.is_file()} == before
 

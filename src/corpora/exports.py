@@ -40,7 +40,8 @@ class Hooks:
     exchange = True  # False: the two-rename swap of systems without an atomic exchange
 
     def reached(self, phase: str) -> None:
-        """generating, writing, swapping, or renaming (between the two renames of a swap without an exchange)."""
+        """generating, writing, swapping, renaming (between the two renames of a swap without an exchange), or
+        removing (the workspace, however the build ended)."""
 
 
 HOOKS = Hooks()
@@ -110,7 +111,11 @@ def transaction(out, name: str, configs, find_sources: Callable[[], object], *, 
             partial.phase("swapping")  # the last moment a stop leaves the previous export as it was
             _swap_in(partial.folder, target, hooks)
         finally:
-            _abandon(partial.workspace, target)
+            # A stop waits for the workspace to go: one inside its removal left its cache and locks behind.
+            # needed: tests/test_export_safety.py::test_a_stop_while_the_workspace_is_removed_waits_for_it
+            with _signals_held():
+                hooks.reached("removing")
+                _abandon(partial.workspace, target)
 
 
 def _full_disk(error: Exception, partial: Partial) -> OSError | None:
@@ -364,13 +369,14 @@ def _abandon(workspace: Path, target: Path) -> None:
 @contextlib.contextmanager
 def _signals_held():
     """Ctrl-C, SIGTERM and SIGHUP come after the block, not inside it."""
-    held = set(STOPPED)
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, held) if hasattr(signal, "pthread_sigmask") else None
-    try:
-        yield
-    finally:
-        if previous is not None:
-            signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+    with signals.held():
+        held = set(STOPPED)
+        previous = signal.pthread_sigmask(signal.SIG_BLOCK, held) if hasattr(signal, "pthread_sigmask") else None
+        try:
+            yield
+        finally:
+            if previous is not None:
+                signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def _exchange(first: Path, second: Path) -> bool:

@@ -69,9 +69,28 @@ HARD_STOP_CLEANUPS: list = []  # what a hard stop runs before it exits (exports.
 _STOPPING: list[int] = []  # the signal that is ending the build with its worker processes
 
 
+_HELD: list[list[int]] = []  # inside held(): the stops that came, the first raised at its end
+
+
+@contextlib.contextmanager
+def held():
+    """Ctrl-C, SIGTERM and SIGHUP come after the block, not inside it: the handler runs in the main
+    thread whichever thread the system gave the signal to, so masking it there is not enough."""
+    _HELD.append([])
+    try:
+        yield
+    finally:
+        came = _HELD.pop()
+        if came:
+            stop(came[0], None)
+
+
 def stop(signum, frame):
     # needed: tests/test_export_safety.py::test_sigterm_and_ctrl_c_leave_no_partial_folder_and_no_cache
     if _STOPPING:  # a second signal while the first one ends the build
+        return
+    if _HELD:
+        _HELD[-1].append(signum)
         return
     workers = _worker_processes()
     if workers:
