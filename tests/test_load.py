@@ -175,6 +175,29 @@ def test_a_stream_whose_server_stops_answering_ends_in_one_line(monkeypatch, cap
     assert [row["sentence_id"] for row in streamed_from(FaultServer(EXAMPLE_RELEASE), monkeypatch)] == SENTENCES
 
 
+@pytest.mark.both_legs  # datasets' streaming layer (its retries, its errors) differs between versions
+def test_a_stream_whose_server_cuts_every_read_short_ends_in_one_line(monkeypatch):
+    """The server sends half of data/test.jsonl and closes the connection, on every request: not
+    datasets' bare ConnectionError("Server Disconnected"), but the line naming the URL (a stranger's trial)."""
+    from fault_server import FaultServer
+
+    for flag in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE"):
+        if hasattr(datasets.config, flag):
+            monkeypatch.setattr(datasets.config, flag, False)
+    for variable, value in {"RETRIES": "2", "BACKOFF": "0.01"}.items():
+        monkeypatch.setenv(f"CORPORA_DOWNLOAD_{variable}", value)
+    server = FaultServer(EXAMPLE_RELEASE, {"data/test.jsonl": ["short"] * 10})
+    with pytest.raises(CorporaError) as caught:
+        streamed_from(server, monkeypatch)
+    assert str(caught.value) == (
+        f"example_ratings/sentences: cannot stream {server.base}data/test.jsonl: the connection closed before the file "
+        "was whole (3 tries). To stream a local copy of the upstream files instead, pass data_dir=DIR with this file "
+        "at DIR/data/test.jsonl"
+    )
+    assert type(caught.value.__cause__) is ConnectionError
+    assert server.requests["data/test.jsonl"] == 4  # fsspec's GET for the size, then the three tries of the read
+
+
 SENTENCES = ["s16", "s17", "s18", "s19"]  # of the test split
 
 

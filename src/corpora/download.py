@@ -254,6 +254,7 @@ def check_streamable(corpus, config: str) -> None:
     )
 
 
+_CUT = ("aiohttp.ClientPayloadError", "aiohttp.ServerDisconnectedError")  # a read the server ended early
 _STREAMED = [None]  # the URL a stream asked for last: the one that failed (a stream reads one file at a time)
 # datasets' own retries of a stream's open and read (20, 5 s apart): CORPORA_DOWNLOAD_RETRIES and _BACKOFF instead.
 _STREAM_RETRIES = ("STREAMING_READ_MAX_RETRIES", "STREAMING_OPEN_MAX_RETRIES")
@@ -277,13 +278,15 @@ def stream_failures(corpus, config: str):
     try:
         yield
     except (FileNotFoundError, ConnectionError) as error:
-        timed_out = _timed_out(error)
-        if isinstance(error, CorporaError) or not timed_out:
+        timed_out, cut, tries = _timed_out(error), errors.caused_by(error, _CUT), settings.retries + 1
+        if isinstance(error, CorporaError) or not (timed_out or cut):
             raise
         if isinstance(error, FileNotFoundError):  # fsspec's: no answer to the request that opens the file
             url, reason = str(error), f"no answer within {settings.timeout:g} s"
-        else:  # datasets' after its retries of reads that timed out
-            url, reason = _STREAMED[0], f"nothing came for {settings.timeout:g} s ({settings.retries + 1} tries)"
+        elif timed_out:  # datasets' after its retries of reads that timed out
+            url, reason = _STREAMED[0], f"nothing came for {settings.timeout:g} s ({tries} tries)"
+        else:  # datasets' after its retries of reads the server cut short
+            url, reason = _STREAMED[0], f"the connection closed before the file was whole ({tries} tries)"
         path = next((path for path, pinned in corpus.urls.items() if pinned == url), None)
         hint = f" with this file at DIR/{path}" if path else ""
         raise CorporaError(
