@@ -11,7 +11,7 @@ OFFLINE := HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 HF_HOME=$(CURDIR)/.cache/hf-te
 # rewrites the asserts of every test file again, half of its collection.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: demo test test-main test-main-processes test-main-rest test-minimum-processes test-minimum-rest test-other-legs test-minimum test-datasets4 test-python3.10 test-one fuzz cards cards-check validate bench bench-quick lint clean
+.PHONY: demo test test-main test-main-processes test-main-rest test-other-legs test-minimum test-datasets4 test-python3.10 test-one fuzz cards cards-check validate bench bench-quick lint clean
 
 # The virtual environments are made with uv (pinned; installed once into .venv-tools by pip): it
 # made each in seconds where pip took half a minute, most of a fresh clone's first minute of
@@ -51,23 +51,22 @@ demo: $(VENV)/.installed
 # took over ten minutes on two cores. Lint among them, so the three venvs are made side by side
 # too (one alone leaves a core idle).
 test:
-	$(MAKE) --no-print-directory -j6 --output-sync=target lint test-main-processes test-main-rest \
-		test-minimum-processes test-minimum-rest test-datasets4
+	$(MAKE) --no-print-directory -j5 --output-sync=target lint test-main-processes test-main-rest test-minimum test-datasets4
 
-# The main and the minimum-versions legs each run in two processes side by side: the tests that
-# start processes and servers (most of their time is spent waiting), and the rest.
-PROCESS_TESTS := tests/test_export_safety.py tests/test_push.py tests/test_install.py tests/test_ci_action.py \
+# The main leg: every test, in two processes side by side (one per core): the tests that start
+# processes and servers (most of their time is spent waiting), and the rest.
+MAIN_PROCESSES := tests/test_export_safety.py tests/test_push.py tests/test_install.py tests/test_ci_action.py \
 	tests/test_scaffold.py tests/test_add_a_corpus.py tests/test_caption_contest_ratings_threads.py tests/test_cli.py \
 	tests/test_downloads.py tests/test_load.py tests/test_release_notes.py tests/test_shared_code_cache.py
 test-main: test-main-processes test-main-rest
 
 test-main-processes: $(VENV)/.installed
 	rm -rf .cache/hf-test-processes
-	HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 HF_HOME=$(CURDIR)/.cache/hf-test-processes $(VENV)/bin/python -m pytest $(PROCESS_TESTS)
+	HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 HF_HOME=$(CURDIR)/.cache/hf-test-processes $(VENV)/bin/python -m pytest $(MAIN_PROCESSES)
 
 test-main-rest: $(VENV)/.installed
 	rm -rf .cache/hf-test
-	$(OFFLINE) $(VENV)/bin/python -m pytest $(addprefix --ignore=,$(PROCESS_TESTS))
+	$(OFFLINE) $(VENV)/bin/python -m pytest $(addprefix --ignore=,$(MAIN_PROCESSES))
 
 # The quick loop of adding or changing one corpus: its generic tests and its own, about a minute and a half.
 test-one: $(VENV)/.installed
@@ -83,17 +82,10 @@ test-one: $(VENV)/.installed
 test-other-legs:
 	$(MAKE) --no-print-directory -j2 --output-sync=target test-minimum test-datasets4
 
-test-minimum: test-minimum-processes test-minimum-rest
-
-MINIMUM_LEG = HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 CORPORA_TEST_LEG=minimum \
-	CORPORA_DATASETS5_PYTHON=$(CURDIR)/$(VENV)/bin/python $(VENV_MINIMUM)/bin/python -m pytest
-test-minimum-processes: $(VENV_MINIMUM)/.installed $(VENV)/.installed
-	rm -rf .cache/hf-test-minimum-processes
-	HF_HOME=$(CURDIR)/.cache/hf-test-minimum-processes $(MINIMUM_LEG) $(PROCESS_TESTS)
-
-test-minimum-rest: $(VENV_MINIMUM)/.installed $(VENV)/.installed
+test-minimum: $(VENV_MINIMUM)/.installed $(VENV)/.installed
 	rm -rf .cache/hf-test-minimum
-	HF_HOME=$(CURDIR)/.cache/hf-test-minimum $(MINIMUM_LEG) $(addprefix --ignore=,$(PROCESS_TESTS))
+	HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 HF_HOME=$(CURDIR)/.cache/hf-test-minimum CORPORA_TEST_LEG=minimum \
+		CORPORA_DATASETS5_PYTHON=$(CURDIR)/$(VENV)/bin/python $(VENV_MINIMUM)/bin/python -m pytest
 
 test-datasets4: $(VENV4)/.installed $(VENV)/.installed
 	rm -rf .cache/hf-test-datasets4
