@@ -13,7 +13,6 @@ import os
 import re
 import secrets
 import shutil
-import signal
 import socket
 import sys
 from collections.abc import Callable
@@ -27,7 +26,6 @@ from corpora.errors import CorporaError
 from corpora.errors import full_disk
 from corpora.errors import shorten
 from corpora.path_errors import write_text
-from corpora.signals import STOPPED
 from corpora.signals import stop_if_asked
 
 MARK = ".corpora-export.json"
@@ -113,7 +111,7 @@ def transaction(out, name: str, configs, find_sources: Callable[[], object], *, 
         finally:
             # A stop waits for the workspace to go: one inside its removal left its cache and locks behind.
             # needed: tests/test_export_safety.py::test_a_stop_while_the_workspace_is_removed_waits_for_it
-            with _signals_held():
+            with signals.held():
                 hooks.reached("removing")
                 _abandon(partial.workspace, target)
 
@@ -345,7 +343,7 @@ signals.HARD_STOP_CLEANUPS.append(abandon_all)
 def _swap_in(export: Path, target: Path, hooks: Hooks) -> None:
     """`export` becomes OUT/NAME in one step that Ctrl-C, SIGTERM and SIGHUP wait for; the previous export
     goes with the workspace."""
-    with _signals_held():
+    with signals.held():
         if not os.path.lexists(target):
             export.rename(target)
         elif not (hooks.exchange and _exchange(export, target)):
@@ -364,19 +362,6 @@ def _abandon(workspace: Path, target: Path) -> None:
         _restore(target)
     shutil.rmtree(workspace, ignore_errors=True)
     _ACTIVE.pop(workspace, None)
-
-
-@contextlib.contextmanager
-def _signals_held():
-    """Ctrl-C, SIGTERM and SIGHUP come after the block, not inside it."""
-    with signals.held():
-        held = set(STOPPED)
-        previous = signal.pthread_sigmask(signal.SIG_BLOCK, held) if hasattr(signal, "pthread_sigmask") else None
-        try:
-            yield
-        finally:
-            if previous is not None:
-                signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def _exchange(first: Path, second: Path) -> bool:

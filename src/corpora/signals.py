@@ -74,12 +74,16 @@ _HELD: list[list[int]] = []  # inside held(): the stops that came, the first rai
 
 @contextlib.contextmanager
 def held():
-    """Ctrl-C, SIGTERM and SIGHUP come after the block, not inside it: the handler runs in the main
-    thread whichever thread the system gave the signal to, so masking it there is not enough."""
+    """Ctrl-C, SIGTERM and SIGHUP come after the block, not inside it. Masked in this thread (for any
+    handler), and deferred by `stop`, which runs in the main thread whichever thread received the signal."""
     _HELD.append([])
+    mask = hasattr(signal, "pthread_sigmask")
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, set(STOPPED)) if mask else None
     try:
         yield
     finally:
+        if mask:
+            signal.pthread_sigmask(signal.SIG_SETMASK, previous)  # a masked signal reaches `stop` here, still held
         came = _HELD.pop()
         if came:
             stop(came[0], None)
