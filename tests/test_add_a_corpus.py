@@ -18,11 +18,12 @@ from conftest import DATASETS_MAJOR
 from conftest import LEG
 from conftest import add_renamed_copy
 from conftest import own_test_file
+from conftest import quickest_corpus
 from corpora import registry
 
 # The corpus with the smallest dummy data (the quickest to test), and a new name for its copy
 # (its first word and "_copy") that no test id of another corpus contains.
-ORIGINAL = min(registry.names(), key=lambda name: sum(p.stat().st_size for p in registry.get(name).dummy_dir.rglob("*")))
+ORIGINAL = quickest_corpus()
 COPY = ORIGINAL.split("_")[0] + "_copy"
 CLASSES = registry.get(ORIGINAL).builder_class.__name__, "".join(word.title() for word in COPY.split("_"))
 TESTS = Path(__file__).resolve().parent

@@ -23,6 +23,7 @@ import pytest
 import yaml
 
 from conftest import REPO
+from conftest import quickest_corpus
 from corpora import registry
 
 pytestmark = pytest.mark.datasets5
@@ -32,11 +33,7 @@ ACTION = yaml.safe_load((REPO / "action.yml").read_text(encoding="utf-8"))
 HOOKS = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
 
 
-def dummy_bytes(name: str) -> int:
-    return sum(path.stat().st_size for path in registry.get(name).dummy_dir.rglob("*") if path.is_file())
-
-
-BROKEN = min(registry.names(), key=dummy_bytes)  # the corpus whose card source a test breaks: the quickest to build
+BROKEN = quickest_corpus()  # the corpus whose card source a test breaks: the quickest to build
 
 
 def fresh_clone(target: Path) -> Path:

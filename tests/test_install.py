@@ -27,6 +27,7 @@ from conftest import EXAMPLE_COLLECTION
 from conftest import EXAMPLE_DUMMY_TABLE
 from conftest import EXAMPLE_LISTED
 from conftest import REPO
+from conftest import quickest_corpus
 from conftest import table_lines
 from corpora import registry
 
@@ -177,9 +178,8 @@ def test_the_other_commands_from_another_folder(installed, tmp_path):
         f"{NAME}: dummy build sentences: ok", f"{NAME}: dummy build ratings: ok", f"{NAME}: dummy build raters: ok",
         f"{NAME}: card: ok", f"{NAME}: export round trip: ok",
     ]
-    # The package's own copy of the collection is not rewritten: any corpus of it will do (the
-    # quickest to check: the least dummy data).
-    own = min(registry.names(), key=lambda name: sum(p.stat().st_size for p in registry.get(name).dummy_dir.rglob("*")))
+    # The package's own copy of the collection is not rewritten: any corpus of it will do.
+    own = quickest_corpus()
     refused = run(installed, tmp_path, "corpora", "card", own)
     assert refused.returncode == 1
     assert refused.stderr.startswith(f"corpora card: error: loaders/{own}/README.md belongs to the installed package (")
