@@ -425,14 +425,19 @@ def official_sizes_of_the_dummy_data(monkeypatch, corpus) -> None:
 
 
 @pytest.fixture
-def mirror(request, monkeypatch):
+def online(monkeypatch):
+    """Downloads allowed (only 127.0.0.1 is reachable: the no_network guard)."""
+    for flag in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE"):
+        if hasattr(datasets.config, flag):
+            monkeypatch.setattr(datasets.config, flag, False)
+
+
+@pytest.fixture
+def mirror(request, monkeypatch, online):
     """Serve the dummy data of the test's corpus (its `name` parameter, else its module's NAME)
     over real HTTP on 127.0.0.1 and point the loader's URLs at it; yields the base URL."""
     callspec = getattr(request.node, "callspec", None)
     name = callspec.params["name"] if callspec and "name" in callspec.params else request.module.NAME
-    for flag in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE"):  # only 127.0.0.1 is reached
-        if hasattr(datasets.config, flag):
-            monkeypatch.setattr(datasets.config, flag, False)
     handler = partial(http.server.SimpleHTTPRequestHandler, directory=str(registry.get(name).dummy_dir))
     handler.log_message = lambda *args: None
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)

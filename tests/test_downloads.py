@@ -38,12 +38,9 @@ SENTENCE_FILES = ["data/train-1.jsonl", "data/train-2.jsonl", "data/train-3.json
 
 
 @pytest.fixture
-def cache(tmp_path, monkeypatch):
+def cache(tmp_path, monkeypatch, online):
     """A download cache of the test's own, online (only 127.0.0.1 is reachable: conftest's guard),
     a 1 s timeout, 2 retries and short waits."""
-    for flag in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE"):
-        if hasattr(datasets.config, flag):
-            monkeypatch.setattr(datasets.config, flag, False)
     monkeypatch.setattr(datasets.config, "DOWNLOADED_DATASETS_PATH", tmp_path / "downloads")
     monkeypatch.setenv("CORPORA_DOWNLOAD_TIMEOUT", "1")
     monkeypatch.setenv("CORPORA_DOWNLOAD_RETRIES", "2")

@@ -198,14 +198,6 @@ def test_a_long_list_of_missing_files_is_cut(capsys, tmp_path, monkeypatch):
 # --- downloads ----------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def online(monkeypatch):
-    """Downloads allowed (only 127.0.0.1 is reachable: conftest's socket guard)."""
-    for flag in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE"):
-        if hasattr(datasets.config, flag):
-            monkeypatch.setattr(datasets.config, flag, False)
-
-
 def serve(folder):
     handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(folder))
     handler.log_message = lambda *args: None

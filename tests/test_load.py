@@ -143,7 +143,7 @@ def test_streaming_from_a_server_that_never_answers_gives_up_after_the_download_
 
 
 @pytest.mark.both_legs  # datasets' streaming layer (its retries, its errors) differs between versions
-def test_a_stream_whose_server_stops_answering_ends_in_one_line(monkeypatch, caplog):
+def test_a_stream_whose_server_stops_answering_ends_in_one_line(monkeypatch, online):
     """A real HTTP server (tests/fault_server.py) that sends the headers and half of data/test.jsonl,
     then nothing, on every request: datasets tries the read CORPORA_DOWNLOAD_RETRIES + 1 times (its
     own default: 20 times, 5 s apart), then corpora says what happened, not datasets' bare
@@ -153,9 +153,6 @@ def test_a_stream_whose_server_stops_answering_ends_in_one_line(monkeypatch, cap
 
     from fault_server import FaultServer
 
-    for flag in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE"):
-        if hasattr(datasets.config, flag):
-            monkeypatch.setattr(datasets.config, flag, False)
     assert [row["sentence_id"] for row in streamed_from(FaultServer(EXAMPLE_RELEASE), monkeypatch)] == SENTENCES
     for variable, value in {"TIMEOUT": "1", "RETRIES": "2", "BACKOFF": "0.01"}.items():
         monkeypatch.setenv(f"CORPORA_DOWNLOAD_{variable}", value)
@@ -176,14 +173,11 @@ def test_a_stream_whose_server_stops_answering_ends_in_one_line(monkeypatch, cap
 
 
 @pytest.mark.both_legs  # datasets' streaming layer (its retries, its errors) differs between versions
-def test_a_stream_whose_server_cuts_every_read_short_ends_in_one_line(monkeypatch):
+def test_a_stream_whose_server_cuts_every_read_short_ends_in_one_line(monkeypatch, online):
     """The server sends half of data/test.jsonl and closes the connection, on every request: not
     datasets' bare ConnectionError("Server Disconnected"), but the line naming the URL (a stranger's trial)."""
     from fault_server import FaultServer
 
-    for flag in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE"):
-        if hasattr(datasets.config, flag):
-            monkeypatch.setattr(datasets.config, flag, False)
     for variable, value in {"RETRIES": "2", "BACKOFF": "0.01"}.items():
         monkeypatch.setenv(f"CORPORA_DOWNLOAD_{variable}", value)
     server = FaultServer(EXAMPLE_RELEASE, {"data/test.jsonl": ["short"] * 10})
