@@ -50,9 +50,10 @@ WAITING = re.compile(rf"corpora: (\S+): waiting for another build \(pid (\d+) on
 HOOKED = Path(__file__).with_name("hooked_corpora.py")
 
 
-def command(out, *extra, source=("--dummy",), pause=None, exchange=True):
-    """`corpora build` of the example corpus; with `pause` or without `exchange`, with a test's hooks."""
-    hooks = [*(["--pause-at", pause] if pause else []), *([] if exchange else ["--no-exchange"])]
+def command(out, *extra, source=("--dummy",), pause=None, interrupt=None, exchange=True):
+    """`corpora build` of the example corpus; with `pause`, `interrupt` or without `exchange`, with a test's hooks."""
+    hooks = [*(["--pause-at", pause] if pause else []), *(["--interrupt-at", interrupt] if interrupt else []),
+             *([] if exchange else ["--no-exchange"])]
     start = [str(HOOKED), *hooks] if hooks else ["-m", "corpora.cli"]
     return [sys.executable, *start, "build", NAME, *source, "--out", str(out), *extra]
 
@@ -273,8 +274,8 @@ def test_a_signal_at_the_swap_leaves_the_previous_export_and_nothing_else(tmp_pa
 def test_a_stop_while_the_workspace_is_removed_waits_for_it(tmp_path):
     # After the swap: the new export is in place, and Ctrl-C comes as its workspace (cache, locks) is removed.
     out = tmp_path / "out"
-    result = subprocess.run([sys.executable, str(HOOKED), "--interrupt-at", "removing", "build", NAME, "--dummy",
-                             "--out", str(out)], capture_output=True, text=True, env=environment(), timeout=120)
+    result = subprocess.run(command(out, interrupt="removing"), capture_output=True, text=True, env=environment(),
+                            timeout=120)
     assert (result.returncode, result.stderr) == (130, "corpora build: interrupted\n")
     only_the_export(out)
     assert card_counts((out / NAME / "README.md").read_text()) == DUMMY_COUNTS
