@@ -18,6 +18,7 @@ import threading
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
+from dataclasses import field
 from functools import partial
 from pathlib import Path
 
@@ -568,7 +569,8 @@ class Fuzz:
     """`variant` (a hypothesis strategy of functions bytes -> bytes) changes `file` of the dummy
     data; the builder of `config` gives the dummy data's number of rows, each fitting the features,
     or a ValueError whose message matches `error` (a regular expression). `found`: variants that
-    once broke that promise, tried on every run before the drawn ones."""
+    once broke that promise, tried on every run before the drawn ones. `config_kwargs`: parameters
+    of the config that narrow the build to the part that reads `file` (caption's `contests`)."""
 
     file: str
     config: str
@@ -576,11 +578,12 @@ class Fuzz:
     error: str
     examples: int = 200
     found: tuple = ()
+    config_kwargs: dict = field(default_factory=dict)
 
 
-def builder_rows(corpus, config, data_dir):
+def builder_rows(corpus, config, data_dir, **config_kwargs):
     """{split: rows} of the builder's own generators (no cache, no Arrow files)."""
-    builder = corpus.builder(config, data_dir=data_dir)
+    builder = corpus.builder(config, data_dir=data_dir, **config_kwargs)
     generate = getattr(builder, "_generate_tables", None) or builder._generate_examples
     rows = {}
     for generator in builder._split_generators(datasets.DownloadManager()):

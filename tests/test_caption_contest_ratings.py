@@ -78,12 +78,14 @@ any_cell = st.builds(set_cell, st.integers(0, 9), st.integers(0, 9), cells)
 # Any file, or any cell of one: the typed rows or one line naming the file. The readers' own
 # properties (a cell's value, pandas' reading) stay functions in tests/test_caption_contest_ratings_parsers.py
 # and _pandas.py: a Fuzz row states only "the rows or one clear line", not which value a cell gives.
-FUZZ = [  # few examples: each builds a whole config (199 summary files, 84 archives)
-    Fuzz(SUMMARY, "summaries", any_bytes, re.escape(SUMMARY), 25),
-    Fuzz(SUMMARY, "summaries", any_cell, re.escape(SUMMARY), 60),
-    Fuzz(ARCHIVE, "cardinal_responses", any_bytes, re.escape(ARCHIVE), 25),
+# Each builds the fuzzed file's contest alone (`contests`): its files are read as in the whole build.
+FUZZ = [
+    Fuzz(SUMMARY, "summaries", any_bytes, re.escape(SUMMARY), 25, config_kwargs={"contests": [510]}),
+    Fuzz(SUMMARY, "summaries", any_cell, re.escape(SUMMARY), 60, config_kwargs={"contests": [510]}),
+    Fuzz(ARCHIVE, "cardinal_responses", any_bytes, re.escape(ARCHIVE), 25, config_kwargs={"contests": [577]}),
     Fuzz(ARCHIVE, "cardinal_responses", any_cell.map(in_member), re.escape(ARCHIVE), 60,
-         found=(in_member(set_cell(1, 0, "-9007199254740992.0")),)),  # -2**53 in the index column (423f5e5)
+         found=(in_member(set_cell(1, 0, "-9007199254740992.0")),),  # -2**53 in the index column (423f5e5)
+         config_kwargs={"contests": [577]}),
 ]
 
 

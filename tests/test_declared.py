@@ -220,17 +220,24 @@ def record_keys(corpus, monkeypatch) -> list[dict[str, int]]:
 def fuzz(corpus, fuzz, tmp_path_factory):
     features = corpus.features(fuzz.config)
     expected = corpus.expected_dummy_counts()[fuzz.config]
+    if fuzz.config_kwargs:  # the narrowed build: its rows of the dummy data, each a row of the whole build
+        whole, narrowed = (builder_rows(corpus, fuzz.config, str(corpus.dummy_dir), **kwargs)
+                           for kwargs in ({}, fuzz.config_kwargs))
+        assert {split: len(rows) for split, rows in whole.items()} == expected
+        assert all(rows and all(row in whole[split] for row in rows) for split, rows in narrowed.items()), narrowed
+        expected = {split: len(rows) for split, rows in narrowed.items()}
+
+    data_dir = tmp_path_factory.mktemp("fuzz") / "data"
+    for path in corpus.source_files([fuzz.config]):  # what the config reads, linked (199 files for one)...
+        (data_dir / path).parent.mkdir(parents=True, exist_ok=True)
+        (data_dir / path).symlink_to(corpus.dummy_dir / path)
+    original = (corpus.dummy_dir / fuzz.file).read_bytes()
 
     def run(variant):
-        data_dir = tmp_path_factory.mktemp("fuzz") / "data"
-        for path in corpus.source_files([fuzz.config]):  # what the config reads, the others linked: 199 files for one
-            (data_dir / path).parent.mkdir(parents=True, exist_ok=True)
-            if path == fuzz.file:
-                (data_dir / path).write_bytes(variant((corpus.dummy_dir / path).read_bytes()))
-            else:
-                (data_dir / path).symlink_to(corpus.dummy_dir / path)
+        (data_dir / fuzz.file).unlink()  # ...but the fuzzed file, a file of its own (never written through the link)
+        (data_dir / fuzz.file).write_bytes(variant(original))
         try:
-            rows = builder_rows(corpus, fuzz.config, str(data_dir))
+            rows = builder_rows(corpus, fuzz.config, str(data_dir), **fuzz.config_kwargs)
         except ValueError as error:
             assert re.match(fuzz.error, str(error)), str(error)
             return
