@@ -114,7 +114,7 @@ def test_a_file_that_is_not_the_data_is_named_as_such(name, bad, dummy_copy, dum
 
 
 def stops_with_its_line(name, bad, dummy_copy, dummy_build, tmp_path):
-    data_dir = dummy_copy(name)
+    data_dir = dummy_copy(name, changed=bad.file)
     (data_dir / bad.file).write_bytes(bad.variant((data_dir / bad.file).read_bytes()))
     config = bad.config or registry.get(name).default_config
     if bad.message is None:
