@@ -1,6 +1,7 @@
 """Shared fixtures. Tests run offline with a throw-away Hugging Face home (the Makefile sets the
 same variables; they are set here too so a bare `pytest` cannot reach the network)."""
 
+import ast
 import atexit
 import contextlib
 import functools
@@ -136,17 +137,32 @@ def uses_version_sensitive_datasets_code(item) -> bool:
 
 @functools.cache  # once per test function, not once per parameter
 def _uses_version_sensitive_code(function, module) -> bool:
-    source = inspect.getsource(function)
+    source = _source(function)
     called = [getattr(module, name, None) for name in re.findall(r"\b(\w+)\(", source)]
     helpers = [f for f in called if inspect.isfunction(f) and f.__module__ == module.__name__]
     return any(VERSION_SENSITIVE.search(_source(f)) for f in [function, *helpers])
 
 
-def _source(function):
+def _source(function) -> str:
+    """inspect.getsource(function), decorators included, from one parse of its file (getsource
+    tokenizes the file again for each function: a second of every collection)."""
+    code = inspect.unwrap(function).__code__
+    return _functions_of(code.co_filename).get(code.co_firstlineno, "")  # "": made at run time (st.composite)
+
+
+@functools.cache
+def _functions_of(filename: str) -> dict[int, str]:
+    """{first line: source} of each function of a Python file, its first line its first decorator's."""
     try:
-        return inspect.getsource(function)
-    except OSError:  # made at run time (a hypothesis strategy of st.composite): none of datasets' code
-        return ""
+        text = Path(filename).read_text(encoding="utf-8")
+    except OSError:
+        return {}
+    lines, found = text.splitlines(keepends=True), {}
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            first = min([node.lineno] + [decorator.lineno for decorator in node.decorator_list])
+            found[first] = "".join(lines[first - 1 : node.end_lineno])
+    return found
 
 
 # The leg this run is (Makefile): "" for the main one (datasets 5.x, every test), "minimum" (every
