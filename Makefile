@@ -53,10 +53,9 @@ demo: $(VENV)/.installed
 test:
 	$(MAKE) --no-print-directory -j5 --output-sync=target lint test-main-processes test-main-rest test-minimum test-datasets4
 
-# The main leg: every test, in two processes side by side (one per core): most tests that start
-# processes and servers (much of their time is spent waiting), and the rest (test_ci_action among
-# them, so that the two end together).
-MAIN_PROCESSES := tests/test_export_safety.py tests/test_push.py tests/test_install.py \
+# The main leg: every test, in two processes side by side (one per core): the tests that start
+# processes and servers (most of their time is spent waiting), and the rest.
+MAIN_PROCESSES := tests/test_export_safety.py tests/test_push.py tests/test_install.py tests/test_ci_action.py \
 	tests/test_scaffold.py tests/test_add_a_corpus.py tests/test_caption_contest_ratings_threads.py tests/test_cli.py \
 	tests/test_downloads.py tests/test_load.py tests/test_release_notes.py tests/test_shared_code_cache.py
 test-main: test-main-processes test-main-rest
