@@ -45,6 +45,12 @@ def test_a_builder_keeps_its_domain_and_refuses_the_rest(field, good, bad):
     assert all(field.check(value) is INVALID for value in bad)
 
 
+def test_a_label_read_as_its_index_is_its_position_among_the_names():
+    check = label(["user", "assistant"], index=True).check
+    assert [check("user"), check("assistant")] == [0, 1]
+    assert [v for v in ["bot", 0, 1, True, None, ["user"], {"user": 1}] if check(v) is not INVALID] == []
+
+
 def test_an_integer_with_text_reads_the_text_python_writes_and_json_integers():
     check = integer(range(-18, 19), text=True).check
     assert [check(v) for v in ["12", "-3", "0", 0, 18, -18]] == [12, -3, 0, 0, 18, -18]

@@ -16,7 +16,6 @@ from corpora.loader_shared.builder_base import SourceBuilder
 from corpora.loader_shared.builder_base import SourceConfig
 from corpora.loader_shared.fields import INT32
 from corpora.loader_shared.fields import INT64
-from corpora.loader_shared.fields import INVALID
 from corpora.loader_shared.fields import NULL
 from corpora.loader_shared.fields import Field
 from corpora.loader_shared.fields import boolean
@@ -101,12 +100,6 @@ def _record(fields):
     return typed
 
 
-def _label(names):
-    """A class label read as its index: pyarrow builds the tables, and does not encode names."""
-    index = {name: position for position, name in enumerate(names)}
-    return label(names)._replace(check=lambda value: index.get(value, INVALID) if type(value) is str else INVALID)
-
-
 def _list_of(item, fields):
     """A list of JSON objects, each with the fields `fields`; errors name the item's index."""
     typed = _record(fields)
@@ -130,12 +123,12 @@ _WORKER_ID = integer(range(2**31), text="only")  # quirk 2, worker-ids-as-string
 _FACT_FIELDS = {
     "fid": _ID,
     "used": _BOOLEAN,
-    "source": _label(_FACT_SOURCES),
+    "source": label(_FACT_SOURCES, index=True),
 }
 _MESSAGE_FIELDS = {
     "message": _TEXT,  # quirk 4, empty-messages
     "liked": _BOOLEAN,
-    "sender": _label(_SENDERS),
+    "sender": label(_SENDERS, index=True),
     "facts": _list_of("fact", _FACT_FIELDS),  # quirk 6, facts-per-sender
     "message_id": matching(_DIGITS, "a string of decimal digits"),  # quirk 12, message-id-strings
     "dialog_acts": Field([_STRING], parse=_dialog_acts),
@@ -190,6 +183,9 @@ _CONFIGS = [
 ]
 
 
+_DIALOGS_PER_TABLE = 1000  # datasets' batch of examples
+
+
 class CuriosityDialogs(SourceBuilder, datasets.ArrowBasedBuilder):
     """Curiosity dialogs: user/assistant conversations about geography, with facts and dialog acts."""
 
@@ -216,9 +212,6 @@ class CuriosityDialogs(SourceBuilder, datasets.ArrowBasedBuilder):
 
 
 # --- the readers ---------------------------------------------------------------------------------
-
-_DIALOGS_PER_TABLE = 1000  # datasets' batch of examples
-
 
 def _count_source_records(config, split, local_paths):
     """Source records of a split, counted with json.load alone: the length of the `dialogs` list."""

@@ -210,11 +210,12 @@ def number(low=None, high=None, *, text=False, dtype="float64", nulls=(), key=No
     return _field(datasets.Value(dtype), check, expected, nulls, key)
 
 
-def label(names, *, feature=None, nulls=(), key=None):
+def label(names, *, feature=None, nulls=(), key=None, index=False):
     """One of the strings `names` (not a number or a bool that compares equal to one), a class
-    label of these names unless `feature` says otherwise."""
+    label of these names unless `feature` says otherwise; with `index`, read as its position in
+    `names`, the class label as stored (for tables pyarrow builds, which encodes no names)."""
     feature = datasets.ClassLabel(names=list(names)) if feature is None else feature
-    return _field(feature, _one_of(names), choices(names), nulls, key)
+    return _field(feature, _position_in(names) if index else _one_of(names), choices(names), nulls, key)
 
 
 def mapping(values, feature, *, nulls=(), key=None):
@@ -309,3 +310,8 @@ def _integer(domain, text=False):
 
 def _one_of(names):
     return lambda value: value if isinstance(value, str) and value in names else INVALID
+
+
+def _position_in(names):
+    position = {name: number for number, name in enumerate(names)}.get
+    return lambda value: position(value, INVALID) if isinstance(value, str) else INVALID
