@@ -385,34 +385,37 @@ def dummy_export(tmp_path_factory):
 
 @pytest.fixture
 def dummy_copy(tmp_path):
-    """A writable copy of a corpus's dummy data, to corrupt in one place. With `changed` (a path
-    in it), only that file is copied, the others are hard links to the dummy data (checked
-    unchanged after the test): caption's 477 files, copied for each of its 126 bad inputs, were
-    a twentieth of the main leg."""
-    linked = {}
+    """A writable copy of a corpus's dummy data (in `target`, default tmp_path/data_dir), to corrupt
+    in one place. With `changed` (a path in it), only that file is copied, the others are hard
+    links to the dummy data, checked unchanged after the test: caption's 477 files, copied for each
+    of its 126 bad inputs, were a twentieth of the main leg."""
+    linked = {}  # hard link -> its size and time when made
 
     def link(source, target):
         try:
             os.link(source, target)
         except OSError:  # another file system, or no links there
             return shutil.copy2(source, target)
-        stat = os.stat(target)
-        linked[target] = (stat.st_size, stat.st_mtime_ns)
+        linked[target] = _size_and_time(target)
 
-    def make(name, changed=None):
-        target = tmp_path / "data_dir"
-        shutil.copytree(registry.get(name).dummy_dir, target, copy_function=shutil.copy2 if changed is None else link)
+    def make(name, changed=None, target=None):
+        source, target = registry.get(name).dummy_dir, target or tmp_path / "data_dir"
+        shutil.copytree(source, target, copy_function=shutil.copy2 if changed is None else link)
         if changed is not None:
             os.unlink(target / changed)
-            linked.pop(str(target / changed), None)
-            shutil.copy2(registry.get(name).dummy_dir / changed, target / changed)
+            del linked[str(target / changed)]
+            shutil.copy2(source / changed, target / changed)
         (target / "expected_counts.json").unlink()
         return target
 
     yield make
-    written = [path for path, (size, mtime) in linked.items()
-               if os.path.exists(path) and (lambda stat: (stat.st_size, stat.st_mtime_ns))(os.stat(path)) != (size, mtime)]
+    written = [path for path, before in linked.items() if os.path.exists(path) and _size_and_time(path) != before]
     assert not written, f"the test wrote through a hard link into the dummy data (git checkout restores it): {written}"
+
+
+def _size_and_time(path):
+    stat = os.stat(path)
+    return stat.st_size, stat.st_mtime_ns
 
 
 @pytest.fixture
