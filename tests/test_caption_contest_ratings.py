@@ -198,6 +198,15 @@ def test_cartoons_png_and_metadata(dummy_build):  # quirk 16
     assert by_contest[508]["image"]["bytes"].startswith(b"\xff\xd8\xff")
 
 
+def test_streaming_cartoons_reads_each_file_once(monkeypatch):
+    # Streaming calls the generator once per image: the metadata files are read before, once.
+    reads, read_data = [], loader._read_data
+    monkeypatch.setattr(loader, "_read_data", lambda file, source, what: reads.append(source) or read_data(file, source, what))
+    streamed = load(NAME, "cartoons", streaming=True, data_dir=str(corpus.dummy_dir), allow_modified_sources=True)
+    assert sum(1 for _ in streamed["train"]) == 186
+    assert sorted(reads) == sorted(loader._METADATA + loader._CARTOONS)
+
+
 def test_cartoon_images_decode_with_pillow(dummy_build):
     pytest.importorskip("PIL")
     cartoons = dummy_build(NAME, "cartoons")["train"].cast_column("image", datasets.Image())

@@ -309,8 +309,8 @@ class CaptionContestRatings(SourceBuilder, datasets.ArrowBasedBuilder):
                 raise ValueError(f"{name}: no source file for contests {contests}")
         local = local_files(self.config.data_dir, dl_manager, shards + metadata, _URLS)
         gen_kwargs = {"files": [local[path] for path in shards], "sources": shards}
-        if name == "cartoons":
-            gen_kwargs["metadata"] = {path: local[path] for path in metadata}
+        if name == "cartoons":  # read here, once: streaming calls the generator once per image
+            gen_kwargs["metadata"] = _read_metadata({path: local[path] for path in metadata})
         return [datasets.SplitGenerator(name=datasets.Split.TRAIN, gen_kwargs=gen_kwargs)]
 
     def _generate_tables(self, files, sources, metadata=None):
@@ -429,10 +429,17 @@ _cardinal_tables = functools.partial(_response_tables, "cardinal_responses", _CA
 _dueling_tables = functools.partial(_response_tables, "dueling_responses", _DUELING_FIELDS, _DUELING_FORMAT)
 
 
+def _read_metadata(files):
+    """artist, description, contexts and anomalies: each a mapping contest -> value."""
+    return {
+        "artist": _read_pairs(files[_ARTISTS], _ARTISTS, ["contest", "artist"]),
+        "description": _read_pairs(files[_DESCRIPTIONS], _DESCRIPTIONS, ["contest", "description"]),
+        "contexts": _read_word_lists(files[_CONTEXTS], _CONTEXTS),
+        "anomalies": _read_word_lists(files[_ANOMALIES], _ANOMALIES),
+    }
+
+
 def _cartoon_tables(files, sources, metadata):
-    artists = _read_pairs(metadata[_ARTISTS], _ARTISTS, ["contest", "artist"])
-    descriptions = _read_pairs(metadata[_DESCRIPTIONS], _DESCRIPTIONS, ["contest", "description"])
-    contexts, anomalies = (_read_word_lists(metadata[path], path) for path in (_CONTEXTS, _ANOMALIES))
     for file, source in zip(files, sources, strict=True):
         contest = _path_contest(source)
         data = _read_data(file, source, "a JPEG or PNG image")
@@ -441,10 +448,10 @@ def _cartoon_tables(files, sources, metadata):
         row = {
             "contest": contest,
             "image": {"bytes": data, "path": source},
-            "artist": artists.get(contest),
-            "description": descriptions.get(contest),
-            "contexts": contexts.get(contest, []),
-            "anomalies": anomalies.get(contest, []),
+            "artist": metadata["artist"].get(contest),
+            "description": metadata["description"].get(contest),
+            "contexts": metadata["contexts"].get(contest, []),
+            "anomalies": metadata["anomalies"].get(contest, []),
         }
         yield f"{contest}", pa.Table.from_pylist([row], schema=_SCHEMAS["cartoons"])
 
