@@ -54,10 +54,12 @@ test:
 	$(MAKE) --no-print-directory -j5 --output-sync=target lint test-main-processes test-main-rest test-minimum test-datasets4
 
 # The main leg: every test, in two processes side by side (one per core): the tests that start
-# processes and servers (most of their time is spent waiting), and the rest.
-MAIN_PROCESSES := tests/test_export_safety.py tests/test_push.py tests/test_install.py tests/test_ci_action.py \
-	tests/test_scaffold.py tests/test_add_a_corpus.py tests/test_caption_contest_ratings_threads.py tests/test_cli.py \
-	tests/test_downloads.py tests/test_load.py tests/test_release_notes.py tests/test_shared_code_cache.py
+# processes and servers (most of their time is spent waiting), and the rest. The tests that wait
+# most come first in their leg, here and in the minimum one: they wait while the other legs
+# compute, and what computes runs last, when the legs ended before have left a core free.
+WAITING_MOST := tests/test_push.py tests/test_downloads.py tests/test_load.py tests/test_export_safety.py
+MAIN_PROCESSES := $(WAITING_MOST) tests/test_install.py tests/test_ci_action.py tests/test_scaffold.py \
+	tests/test_add_a_corpus.py tests/test_caption_contest_ratings_threads.py tests/test_shared_code_cache.py
 test-main: test-main-processes test-main-rest
 
 test-main-processes: $(VENV)/.installed
@@ -85,7 +87,8 @@ test-other-legs:
 test-minimum: $(VENV_MINIMUM)/.installed $(VENV)/.installed
 	rm -rf .cache/hf-test-minimum
 	HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 HF_HOME=$(CURDIR)/.cache/hf-test-minimum CORPORA_TEST_LEG=minimum \
-		CORPORA_DATASETS5_PYTHON=$(CURDIR)/$(VENV)/bin/python $(VENV_MINIMUM)/bin/python -m pytest
+		CORPORA_DATASETS5_PYTHON=$(CURDIR)/$(VENV)/bin/python $(VENV_MINIMUM)/bin/python -m pytest \
+		$(WAITING_MOST) $(filter-out $(WAITING_MOST),$(sort $(wildcard tests/test_*.py)))
 
 test-datasets4: $(VENV4)/.installed $(VENV)/.installed
 	rm -rf .cache/hf-test-datasets4
