@@ -3,6 +3,7 @@
 example corpus (tests/example_collection): its release files as the upstream copy."""
 
 import contextlib
+import faulthandler
 import json
 import os
 import shutil
@@ -184,20 +185,35 @@ def push_release(hub, upstream_copy, tmp_path, *options, out="out", process=Fals
 def corpora_here(*args, hub, home):
     """`corpora(...)`, in this process: quicker (no start, no imports), and the same lines (huggingface_hub's
     log lines and warnings among them, as conftest.corpora_here captures them)."""
+    return corpora_at(hub.endpoint, *args, home=home)
+
+
+def corpora_at(endpoint, *args, home, **env):
+    """`corpora ARGS` in this process, with the Hub at `endpoint` and the environment `env` (read
+    by huggingface_hub's client when it is made: one is made for this command)."""
     from huggingface_hub import constants
     from huggingface_hub import file_download
 
-    template = hub.endpoint + "/{repo_id}/resolve/{revision}/{filename}"
+    from corpora import hub_client
+
+    template = endpoint + "/{repo_id}/resolve/{revision}/{filename}"
     with pytest.MonkeyPatch.context() as patch:
         for module, name, value in (
-            (constants, "ENDPOINT", hub.endpoint), (constants, "HF_HUB_OFFLINE", False),
+            (constants, "ENDPOINT", endpoint), (constants, "HF_HUB_OFFLINE", False),
             (constants, "HF_HUB_DISABLE_XET", True),  # none in 0.x
             (constants, "HUGGINGFACE_CO_URL_TEMPLATE", template), (file_download, "HUGGINGFACE_CO_URL_TEMPLATE", template),
             (constants, "HF_HUB_CACHE", str(home / "hub")),  # its own cache: the commits' ids recur
         ):
             patch.setattr(module, name, value, raising=False)  # file_download's copy: 0.x only
-        patch.setenv("HF_TOKEN", TOKEN)
-        return conftest.corpora_here(*args)
+        for variable, value in {"HF_TOKEN": TOKEN, **env}.items():
+            patch.setenv(variable, value)
+        hub_client._SET.clear()  # a client of its own, made in this environment (its proxies), and after it too
+        faulthandler.dump_traceback_later(120, exit=True)  # a time limit that fails: the run ends, not waits forever
+        try:
+            return conftest.corpora_here(*args)
+        finally:
+            faulthandler.cancel_dump_traceback_later()
+            hub_client._SET.clear()
 
 
 def error_line(result) -> str:
@@ -593,17 +609,14 @@ def silent_hub():
         connection.close()
 
 
-def silent_push_and_diff(tmp_path, upstream_copy, **env):
-    """`corpora push` then `corpora diff hf://...` with CORPORA_HUB_TIMEOUT=1 and `env`: the
-    push's result, when it ended (time.monotonic), and the diff's result."""
-    env = dict(os.environ, HF_TOKEN=TOKEN, HF_HUB_OFFLINE="0", HF_HOME=str(tmp_path / "home"), HF_HUB_DISABLE_XET="1",
-               CORPORA_HUB_TIMEOUT="1", **env)
-    corpora_command = str(Path(sys.executable).with_name("corpora"))
-    push = subprocess.run([corpora_command, "push", NAME, "--repo-id", REPO_ID, "--data-dir", str(upstream_copy), "--out",
-                           str(tmp_path / "out")], capture_output=True, text=True, env=env, timeout=120, check=False)
+def silent_push_and_diff(tmp_path, upstream_copy, endpoint, **env):
+    """`corpora push` then `corpora diff hf://...` with the Hub at `endpoint`, CORPORA_HUB_TIMEOUT=1
+    and `env`: the push's result, when it ended (time.monotonic), and the diff's result."""
+    env = dict(CORPORA_HUB_TIMEOUT="1", **env)
+    push = corpora_at(endpoint, "push", NAME, "--repo-id", REPO_ID, "--data-dir", str(upstream_copy), "--out",
+                      str(tmp_path / "out"), home=tmp_path / "home", **env)
     ended = time.monotonic()
-    diff = subprocess.run([corpora_command, "diff", f"hf://datasets/{REPO_ID}@v1.0.0", str(tmp_path)], capture_output=True,
-                          text=True, env=env, timeout=120, check=False)
+    diff = corpora_at(endpoint, "diff", f"hf://datasets/{REPO_ID}@v1.0.0", str(tmp_path), home=tmp_path / "home", **env)
     return push, ended, diff
 
 
@@ -613,18 +626,15 @@ SILENT_DIFF = f"corpora diff: error: hf://datasets/{REPO_ID}@v1.0.0: cannot down
 
 
 def test_a_hub_that_never_answers_is_one_line_after_the_time_limit(silent_hub, upstream_copy, tmp_path):
-    push, ended, diff = silent_push_and_diff(tmp_path, upstream_copy, HF_ENDPOINT=silent_hub)
+    push, ended, diff = silent_push_and_diff(tmp_path, upstream_copy, silent_hub)
     assert error_line(push) == SILENT_PUSH
     assert not (tmp_path / "out").exists()
     # The limit is the whole wait from the first request: not 1 s more per request (huggingface_hub
     # 1.x and later first ask for a list of their own, with a timeout of 3 s: 4 s and more before).
     assert 1 <= ended - SILENT_ACCEPTS[0] < 2.5
     assert (diff.returncode, diff.stderr) == (2, SILENT_DIFF)
-    env = dict(os.environ, HF_ENDPOINT=silent_hub, HF_TOKEN=TOKEN, HF_HUB_OFFLINE="0", HF_HOME=str(tmp_path / "home"),
-               CORPORA_HUB_TIMEOUT="nan")
-    bad = subprocess.run([str(Path(sys.executable).with_name("corpora")), "push", NAME, "--repo-id", REPO_ID,
-                          "--data-dir", str(upstream_copy)], capture_output=True, text=True, env=env, timeout=120,
-                         check=False)
+    bad = corpora_at(silent_hub, "push", NAME, "--repo-id", REPO_ID, "--data-dir", str(upstream_copy),
+                     home=tmp_path / "home", CORPORA_HUB_TIMEOUT="nan")
     assert error_line(bad) == "corpora push: error: CORPORA_HUB_TIMEOUT='nan': expected a positive number"
 
 
@@ -636,7 +646,7 @@ def test_a_hub_behind_a_proxy_that_never_answers_is_the_same_line_after_the_time
     # sends such requests through a transport of their own (https: CONNECT, then TLS).
     with socket.create_server(("127.0.0.1", 0)) as closed:
         hub = f"{scheme}://127.0.0.1:{closed.getsockname()[1]}"
-    push, ended, diff = silent_push_and_diff(tmp_path, upstream_copy, HF_ENDPOINT=hub, HTTPS_PROXY=silent_hub,
+    push, ended, diff = silent_push_and_diff(tmp_path, upstream_copy, hub, HTTPS_PROXY=silent_hub,
                                              HTTP_PROXY=silent_hub, NO_PROXY="", no_proxy="")
     assert error_line(push) == SILENT_PUSH
     assert 1 <= ended - SILENT_ACCEPTS[0] < 2.5
@@ -649,8 +659,7 @@ def test_a_hub_that_never_accepts_the_connection_is_one_line_after_the_time_limi
     listener.bind(("127.0.0.1", 0))
     listener.listen(0)
     with listener, socket.create_connection(listener.getsockname()):
-        push, ended, diff = silent_push_and_diff(tmp_path, upstream_copy,
-                                                 HF_ENDPOINT=f"http://127.0.0.1:{listener.getsockname()[1]}")
+        push, ended, diff = silent_push_and_diff(tmp_path, upstream_copy, f"http://127.0.0.1:{listener.getsockname()[1]}")
     assert error_line(push) == (f"corpora push: error: {NAME}: reading dataset repository {REPO_ID} failed: no "
                                 "connection within 1 s (CORPORA_HUB_TIMEOUT); nothing was built or uploaded")
     assert (diff.returncode, diff.stderr) == (
