@@ -53,6 +53,13 @@ demo: $(VENV)/.installed
 test:
 	$(MAKE) --no-print-directory -j5 --output-sync=target lint test-main-processes test-main-rest test-minimum test-datasets4
 
+# Each run's temporary folders (pytest's tmp_path) are in a folder of its own, emptied when it
+# starts: in pytest's shared numbered folders, a run that ended deleted those of the runs ended
+# before it, and held the legs still going for tens of seconds.
+BASETEMP = --basetemp=$(CURDIR)/.cache/tmp-$@
+.cache:
+	mkdir -p $@
+
 # The main leg: every test, in two processes side by side (one per core): the tests that start
 # processes and servers (most of their time is spent waiting), and the rest. The tests that wait
 # most come first in their leg, here and in the minimum one: they wait while the other legs
@@ -62,13 +69,13 @@ MAIN_PROCESSES := $(WAITING_MOST) tests/test_install.py tests/test_ci_action.py 
 	tests/test_add_a_corpus.py tests/test_caption_contest_ratings_threads.py tests/test_shared_code_cache.py
 test-main: test-main-processes test-main-rest
 
-test-main-processes: $(VENV)/.installed
+test-main-processes: $(VENV)/.installed | .cache
 	rm -rf .cache/hf-test-processes
-	HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 HF_HOME=$(CURDIR)/.cache/hf-test-processes $(VENV)/bin/python -m pytest $(MAIN_PROCESSES)
+	HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 HF_HOME=$(CURDIR)/.cache/hf-test-processes $(VENV)/bin/python -m pytest $(BASETEMP) $(MAIN_PROCESSES)
 
-test-main-rest: $(VENV)/.installed
+test-main-rest: $(VENV)/.installed | .cache
 	rm -rf .cache/hf-test
-	$(OFFLINE) $(VENV)/bin/python -m pytest $(addprefix --ignore=,$(MAIN_PROCESSES))
+	$(OFFLINE) $(VENV)/bin/python -m pytest $(BASETEMP) $(addprefix --ignore=,$(MAIN_PROCESSES))
 
 # The quick loop of adding or changing one corpus: its generic tests and its own, about a minute and a half.
 test-one: $(VENV)/.installed
@@ -84,16 +91,16 @@ test-one: $(VENV)/.installed
 test-other-legs:
 	$(MAKE) --no-print-directory -j2 --output-sync=target test-minimum test-datasets4
 
-test-minimum: $(VENV_MINIMUM)/.installed $(VENV)/.installed
+test-minimum: $(VENV_MINIMUM)/.installed $(VENV)/.installed | .cache
 	rm -rf .cache/hf-test-minimum
 	HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 HF_HOME=$(CURDIR)/.cache/hf-test-minimum CORPORA_TEST_LEG=minimum \
-		CORPORA_DATASETS5_PYTHON=$(CURDIR)/$(VENV)/bin/python $(VENV_MINIMUM)/bin/python -m pytest \
+		CORPORA_DATASETS5_PYTHON=$(CURDIR)/$(VENV)/bin/python $(VENV_MINIMUM)/bin/python -m pytest $(BASETEMP) \
 		$(WAITING_MOST) $(filter-out $(WAITING_MOST),$(sort $(wildcard tests/test_*.py)))
 
-test-datasets4: $(VENV4)/.installed $(VENV)/.installed
+test-datasets4: $(VENV4)/.installed $(VENV)/.installed | .cache
 	rm -rf .cache/hf-test-datasets4
 	HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 HF_HOME=$(CURDIR)/.cache/hf-test-datasets4 CORPORA_TEST_LEG=datasets4 \
-		CORPORA_DATASETS5_PYTHON=$(CURDIR)/$(VENV)/bin/python $(VENV4)/bin/python -m pytest
+		CORPORA_DATASETS5_PYTHON=$(CURDIR)/$(VENV)/bin/python $(VENV4)/bin/python -m pytest $(BASETEMP)
 
 # The property tests exploring: fresh random examples (hypothesis profile "explore", tests/conftest.py),
 # run after run until FUZZ_SECONDS have passed, stopping at the first failure (hypothesis prints it

@@ -71,7 +71,8 @@ def test_a_renamed_copy_gets_its_card_and_passes_the_generic_tests(collection, t
 
     collected = tmp_path / "collected.txt"  # every test of this leg, written by conftest before -k
     result = run(
-        ["-m", "pytest", "-p", "no:cacheprovider", "-v", "-k", COPY, *generic_test_files(collection)],
+        ["-m", "pytest", "-p", "no:cacheprovider", "--basetemp", str(tmp_path / "tmp"), "-v", "-k", COPY,
+         *generic_test_files(collection)],
         collection, tmp_path, CORPORA_COLLECTED_TESTS=str(collected),
     )
     assert result.returncode == 0, result.stdout[-3000:]

@@ -43,6 +43,8 @@ def checkout(tmp_path):
 
 
 def run(args, root, tmp_path):
+    # An inner pytest run is given --basetemp under tmp_path: in pytest's shared numbered folders its
+    # exit deleted the folders of the runs ended before it (the legs' own), tens of seconds.
     env = dict(os.environ, CORPORA_ROOT=str(root), HF_HOME=str(tmp_path / "hf-home"))
     return subprocess.run([sys.executable, *args], cwd=root, env=env, capture_output=True, text=True, check=False)
 
@@ -73,13 +75,15 @@ def test_the_skeleton_passes_the_generic_tests_and_its_own(checkout, tmp_path):
     assert (checkout / "loaders" / NAME / "checksums.tsv").read_text() == (
         f"https://example.org/{NAME}/v1/data/test.jsonl\t-\t-\nhttps://example.org/{NAME}/v1/data/train.jsonl\t-\t-\n"
     )
-    result = run(["-m", "pytest", "-p", "no:cacheprovider", "-v", "-k", NAME, "tests"], checkout, tmp_path)
+    result = run(["-m", "pytest", "-p", "no:cacheprovider", "--basetemp", str(tmp_path / "tmp"), "-v", "-k", NAME, "tests"],
+                 checkout, tmp_path)
     assert result.returncode == 0, result.stdout[-3000:]
     outcomes = dict(re.findall(r"^(\S+::.+?) (PASSED|SKIPPED|FAILED|ERROR)", result.stdout, re.MULTILINE))
     assert [test for test, outcome in outcomes.items() if outcome not in ("PASSED", "SKIPPED")] == []
     assert outcomes[f"tests/test_generic.py::test_streaming_yields_the_prepared_rows[{NAME}-default]"] == "PASSED"
     if not LEG:  # the leg that runs every test: the bad inputs, the corpus's own, the repository's checks
-        references = run(["-m", "pytest", "-p", "no:cacheprovider", "-q", "tests/test_repository.py"], checkout, tmp_path)
+        references = run(["-m", "pytest", "-p", "no:cacheprovider", "--basetemp", str(tmp_path / "tmp-references"), "-q",
+                          "tests/test_repository.py"], checkout, tmp_path)
         assert references.returncode == 0, references.stdout[-3000:]  # no shared code names it, every path resolves
         bad_inputs = [test for test in outcomes if test.startswith("tests/test_bad_input.py::") and NAME in test]
         assert all(outcomes[test] == "PASSED" for test in bad_inputs)
