@@ -53,9 +53,9 @@ demo: $(VENV)/.installed
 test:
 	$(MAKE) --no-print-directory -j5 --output-sync=target lint test-main-processes test-main-rest test-minimum test-datasets4
 
-# Each run's temporary folders (pytest's tmp_path) are in a folder of its own, emptied when it
-# starts: in pytest's shared numbered folders, a run that ended deleted those of the runs ended
-# before it, and held the legs still going for tens of seconds.
+# Each run's temporary folders (pytest's tmp_path) are in a folder of its own under .cache/, emptied
+# when it starts: in pytest's shared numbered folders, a run that ended deleted those of the runs
+# ended before it (100,000 files), and held the legs still going for tens of seconds.
 BASETEMP = --basetemp=$(CURDIR)/.cache/tmp-$@
 .cache:
 	mkdir -p $@
