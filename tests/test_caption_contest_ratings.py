@@ -20,6 +20,7 @@ from conftest import Fuzz
 from corpora import cards
 from corpora import load
 from corpora import registry
+from corpora.errors import CorporaError
 from synthetic_caption_contest_ratings import SUMMARY_A
 from synthetic_caption_contest_ratings import SUMMARY_B
 from test_caption_contest_ratings_bad_input import BAD_INPUT  # noqa: F401  (its table, in a file of its own)
@@ -200,11 +201,31 @@ def test_cartoons_png_and_metadata(dummy_build):  # quirk 16
 
 def test_streaming_cartoons_reads_each_file_once(monkeypatch):
     # Streaming calls the generator once per image: the metadata files are read before, once.
-    reads, read_data = [], loader._read_data
-    monkeypatch.setattr(loader, "_read_data", lambda file, source, what: reads.append(source) or read_data(file, source, what))
+    module = registry.get(NAME).module  # the module the builder is built from now
+    reads, read_data = [], module._read_data
+    monkeypatch.setattr(module, "_read_data", lambda file, source, what: reads.append(source) or read_data(file, source, what))
     streamed = load(NAME, "cartoons", streaming=True, data_dir=str(corpus.dummy_dir), allow_modified_sources=True)
     assert sum(1 for _ in streamed["train"]) == 186
-    assert sorted(reads) == sorted(loader._METADATA + loader._CARTOONS)
+    assert sorted(reads) == sorted(module._METADATA + module._CARTOONS)
+
+
+def test_a_metadata_file_that_stalls_while_streaming_cartoons_is_one_line(monkeypatch, online):
+    from fault_server import FaultServer
+
+    for variable, value in {"TIMEOUT": "1", "RETRIES": "1", "BACKOFF": "0.01"}.items():
+        monkeypatch.setenv(f"CORPORA_DOWNLOAD_{variable}", value)
+    server = FaultServer(corpus.dummy_dir, {"contests/artists.csv": ["stall"] * 10})
+    module = registry.get(NAME).module  # the module the builder is built from now
+    monkeypatch.setattr(module, "_URLS", {path: server.base + path for path in module._URLS})
+    try:
+        with pytest.raises(CorporaError) as caught:
+            list(load(NAME, "cartoons", split="train", streaming=True))
+    finally:
+        server.close()
+    # read in the generator, where the stream's failures are one line (not in _split_generators)
+    assert str(caught.value) == (
+        f"{NAME}/cartoons: cannot stream {server.base}contests/artists.csv: nothing came for 1 s (2 tries). To stream "
+        "a local copy of the upstream files instead, pass data_dir=DIR with this file at DIR/contests/artists.csv")
 
 
 def test_cartoon_images_decode_with_pillow(dummy_build):

@@ -309,13 +309,15 @@ class CaptionContestRatings(SourceBuilder, datasets.ArrowBasedBuilder):
                 raise ValueError(f"{name}: no source file for contests {contests}")
         local = local_files(self.config.data_dir, dl_manager, shards + metadata, _URLS)
         gen_kwargs = {"files": [local[path] for path in shards], "sources": shards}
-        if name == "cartoons":  # read here, once: streaming calls the generator once per image
-            gen_kwargs["metadata"] = _read_metadata({path: local[path] for path in metadata})
+        if name == "cartoons":
+            gen_kwargs["metadata"] = {path: local[path] for path in metadata}
         return [datasets.SplitGenerator(name=datasets.Split.TRAIN, gen_kwargs=gen_kwargs)]
 
     def _generate_tables(self, files, sources, metadata=None):
-        if self.config.name == "cartoons":
-            yield from _cartoon_tables(files, sources, metadata)
+        if self.config.name == "cartoons":  # called once per image when streaming: the metadata is read once
+            if getattr(self, "_metadata", (None,))[0] != metadata:
+                self._metadata = (metadata, _read_metadata(metadata))
+            yield from _cartoon_tables(files, sources, *self._metadata[1])
             return
         read, tables_of = {
             "summaries": (_read_summary_file, _summary_tables),
@@ -430,29 +432,21 @@ _dueling_tables = functools.partial(_response_tables, "dueling_responses", _DUEL
 
 
 def _read_metadata(files):
-    """artist, description, contexts and anomalies: each a mapping contest -> value."""
-    return {
-        "artist": _read_pairs(files[_ARTISTS], _ARTISTS, ["contest", "artist"]),
-        "description": _read_pairs(files[_DESCRIPTIONS], _DESCRIPTIONS, ["contest", "description"]),
-        "contexts": _read_word_lists(files[_CONTEXTS], _CONTEXTS),
-        "anomalies": _read_word_lists(files[_ANOMALIES], _ANOMALIES),
-    }
+    """contest -> artist, description, contexts and anomalies: four mappings."""
+    return (_read_pairs(files[_ARTISTS], _ARTISTS, ["contest", "artist"]),
+            _read_pairs(files[_DESCRIPTIONS], _DESCRIPTIONS, ["contest", "description"]),
+            *(_read_word_lists(files[path], path) for path in (_CONTEXTS, _ANOMALIES)))
 
 
-def _cartoon_tables(files, sources, metadata):
+def _cartoon_tables(files, sources, artists, descriptions, contexts, anomalies):
     for file, source in zip(files, sources, strict=True):
         contest = _path_contest(source)
         data = _read_data(file, source, "a JPEG or PNG image")
         if not data.startswith(_JPEG_OR_PNG):  # quirk 16, png-cartoon
             raise ValueError(f"{source}: not a JPEG or PNG image (starts with {show(data[:8])})")
-        row = {
-            "contest": contest,
-            "image": {"bytes": data, "path": source},
-            "artist": metadata["artist"].get(contest),
-            "description": metadata["description"].get(contest),
-            "contexts": metadata["contexts"].get(contest, []),
-            "anomalies": metadata["anomalies"].get(contest, []),
-        }
+        row = {"contest": contest, "image": {"bytes": data, "path": source}, "artist": artists.get(contest),
+               "description": descriptions.get(contest), "contexts": contexts.get(contest, []),
+               "anomalies": anomalies.get(contest, [])}
         yield f"{contest}", pa.Table.from_pylist([row], schema=_SCHEMAS["cartoons"])
 
 
