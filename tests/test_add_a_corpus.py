@@ -71,6 +71,7 @@ def test_a_renamed_copy_gets_its_card_and_passes_the_generic_tests(collection, t
 
     collected = tmp_path / "collected.txt"  # every test of this leg, written by conftest before -k
     result = run(
+        # --basetemp: its exit would delete other runs' folders among pytest's shared numbered ones
         ["-m", "pytest", "-p", "no:cacheprovider", "--basetemp", str(tmp_path / "tmp"), "-v", "-k", COPY,
          *generic_test_files(collection)],
         collection, tmp_path, CORPORA_COLLECTED_TESTS=str(collected),

@@ -200,7 +200,7 @@ def test_cartoons_png_and_metadata(dummy_build):  # quirk 16
 
 
 def test_streaming_cartoons_reads_each_file_once(monkeypatch):
-    # Streaming calls the generator once per image: the metadata files are read before, once.
+    # Streaming calls the generator once per image: the metadata files are read at the first, once.
     module = registry.get(NAME).module  # the module the builder is built from now
     reads, read_data = [], module._read_data
     monkeypatch.setattr(module, "_read_data", lambda file, source, what: reads.append(source) or read_data(file, source, what))

@@ -3,10 +3,10 @@
 example corpus (tests/example_collection): its release files as the upstream copy."""
 
 import contextlib
-import faulthandler
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -189,13 +189,20 @@ def corpora_here(*args, hub, home):
 
 
 def corpora_at(endpoint, *args, home, **env):
-    """`corpora ARGS` in this process, with the Hub at `endpoint` and the environment `env` (read
-    by huggingface_hub's client when it is made: one is made for this command)."""
+    """`corpora ARGS` in this process, with the Hub at `endpoint` and the environment `env`, as a
+    process of its own would run it: huggingface_hub's client made in that environment (its
+    proxies), its first request (its list of AI agents) made again, and a command that never ends
+    stopped after HANG_LIMIT seconds with a TimeoutError (the test fails, the leg goes on)."""
     from huggingface_hub import constants
     from huggingface_hub import file_download
+    from huggingface_hub.utils import _http
 
     from corpora import hub_client
 
+    try:
+        from huggingface_hub.utils import _detect_agent
+    except ImportError:  # huggingface_hub 0.x asks for no list
+        _detect_agent = None
     template = endpoint + "/{repo_id}/resolve/{revision}/{filename}"
     with pytest.MonkeyPatch.context() as patch:
         for module, name, value in (
@@ -203,17 +210,32 @@ def corpora_at(endpoint, *args, home, **env):
             (constants, "HF_HUB_DISABLE_XET", True),  # none in 0.x
             (constants, "HUGGINGFACE_CO_URL_TEMPLATE", template), (file_download, "HUGGINGFACE_CO_URL_TEMPLATE", template),
             (constants, "HF_HUB_CACHE", str(home / "hub")),  # its own cache: the commits' ids recur
+            (constants, "AGENT_HARNESSES_PATH", str(home / "agent_harnesses.json")), (_detect_agent, "_registry", None),
         ):
-            patch.setattr(module, name, value, raising=False)  # file_download's copy: 0.x only
+            if module is not None:
+                patch.setattr(module, name, value, raising=False)  # file_download's copy: 0.x only
         for variable, value in {"HF_TOKEN": TOKEN, **env}.items():
             patch.setenv(variable, value)
-        hub_client._SET.clear()  # a client of its own, made in this environment (its proxies), and after it too
-        faulthandler.dump_traceback_later(120, exit=True)  # a time limit that fails: the run ends, not waits forever
+        hub_client._SET.clear()
+        previous = signal.signal(signal.SIGALRM, _hung)
+        signal.setitimer(signal.ITIMER_REAL, HANG_LIMIT)
         try:
             return conftest.corpora_here(*args)
         finally:
-            faulthandler.cancel_dump_traceback_later()
-            hub_client._SET.clear()
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+            hub_client._SET.clear()  # huggingface_hub's own client again, for the tests that use it directly
+            if hasattr(_http, "set_client_factory"):
+                _http.set_client_factory(_http.default_client_factory)
+            else:
+                _http.configure_http_backend()
+
+
+HANG_LIMIT = 120  # seconds
+
+
+def _hung(signum, frame):
+    raise TimeoutError(f"the command did not end within {HANG_LIMIT} s: its time limit failed")
 
 
 def error_line(result) -> str:

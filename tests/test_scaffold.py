@@ -43,8 +43,6 @@ def checkout(tmp_path):
 
 
 def run(args, root, tmp_path):
-    # An inner pytest run is given --basetemp under tmp_path: in pytest's shared numbered folders its
-    # exit deleted the folders of the runs ended before it (the legs' own), tens of seconds.
     env = dict(os.environ, CORPORA_ROOT=str(root), HF_HOME=str(tmp_path / "hf-home"))
     return subprocess.run([sys.executable, *args], cwd=root, env=env, capture_output=True, text=True, check=False)
 
@@ -75,6 +73,7 @@ def test_the_skeleton_passes_the_generic_tests_and_its_own(checkout, tmp_path):
     assert (checkout / "loaders" / NAME / "checksums.tsv").read_text() == (
         f"https://example.org/{NAME}/v1/data/test.jsonl\t-\t-\nhttps://example.org/{NAME}/v1/data/train.jsonl\t-\t-\n"
     )
+    # --basetemp: its exit would delete other runs' folders among pytest's shared numbered ones
     result = run(["-m", "pytest", "-p", "no:cacheprovider", "--basetemp", str(tmp_path / "tmp"), "-v", "-k", NAME, "tests"],
                  checkout, tmp_path)
     assert result.returncode == 0, result.stdout[-3000:]
