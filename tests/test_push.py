@@ -197,8 +197,6 @@ def corpora_at(endpoint, *args, home, **env):
     from huggingface_hub import file_download
     from huggingface_hub.utils import _http
 
-    from corpora import hub_client
-
     try:
         from huggingface_hub.utils import _detect_agent
     except ImportError:  # huggingface_hub 0.x asks for no list
@@ -216,7 +214,6 @@ def corpora_at(endpoint, *args, home, **env):
                 patch.setattr(module, name, value, raising=False)  # file_download's copy: 0.x only
         for variable, value in {"HF_TOKEN": TOKEN, **env}.items():
             patch.setenv(variable, value)
-        hub_client._SET.clear()
         previous = signal.signal(signal.SIGALRM, _hung)
         signal.setitimer(signal.ITIMER_REAL, HANG_LIMIT)
         try:
@@ -224,8 +221,7 @@ def corpora_at(endpoint, *args, home, **env):
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, previous)
-            hub_client._SET.clear()  # huggingface_hub's own client again, for the tests that use it directly
-            if hasattr(_http, "set_client_factory"):
+            if hasattr(_http, "set_client_factory"):  # huggingface_hub's own client again, for the tests that use it
                 _http.set_client_factory(_http.default_client_factory)
             else:
                 _http.configure_http_backend()

@@ -10,7 +10,6 @@ from corpora import user_numbers
 
 HUB_TIMEOUT = 60.0  # seconds without a byte, read or written; connecting: at most CONNECT_TIMEOUT of it
 CONNECT_TIMEOUT = 10.0
-_SET = []
 _SILENCES = weakref.WeakSet()  # of the clients made
 
 
@@ -19,10 +18,9 @@ def hub_timeout() -> float:
 
 
 def use_time_limit() -> None:
-    """Make huggingface_hub's shared client give up after `hub_timeout()` seconds of silence."""
+    """Make huggingface_hub's shared client give up after `hub_timeout()` seconds of silence: a client
+    made now, in this environment (its proxies), for each command, as a process of its own has."""
     connect, seconds = limits()
-    if _SET == [seconds]:
-        return
     from huggingface_hub.utils import _http
 
     limit = {"connect": connect, "read": seconds, "write": seconds, "pool": seconds}
@@ -58,7 +56,6 @@ def use_time_limit() -> None:
             return made
 
         _http.configure_http_backend(backend_factory=session)
-    _SET[:] = [seconds]
 
 
 def new_wait() -> None:
