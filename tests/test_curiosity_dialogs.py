@@ -158,8 +158,7 @@ def test_typed_dialog_keeps_every_value(tmp_path_factory, record):
     typed = builder_rows(corpus, "dialogs", str(data_dir))["train"][0]  # what the builder yields
     features = registry.get(NAME).features("dialogs")
     expected = dict(record, user_id=int(record["user_id"]), assistant_id=int(record["assistant_id"]))
-    assert typed == features.encode_example(expected)  # the same values, class labels as their index
-    features.encode_example(typed)  # fits the declared features
+    assert typed == features.encode_example(expected)  # the same values, class labels as their index: they fit
 
 
 # --- bad input: what `corpora build curiosity_dialogs` prints (tests/test_bad_input.py runs them) ----
