@@ -11,8 +11,8 @@ import yaml
 from conftest import EXAMPLE
 from conftest import EXAMPLE_COLLECTION
 from corpora import cards
-from corpora import figures
 from corpora import registry
+from corpora.cards import figures
 from corpora.cli import main
 from corpora.errors import CorporaError
 from test_cards import edit_source

@@ -12,7 +12,7 @@ import pytest
 from conftest import EXAMPLE
 from conftest import EXAMPLE_COLLECTION
 from conftest import using_example
-from corpora import card_checks
+from corpora.cards import review
 from corpora.cli import main
 
 pytestmark = pytest.mark.usefixtures("example_collection")
@@ -60,7 +60,7 @@ def citation(text: str) -> str:
 def test_the_export_and_the_committed_cards_pass(export, capsys):
     assert validate(capsys, export) == (0, [f"{export}: {check}: ok" for check in CHECKS])
     for card in [*Path(__file__).parents[1].glob("loaders/*/README.md"), EXAMPLE_COLLECTION / f"loaders/{NAME}/README.md"]:
-        assert card_checks.problems(card) == [], card
+        assert review.problems(card) == [], card
 
 
 BREAKS = [

@@ -12,8 +12,8 @@ import pytest
 
 from conftest import EXAMPLE
 from corpora import cards
-from corpora import croissant
 from corpora import registry
+from corpora.cards import croissant
 
 mlc = pytest.importorskip("mlcroissant")
 

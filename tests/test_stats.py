@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from conftest import EXAMPLE
 from corpora import registry
-from corpora import stats
+from corpora.cards import stats
 
 FEATURES = datasets.Features(
     {

@@ -14,13 +14,13 @@ import pyarrow.parquet
 from datasets.table import table_cast
 
 from corpora import cards
-from corpora import croissant
 from corpora import datasets_adapter
 from corpora import exports
-from corpora import figures
 from corpora import parquet_files
 from corpora import prepare
-from corpora import stats
+from corpora.cards import croissant
+from corpora.cards import figures
+from corpora.cards import stats
 from corpora.errors import CorporaError
 from corpora.path_errors import check_utf8
 

@@ -11,7 +11,6 @@ import datasets
 import pyarrow.parquet
 import yaml
 
-from corpora import card_checks
 from corpora import cards
 from corpora import export_folder
 from corpora import exports
@@ -19,6 +18,7 @@ from corpora import parquet_files
 from corpora import prepare
 from corpora import registry
 from corpora import sources
+from corpora.cards import review
 from corpora.errors import CorporaError
 from corpora.errors import loader_error
 from corpora.errors import shorten
@@ -54,7 +54,7 @@ def _card_problem(corpus, prepared: dict[str, datasets.DatasetDict]) -> str | No
         return str(error)
     if diff is not None:
         return f"loaders/{corpus.name}/README.md is out of date: run `corpora card {corpus.name}`"
-    reviewed = card_checks.problems(corpus.card_path)  # the committed card, as the Hub reads it
+    reviewed = review.problems(corpus.card_path)  # the committed card, as the Hub reads it
     return f"loaders/{corpus.name}/README.md: " + "; ".join(reviewed) if reviewed else None
 
 
@@ -101,8 +101,8 @@ def export_problems(corpus: registry.Corpus, folder: Path) -> list[str]:
         metadata = cards.read_metadata(card)
     except yaml.YAMLError:
         metadata = None
-    if not isinstance(metadata, dict):  # not YAML, or not a mapping: card_checks says how huggingface_hub reads it
-        return found + card_checks.problems(card, folder)
+    if not isinstance(metadata, dict):  # not YAML, or not a mapping: cards.review says how huggingface_hub reads it
+        return found + review.problems(card, folder)
     if not metadata:
         return found + ["README.md has no YAML header"]
     vocab = cards.vocabularies()
@@ -119,7 +119,7 @@ def export_problems(corpus: registry.Corpus, folder: Path) -> list[str]:
         dataset_info = [dataset_info]
     # The Hub's convention: an entry without config_name is the config named "default".
     infos = {info.get("config_name", "default"): info for info in dataset_info if isinstance(info, dict)}
-    shaped = not card_checks.config_problems(metadata, None)  # else the sizes cannot be read: it says why
+    shaped = not review.config_problems(metadata, None)  # else the sizes cannot be read: it says why
     for config in (metadata.get("configs") or []) if shaped else []:
         name = config.get("config_name", "default")
         if name not in infos:
@@ -134,7 +134,7 @@ def export_problems(corpus: registry.Corpus, folder: Path) -> list[str]:
             split, paths = data_files["split"], data_files["path"]
             files = sorted({f for path in ([paths] if isinstance(paths, str) else paths) for f in folder.glob(path)})
             all_files.update(files)
-            if not files:  # card_checks names the path
+            if not files:  # cards.review names the path
                 continue
             rows = sum(pyarrow.parquet.ParquetFile(f).metadata.num_rows for f in files)
             if declared.get(split) != rows:
@@ -145,7 +145,7 @@ def export_problems(corpus: registry.Corpus, folder: Path) -> list[str]:
             found.append(f"{name}: dataset_info says download_size {declared_size}, its files hold {size} bytes")
     if not metadata.get("configs"):
         found.append("no configs: in the YAML header")
-    return found + card_checks.problems(card, folder)
+    return found + review.problems(card, folder)
 
 
 def validate_export(folder: Path) -> Iterator[tuple[str, str | None]]:

@@ -12,7 +12,7 @@ import datasets
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from corpora import stats
+from corpora.cards import stats
 from corpora.feature_spelling import list_item
 
 # kind -> (how many fields it takes: 1 or "many", what it counts, for the loader's card)

@@ -20,11 +20,11 @@ from huggingface_hub import DatasetCard
 from huggingface_hub import DatasetCardData
 
 from corpora import exports
-from corpora import figures
 from corpora import prepare
 from corpora import registry
 from corpora import releases
 from corpora import sources
+from corpora.cards import figures
 from corpora.errors import CorporaError
 from corpora.errors import shorten
 from corpora.feature_spelling import list_item

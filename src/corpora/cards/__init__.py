@@ -1,0 +1,75 @@
+"""Card work: the loader's and an export's README.md (readme), the figures and statistics they show
+(figures, stats), croissant.json (croissant) and what the Hub's reviewers ask of a card (review).
+Here: the names the rest of corpora uses."""
+
+from corpora.cards.readme import OPTIONAL_KEYS
+from corpora.cards.readme import PLACEHOLDER
+from corpora.cards.readme import PROSE_KEYS
+from corpora.cards.readme import SHOWN_CHARACTERS
+from corpora.cards.readme import CardError
+from corpora.cards.readme import built_from
+from corpora.cards.readme import card_byte_sizes
+from corpora.cards.readme import card_source
+from corpora.cards.readme import check
+from corpora.cards.readme import committed_infos
+from corpora.cards.readme import cut
+from corpora.cards.readme import declared_figures
+from corpora.cards.readme import example_text
+from corpora.cards.readme import export_source
+from corpora.cards.readme import field_rows
+from corpora.cards.readme import field_tables
+from corpora.cards.readme import for_configs
+from corpora.cards.readme import items_for_configs
+from corpora.cards.readme import license_value
+from corpora.cards.readme import loader_facts
+from corpora.cards.readme import not_the_release
+from corpora.cards.readme import read_metadata
+from corpora.cards.readme import released_for
+from corpora.cards.readme import render
+from corpora.cards.readme import scope
+from corpora.cards.readme import size_category
+from corpora.cards.readme import source_files
+from corpora.cards.readme import version_citation
+from corpora.cards.readme import vocabularies
+from corpora.cards.readme import with_label_names
+from corpora.cards.readme import wrap
+from corpora.cards.readme import write
+from corpora.cards.readme import write_export_card
+from corpora.cards.readme import write_sizes_from_export
+
+__all__ = [
+    "CardError",
+    "OPTIONAL_KEYS",
+    "PLACEHOLDER",
+    "PROSE_KEYS",
+    "SHOWN_CHARACTERS",
+    "built_from",
+    "card_byte_sizes",
+    "card_source",
+    "check",
+    "committed_infos",
+    "cut",
+    "declared_figures",
+    "example_text",
+    "export_source",
+    "field_rows",
+    "field_tables",
+    "for_configs",
+    "items_for_configs",
+    "license_value",
+    "loader_facts",
+    "not_the_release",
+    "read_metadata",
+    "released_for",
+    "render",
+    "scope",
+    "size_category",
+    "source_files",
+    "version_citation",
+    "vocabularies",
+    "with_label_names",
+    "wrap",
+    "write",
+    "write_export_card",
+    "write_sizes_from_export",
+]
