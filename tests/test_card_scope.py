@@ -16,7 +16,6 @@ from corpora import prepare
 from corpora import registry
 from corpora import validate
 from corpora.cards import croissant
-from corpora.cards import readme
 
 mlc = pytest.importorskip("mlcroissant")
 
@@ -118,6 +117,6 @@ def test_the_check_sees_what_a_renderer_that_forgets_only_would_print(partial_ex
     infos = {config: cards.committed_infos(corpus)[config]}
     assert absent_mentions(corpus, [config], cards.render(corpus, examples, infos), described) == []
     every_part = cards.for_configs
-    monkeypatch.setattr(readme, "for_configs", lambda value, configs: every_part(value, corpus.configs))
+    monkeypatch.setattr("corpora.cards.source.for_configs", lambda value, configs: every_part(value, corpus.configs))
     found = absent_mentions(corpus, [config], cards.render(corpus, examples, infos), described)
     assert f"README.md says {text[:60].strip()!r}" in found

@@ -2,40 +2,40 @@
 (figures, stats), croissant.json (croissant) and what the Hub's reviewers ask of a card (review).
 Here: the names the rest of corpora uses."""
 
-from corpora.cards.readme import OPTIONAL_KEYS
+from corpora.cards.header import read_metadata
 from corpora.cards.readme import PLACEHOLDER
-from corpora.cards.readme import PROSE_KEYS
-from corpora.cards.readme import SHOWN_CHARACTERS
-from corpora.cards.readme import CardError
 from corpora.cards.readme import built_from
 from corpora.cards.readme import card_byte_sizes
-from corpora.cards.readme import card_source
 from corpora.cards.readme import check
 from corpora.cards.readme import committed_infos
-from corpora.cards.readme import cut
-from corpora.cards.readme import declared_figures
-from corpora.cards.readme import example_text
-from corpora.cards.readme import export_source
-from corpora.cards.readme import field_rows
 from corpora.cards.readme import field_tables
-from corpora.cards.readme import for_configs
-from corpora.cards.readme import items_for_configs
-from corpora.cards.readme import license_value
-from corpora.cards.readme import loader_facts
 from corpora.cards.readme import not_the_release
-from corpora.cards.readme import read_metadata
-from corpora.cards.readme import released_for
 from corpora.cards.readme import render
-from corpora.cards.readme import scope
-from corpora.cards.readme import size_category
-from corpora.cards.readme import source_files
 from corpora.cards.readme import version_citation
-from corpora.cards.readme import vocabularies
-from corpora.cards.readme import with_label_names
-from corpora.cards.readme import wrap
 from corpora.cards.readme import write
 from corpora.cards.readme import write_export_card
 from corpora.cards.readme import write_sizes_from_export
+from corpora.cards.sections import SHOWN_CHARACTERS
+from corpora.cards.sections import cut
+from corpora.cards.sections import example_text
+from corpora.cards.sections import field_rows
+from corpora.cards.sections import size_category
+from corpora.cards.sections import source_files
+from corpora.cards.sections import with_label_names
+from corpora.cards.sections import wrap
+from corpora.cards.source import OPTIONAL_KEYS
+from corpora.cards.source import PROSE_KEYS
+from corpora.cards.source import CardError
+from corpora.cards.source import card_source
+from corpora.cards.source import declared_figures
+from corpora.cards.source import export_source
+from corpora.cards.source import for_configs
+from corpora.cards.source import items_for_configs
+from corpora.cards.source import license_value
+from corpora.cards.source import loader_facts
+from corpora.cards.source import released_for
+from corpora.cards.source import scope
+from corpora.cards.source import vocabularies
 
 __all__ = [
     "CardError",
