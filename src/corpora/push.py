@@ -3,10 +3,6 @@ release: one commit, tagged with the loader's version, that removes nothing `cor
 
 from __future__ import annotations
 
-import hashlib
-import json
-from dataclasses import dataclass
-from dataclasses import field
 from pathlib import Path
 
 from huggingface_hub import HfApi
@@ -21,31 +17,18 @@ from corpora import releases
 from corpora import validate
 from corpora.errors import CorporaError
 from corpora.errors import describe_failure
+from corpora.hub_repo import Remote
+from corpora.hub_repo import Unreadable
+from corpora.hub_repo import has_tag
+from corpora.hub_repo import is_pull_request
+from corpora.hub_repo import made_files
+from corpora.hub_repo import read_file
+from corpora.hub_repo import read_repo
+from corpora.hub_repo import repo_files
+from corpora.hub_repo import same_file
 
 # What the Hub puts into every new repository: not content of the user's.
 HUB_FILES = {".gitattributes"}
-NEWEST_PULLS = 10  # the pull requests a --create-pr push looks through for one an earlier push opened
-
-
-class Unreadable(CorporaError):
-    """A repository that could not be read: `reason` says why."""
-
-    def __init__(self, name: str, repo_id: str, reason: str):
-        super().__init__(
-            f"{name}: reading dataset repository {repo_id} failed: {reason}; nothing was built or uploaded")
-        self.reason = reason
-
-
-@dataclass
-class Remote:
-    """A Hub repository as a push finds it: its commit, files ({path: (blob id, LFS sha256)}), branches, tags,
-    and the newest pull requests ({refs/pr/N: (commit, files)}, read for --create-pr)."""
-
-    sha: str
-    files: dict[str, tuple[str, str | None]]
-    branches: dict[str, str] = field(default_factory=dict)
-    tags: dict[str, str] = field(default_factory=dict)
-    pulls: dict[str, tuple[str, dict]] = field(default_factory=dict)
 
 
 def card_marker(name: str) -> str:
@@ -219,7 +202,7 @@ def finish(api: HfApi, corpus, configs, folder: Path, repo_id: str, revision: st
         api.create_tag(repo_id, tag=tag, revision=sha, repo_type="dataset",
                        tag_message=f"{name} {tag} built by corpora")
     except Exception as error:  # noqa: BLE001
-        if not _has_tag(api, repo_id, tag, sha):  # else the Hub made it and only its answer was lost
+        if not has_tag(api, repo_id, tag, sha):  # else the Hub made it and only its answer was lost
             raise CorporaError(
                 f"{name}: {'pushed' if found is None else 'found this export at'} {sha} "
                 f"{'to' if found is None else 'in'} {repo_id}, but tagging it {tag} failed: {describe_failure(error)}; "
@@ -227,55 +210,6 @@ def finish(api: HfApi, corpus, configs, folder: Path, repo_id: str, revision: st
             ) from error
         tagged += ": the Hub made the tag, its answer was lost"
     print(f"pushed: {commit.commit_url} ({tagged})" if found is None else f"{said}; {tagged.replace(' ', ' it ', 1)}")
-
-
-def _has_tag(api: HfApi, repo_id: str, tag: str, sha: str) -> bool:
-    """Whether the repository holds `tag` at commit `sha` (False if that cannot be read either)."""
-    try:
-        return any(ref.name == tag and ref.target_commit == sha
-                   for ref in api.list_repo_refs(repo_id, repo_type="dataset").tags)
-    except Exception:  # noqa: BLE001
-        return False
-
-
-def is_pull_request(revision: str | None) -> bool:
-    """refs/pr/N: a push onto an open pull request (as `hf upload --revision refs/pr/N`)."""
-    return bool(revision) and revision.startswith("refs/pr/")
-
-
-def read_repo(api: HfApi, name: str, repo_id: str, revision: str | None, create_pr: bool = False) -> Remote | None:
-    """The repository at the branch pushed to (a new --revision branch: main), and with `create_pr` the files
-    of its newest pull requests (where an earlier push opened one); None if there is none."""
-    from huggingface_hub.errors import RepositoryNotFoundError
-
-    try:
-        refs = api.list_repo_refs(repo_id, repo_type="dataset", include_pull_requests=create_pr)
-        branches = {ref.name: ref.target_commit for ref in refs.branches}
-        tags = {ref.name: ref.target_commit for ref in refs.tags}
-        base = revision if revision in branches or is_pull_request(revision) else "main"
-        info = api.repo_info(repo_id, repo_type="dataset", revision=base, files_metadata=True)
-        newest = sorted(refs.pull_requests or [], key=lambda ref: -int(ref.ref.rpartition("/")[2]))[:NEWEST_PULLS]
-        pulls = {ref.ref: (ref.target_commit, _files(api.repo_info(
-            repo_id, repo_type="dataset", revision=ref.target_commit, files_metadata=True))) for ref in newest}
-    except RepositoryNotFoundError as error:
-        if getattr(error.response, "status_code", None) == 404:
-            return None
-        raise Unreadable(name, repo_id, describe_failure(error)) from error
-    except Exception as error:  # noqa: BLE001 - one line, before anything was built
-        raise Unreadable(name, repo_id, describe_failure(error)) from error
-    return Remote(info.sha, _files(info), branches, tags, pulls)
-
-
-def _files(info) -> dict[str, tuple[str, str | None]]:
-    """{path: (git blob id, LFS sha256 or None)} of a repository's files as `repo_info` lists them."""
-    return {s.rfilename: (s.blob_id, _lfs_sha256(s)) for s in info.siblings or []}
-
-
-def _lfs_sha256(sibling) -> str | None:
-    lfs = sibling.lfs
-    if lfs is None:
-        return None
-    return getattr(lfs, "sha256", None) or (lfs.get("sha256") if isinstance(lfs, dict) else None)
 
 
 def check_pushable(api: HfApi, corpus, repo_id: str, remote: Remote, pushed: list[str], asked,
@@ -329,11 +263,6 @@ def _read_as_split(corpus, configs, path: str) -> bool:
         rest.startswith(f"{split}-") for split in corpus.split_sizes[config])
 
 
-def read_file(api: HfApi, repo_id: str, revision: str, path: str) -> str:
-    local = api.hf_hub_download(repo_id, path, repo_type="dataset", revision=revision)
-    return Path(local).read_text(encoding="utf-8", errors="replace")
-
-
 def stale_files(remote: Remote | None, paths: list[str], configs, made: set[str]) -> list[str]:
     """Of the files `made`, the Parquet files of the configs pushed that the export does not have."""
     if remote is None:
@@ -351,22 +280,10 @@ def commit_operations(folder: Path, paths: list[str], stale: list[str]) -> list:
             + [CommitOperationDelete(path_in_repo=path) for path in stale])
 
 
-def made_files(api: HfApi, repo_id: str, remote: Remote) -> set[str]:
-    """The Parquet files an earlier push made: those its croissant.json lists."""
-    if "croissant.json" not in remote.files:
-        return set()
-    try:
-        described = json.loads(read_file(api, repo_id, remote.sha, "croissant.json"))
-        return {item["contentUrl"] for item in described.get("distribution", [])
-                if isinstance(item, dict) and item.get("@type") == "cr:FileObject" and "contentUrl" in item}
-    except ValueError:  # not JSON as this tool writes it: it made none of them, as far as is known
-        return set()
-
-
 def already_published(api: HfApi, name: str, repo_id: str, folder: Path, paths: list[str], configs, tag: str,
                       tagged: str) -> list[str]:
     """A tag is never moved: the same files are nothing to do, others are refused."""
-    published = _files(api.repo_info(repo_id, repo_type="dataset", revision=tagged, files_metadata=True))
+    published = repo_files(api.repo_info(repo_id, repo_type="dataset", revision=tagged, files_metadata=True))
     differ = [path for path in paths if path not in published or not same_file(folder / path, *published[path])]
     differ += sorted(p for p in published if _is_shard(p, configs) and p not in paths)
     if differ:
@@ -386,14 +303,6 @@ def _is_shard(path: str, configs) -> bool:
     return "/" in path and path.split("/")[0] in configs and path.endswith(".parquet")
 
 
-def same_file(path: Path, blob_id: str, sha256: str | None) -> bool:
-    """Whether a local file has the content of a repository file (its LFS sha256, else its blob id)."""
-    content = path.read_bytes()
-    if sha256 is not None:
-        return hashlib.sha256(content).hexdigest() == sha256
-    return hashlib.sha1(b"blob %d\0" % len(content) + content).hexdigest() == blob_id
-
-
 def after_failure(api: HfApi, repo_id: str, revision: str | None, parent: str | None, folder: Path,
                   paths: list[str]) -> str:
     """After a failed commit: whether the branch is still where the push found it, or holds the export
@@ -408,7 +317,7 @@ def after_failure(api: HfApi, repo_id: str, revision: str | None, parent: str | 
         return f"the repository was at {parent} before this push (it could not be read since); {again}"
     if info.sha == parent:
         return f"the repository is unchanged at {parent}; {again}"
-    if holds_export(folder, paths, _files(info), (), set()):
+    if holds_export(folder, paths, repo_files(info), (), set()):
         return (f"the repository is now at {info.sha} (this push found it at {parent}) with the files of this export: "
                 "the commit was made, its answer lost; run the push again to finish the release")
     return f"the repository is now at {info.sha} (this push found it at {parent}); {again}"
