@@ -20,7 +20,7 @@ from conftest import REPO
 from conftest import class_labels_snippet
 from corpora import cards
 from corpora import registry
-from corpora.cards import stats
+from corpora.cards import figures
 from corpora.cli import main
 from corpora.commands import print_table
 
@@ -115,7 +115,7 @@ def test_an_export_card_with_huge_values_stays_small(dummy_export, tmp_path):
     example["text"] = "x" * 5_000_000
     example["raters"] = ["y" * 10_000_000] + ["z" * 60_000] * 700
     report = {
-        "sentences": stats.ConfigReport(read={"train": 1}, statistics={"train": stats.SplitStatistics(1)}, example=example)
+        "sentences": figures.ConfigReport(read={"train": 1}, statistics={"train": figures.SplitStatistics(1)}, example=example)
     }
     text = cards.render(corpus, None, None, None, report, "the test")
     assert len(text.encode()) < MAX_CARD_BYTES

@@ -1,4 +1,4 @@
-"""The card's statistics (corpora.stats) against a plain-Python reference, on tables read back
+"""The card's statistics (corpora.cards.figures) against a plain-Python reference, on tables read back
 from Parquet files of many row groups (many batches), with nested fields."""
 
 import math
@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from conftest import EXAMPLE
 from corpora import registry
-from corpora.cards import stats
+from corpora.cards import figures
 
 FEATURES = datasets.Features(
     {
@@ -39,7 +39,7 @@ ROW = st.fixed_dictionaries(
 
 def nearest_rank(values):
     ordered = sorted(values)
-    return tuple(ordered[max(1, math.ceil(q * len(ordered))) - 1] for q in stats.QUANTILES)
+    return tuple(ordered[max(1, math.ceil(q * len(ordered))) - 1] for q in figures.QUANTILES)
 
 
 def reference(rows):
@@ -76,7 +76,7 @@ def test_statistics_equal_a_plain_python_count(tmp_path_factory, files, row_grou
         table = datasets.Dataset.from_list(rows, features=FEATURES).data.table
         pyarrow.parquet.write_table(table, path, row_group_size=row_group_size)
         paths.append(path)
-    computed = stats.compute(FEATURES, [pyarrow.parquet.read_table(path) for path in paths])
+    computed = figures.split_statistics(FEATURES, [pyarrow.parquet.read_table(path) for path in paths])
     expected = reference([row for rows in files for row in rows])
     assert computed.examples == expected["examples"]
     assert computed.distributions == expected["distributions"]
@@ -89,7 +89,7 @@ def test_the_export_card_shows_the_statistics(dummy_export):
     folder = dummy_export(EXAMPLE)
     card = (folder / "README.md").read_text()
     path = folder / "sentences" / "train-00000-of-00001.parquet"
-    computed = stats.compute(registry.get(EXAMPLE).features("sentences"), [pyarrow.parquet.read_table(path)])
+    computed = figures.split_statistics(registry.get(EXAMPLE).features("sentences"), [pyarrow.parquet.read_table(path)])
     assert computed.examples == 4
     assert computed.distributions == {
         "language": [("de", 1), ("en", 3)],

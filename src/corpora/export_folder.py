@@ -20,7 +20,6 @@ from corpora import parquet_files
 from corpora import prepare
 from corpora.cards import croissant
 from corpora.cards import figures
-from corpora.cards import stats
 from corpora.errors import CorporaError
 from corpora.path_errors import check_utf8
 
@@ -97,7 +96,7 @@ def write_files(request: prepare.Request, partial: exports.Partial, repo_id, exp
         with ThreadPoolExecutor(max_workers=2, thread_name_prefix="statistics") as pool:
             for split, dataset in builder.as_dataset().items():
                 tables[split] = dataset.with_format("arrow")[:]
-                computing[split] = pool.submit(stats.compute, features, [tables[split]])
+                computing[split] = pool.submit(figures.split_statistics, features, [tables[split]])
                 counting.append(pool.submit(tally.add, split, tables[split]))
                 if split not in written:
                     written[split] = write_parquet(dataset, folder / config, split)
@@ -108,7 +107,7 @@ def write_files(request: prepare.Request, partial: exports.Partial, repo_id, exp
             for future in counting:
                 future.result()
         infos[config] = builder.info
-        report[config] = stats.ConfigReport(
+        report[config] = figures.ConfigReport(
             read=prepared.read,
             statistics=statistics,
             example=first_example(next(iter(tables.values()))),

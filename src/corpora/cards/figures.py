@@ -1,9 +1,13 @@
-"""The figures a card declares (`figures:` of dataset_cards/NAME.yaml), computed per config and split from
-the rows a build exports, in Arrow batch by batch: the card's prose names them, it never states a count."""
+"""What a build counts per config and split for its card, from the rows it exports, in Arrow batch by
+batch (no per-row Python on the big corpus): the statistics every card shows (label distributions, exact
+text length quantiles), and the figures a card declares (`figures:` of dataset_cards/NAME.yaml): the
+card's prose names them, it never states a count."""
 
 from __future__ import annotations
 
+import math
 from collections import Counter
+from collections import defaultdict
 from dataclasses import dataclass
 from dataclasses import field
 from itertools import combinations
@@ -12,7 +16,6 @@ import datasets
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from corpora.cards import stats
 from corpora.feature_spelling import list_item
 
 # kind -> (how many fields it takes: 1 or "many", what it counts, for the loader's card)
@@ -29,6 +32,7 @@ OPTIONS = {"what", "configs", "pattern"}
 # The same answer as this regular expression, about eight times faster on a big corpus's texts.
 NON_ASCII_PATTERN, NON_ASCII = r"[^\x00-\x7f]", lambda array: pc.invert(pc.string_is_ascii(array))
 BATCH_ROWS = 1 << 16
+QUANTILES = (0.0, 0.25, 0.5, 0.75, 1.0)  # of the text lengths a card's statistics show
 
 
 @dataclass(frozen=True)
@@ -222,7 +226,7 @@ def _combine(kind: str, pieces: list, fields):
     if kind == "values":
         counts = Counter()
         for counted in pieces:
-            stats.add_value_counts(counted, counts)
+            add_value_counts(counted, counts)
         return sorted(counts.items(), key=lambda item: (item[0] is None, item[0]))
     if kind == "range":
         lows = [piece["min"].as_py() for piece in pieces if piece["min"].is_valid]
@@ -251,3 +255,95 @@ def _number(value) -> str:
     """A value as the data has it (an id too: no thousands separator), a whole float without its `.0`."""
     return f"{value:g}" if isinstance(value, float) and value.is_integer() else str(value)
 
+
+# The statistics every card shows ----------------------------------------------------------------
+
+
+@dataclass
+class SplitStatistics:
+    examples: int
+    # dotted field name -> [(value name, count)], in label order; None counts missing values
+    distributions: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
+    # dotted field name -> (min, 25%, median, 75%, max) length in characters
+    lengths: dict[str, tuple[int, ...]] = field(default_factory=dict)
+
+
+def split_statistics(features: datasets.Features, tables: list[pa.Table]) -> SplitStatistics:
+    """The statistics of one split, from its Arrow tables, batch by batch: each field's values as `column`
+    gives them to a figure (lists flattened, struct fields taken out)."""
+    fields = _statistics_fields(features)
+    columns = list(dict.fromkeys(name.split(".")[0] for name in fields))
+    counts, lengths, labels = defaultdict(Counter), defaultdict(Counter), {}
+    examples = 0
+    for table in tables:
+        examples += table.num_rows
+        if not columns:
+            continue
+        for batch in table.select(columns).to_batches(max_chunksize=BATCH_ROWS):
+            for name, feature in fields.items():
+                array = column(batch, features, name, "values")
+                if isinstance(feature, datasets.ClassLabel) or feature.dtype == "bool":
+                    named = isinstance(feature, datasets.ClassLabel)
+                    values = list(enumerate(feature.names)) if named else [(True, "True"), (False, "False")]
+                    labels.setdefault(name, values)
+                    add_value_counts(pc.value_counts(array), counts.setdefault(name, Counter()))
+                else:  # a text: its length in characters
+                    lengths_of = pc.drop_null(pc.utf8_length(array))
+                    add_value_counts(pc.value_counts(lengths_of), lengths.setdefault(name, Counter()))
+    statistics = SplitStatistics(examples=examples)
+    for path, names in labels.items():
+        counted = counts[path]
+        statistics.distributions[path] = [(str(value), counted[key]) for key, value in names]
+        if counted[None]:
+            statistics.distributions[path].append(("None", counted[None]))
+    for path, histogram in lengths.items():
+        if histogram:
+            statistics.lengths[path] = _quantiles(histogram)
+    return statistics
+
+
+def _statistics_fields(feature, path: str = "") -> dict:
+    """Dotted name -> feature of each field the statistics count: class labels, booleans and texts, in
+    structs and lists too, in the order of the features."""
+    while list_item(feature) is not None:
+        feature = list_item(feature)
+    if isinstance(feature, dict):
+        found = {}
+        for key, sub_feature in feature.items():
+            found.update(_statistics_fields(sub_feature, f"{path}.{key}" if path else key))
+        return found
+    counted = isinstance(feature, datasets.ClassLabel) or (
+        isinstance(feature, datasets.Value) and feature.dtype in ("bool", "string", "large_string"))
+    return {path: feature} if counted else {}
+
+
+def add_value_counts(counted: pa.StructArray, counter: Counter) -> None:
+    """Add what `pc.value_counts` counted to `counter`."""
+    for value, count in zip(counted.field("values").to_pylist(), counted.field("counts").to_pylist(), strict=True):
+        counter[value] += count
+
+
+def _quantiles(histogram: Counter) -> tuple[int, ...]:
+    """Nearest-rank quantiles of the values a histogram counts."""
+    total = sum(histogram.values())
+    ranks = [max(1, math.ceil(q * total)) for q in QUANTILES]
+    result, seen = [], 0
+    values = iter(sorted(histogram.items()))
+    value, count = next(values)
+    seen = count
+    for rank in ranks:
+        while seen < rank:
+            value, count = next(values)
+            seen += count
+        result.append(int(value))
+    return tuple(result)
+
+
+@dataclass
+class ConfigReport:
+    """What a build of one config read and wrote, for the export's card."""
+
+    read: dict[str, int]  # split -> source records read
+    statistics: dict[str, SplitStatistics]  # split -> statistics of the examples written
+    example: dict  # the first example of the first split, as stored
+    figures: dict = field(default_factory=dict)  # the card's figure name -> split -> value (Tally.results)
