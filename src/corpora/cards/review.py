@@ -11,7 +11,8 @@ from pathlib import Path
 import yaml
 from huggingface_hub import DatasetCard
 from huggingface_hub import DatasetCardData
-from huggingface_hub.repocard import REGEX_YAML_BLOCK  # the Hub's own pattern of a card's YAML header
+
+from corpora.cards.header import split_card
 
 REQUIRED = ("license", "pretty_name", "task_categories")  # in the YAML header
 SECTIONS = {"description": "### Dataset Summary", "citation": "### Citation Information"}  # in the body
@@ -22,14 +23,14 @@ _BIBTEX_ENTRY = re.compile(r"@\w+\s*\{")
 def problems(card: Path, folder: Path | None = None) -> list[str]:
     """What is wrong with the card at `card`; with `folder` (an export), its data_files must match files there."""
     text = card.read_text(encoding="utf-8")
-    match = REGEX_YAML_BLOCK.search(text)
-    if not match:
-        return ["YAML header: missing"]
     try:
-        read = DatasetCard(text).data.to_dict()
+        read = DatasetCard(text).data.to_dict()  # a card without a header is no error to it
     except (ValueError, TypeError, yaml.YAMLError) as error:
         return [f"YAML header: huggingface_hub's DatasetCard rejects it: {' '.join(str(error).split())}"]
-    header, body = yaml.safe_load(match.group(2)) or {}, text[match.end():]  # as DatasetCard read it
+    found = split_card(text)  # as DatasetCard read it
+    if found is None:
+        return ["YAML header: missing"]
+    header, body = found[0] or {}, found[1]
     found = [f"{field}: missing from the YAML header" for field in REQUIRED if _empty(header.get(field))]
     found += [f"{field}: no {'BibTeX entry' if field == 'citation' else 'text'} under {heading!r}"
               for field, heading in SECTIONS.items() if not _section(body, heading, field)]
