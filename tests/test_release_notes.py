@@ -107,6 +107,16 @@ def test_the_notes_newest_first_and_the_versions_between_two(tmp_path, monkeypat
     assert releases.between(history, "1.1.0", "1.3.0") == {"1.2.0": NOTES["1.2.0"], "1.3.0": None}
 
 
+def test_the_history_keeps_only_the_notes_the_check_accepts(tmp_path, monkeypatch):
+    # One rule: a note of two lines is refused by the check and left out of the history the card and diff show.
+    notes = {"1.0.0": "Initial release.", "1.1.0": "Scores are int32.\nAnd more.", "1.2": "Not a version."}
+    monkeypatch.setenv("CORPORA_ROOT", str(collection_with(tmp_path, "1.0.0", notes)))
+    corpus = registry.get(NAME)
+    assert releases.problem(corpus) == (
+        f"{LOADER}: RELEASE_NOTES['1.1.0'] must be one line of text, not 'Scores are int32.\\nAnd more.'")
+    assert releases.notes(corpus) == {"1.0.0": "Initial release."}
+
+
 @pytest.mark.parametrize("notes, says", [
     (None, f"{LOADER}: the builder has no RELEASE_NOTES (version -> one line on what changed for users, beside "
            "VERSION); add RELEASE_NOTES = {\"1.1.0\": \"Initial release.\"}"),

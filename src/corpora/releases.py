@@ -28,10 +28,9 @@ def problem(corpus: registry.Corpus) -> str | None:
         return (f"{where}: the builder has no RELEASE_NOTES (version -> one line on what changed for users, beside "
                 f"VERSION); add RELEASE_NOTES = {{\"{corpus.version}\": \"Initial release.\"}}")
     for version, note in notes.items():
-        if not _is_version(version):
-            return f"{where}: RELEASE_NOTES: {version!r} is not a version (MAJOR.MINOR.PATCH, as VERSION)"
-        if not isinstance(note, str) or not note.strip() or "\n" in note.strip():
-            return f"{where}: RELEASE_NOTES[{version!r}] must be one line of text, not {note!r}"
+        wrong = _wrong_note(version, note)
+        if wrong:
+            return f"{where}: RELEASE_NOTES{wrong}"
     if corpus.version not in notes:
         return (f"{where}: RELEASE_NOTES has no note for version {corpus.version} (the builder's VERSION): add one "
                 "line on what changed for users")
@@ -50,7 +49,7 @@ def notes(corpus: registry.Corpus) -> dict[str, str]:
     found = declared(corpus)
     if not isinstance(found, dict):
         return {}
-    valid = {v: " ".join(n.split()) for v, n in found.items() if _is_version(v) and isinstance(n, str) and n.strip()}
+    valid = {v: " ".join(n.split()) for v, n in found.items() if _wrong_note(v, n) is None}
     return dict(sorted(valid.items(), key=lambda item: datasets.Version(item[0]), reverse=True))
 
 
@@ -60,6 +59,16 @@ def between(history: dict[str, str], old: str, new: str) -> dict[str, str]:
     low, high = sorted((datasets.Version(old), datasets.Version(new)))
     versions = {datasets.Version(v) for v in history} | {high}
     return {str(v): history.get(str(v)) for v in sorted(versions) if low < v <= high}
+
+
+def _wrong_note(version, note) -> str | None:
+    """The one rule of a release note (`problem` says it, `notes` keeps the notes that keep it): a version
+    MAJOR.MINOR.PATCH, one line of text; what is wrong, said after "RELEASE_NOTES", else None."""
+    if not _is_version(version):
+        return f": {version!r} is not a version (MAJOR.MINOR.PATCH, as VERSION)"
+    if not isinstance(note, str) or not note.strip() or "\n" in note.strip():
+        return f"[{version!r}] must be one line of text, not {note!r}"
+    return None
 
 
 def _is_version(text) -> bool:
