@@ -121,8 +121,9 @@ def task_prepare_summaries_sequential(root, work):
 def task_build_summaries(root, work):
     from corpora import export_folder
     from corpora import prepare
+    from corpora import registry
 
-    request = prepare.Request(NAME, configs=["summaries"], data_dir=root, allow_modified_sources=True)
+    request = prepare.Request(registry.get(NAME), configs=["summaries"], data_dir=root, allow_modified_sources=True)
     result = export_folder.export(request, f"{work}/out")
     return sum(r.rows for r in result)
 
@@ -130,13 +131,14 @@ def task_build_summaries(root, work):
 def task_build_summaries_without_count(root, work):
     from corpora import export_folder
     from corpora import prepare
+    from corpora import registry
 
     # No count: every split "read" as many records as it wrote.
     prepare.count_source_records = lambda corpus, config, files: {}
     prepare.account_for_rows = lambda corpus, config, info, read: read.update(
         {split: info.splits[split].num_examples for split in info.splits}
     )
-    request = prepare.Request(NAME, configs=["summaries"], data_dir=root, allow_modified_sources=True)
+    request = prepare.Request(registry.get(NAME), configs=["summaries"], data_dir=root, allow_modified_sources=True)
     result = export_folder.export(request, f"{work}/out")
     return sum(r.rows for r in result)
 

@@ -18,6 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 import corpora  # noqa: E402
 from corpora import export_folder  # noqa: E402
 from corpora import prepare  # noqa: E402
+from corpora import registry  # noqa: E402
 from synthetic_diplomacy_detection import write_diplomacy  # noqa: E402
 
 MIXED = ("receiver_labels", "game_score", "game_score_delta")
@@ -63,7 +64,8 @@ def main(argv=None):
 
         def corpora_build():
             # Synthetic files are not the recorded release: their checksums differ by design.
-            request = prepare.Request("diplomacy_detection", data_dir=upstream, allow_modified_sources=True)
+            corpus = registry.get("diplomacy_detection")
+            request = prepare.Request(corpus, data_dir=upstream, allow_modified_sources=True)
             export_folder.export(request, tmp / "out")
 
         raw_seconds = best_of(runs, raw)

@@ -376,7 +376,7 @@ def dummy_export(tmp_path_factory):
     def get(name):
         if name not in exported:
             out = tmp_path_factory.mktemp(f"export-{name}")
-            export_folder.export(prepare.Request(name, dummy=True), out)
+            export_folder.export(prepare.Request(registry.get(name), dummy=True), out)
             exported[name] = out / name
         return exported[name]
 

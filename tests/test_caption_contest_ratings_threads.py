@@ -155,7 +155,7 @@ print("first row:", next(rows)["row_index"])
 @pytest.mark.parametrize("config", ["summaries", "cardinal_responses", "dueling_responses", "cartoons"])
 def test_the_files_written_beside_the_builder_are_those_of_its_cache(tmp_path, config):
     # caption_contest_ratings generates Arrow tables: its files are written as they come (ParquetBeside).
-    request = prepare.Request("caption_contest_ratings", (config,), dummy=True)
+    request = prepare.Request(registry.get("caption_contest_ratings"), (config,), dummy=True)
     beside = export_folder.ParquetBeside(tmp_path / "beside", registry.get(request.name).features(config).arrow_schema)
     prepared = prepare.prepare_config(request, config, prepare.find_sources(request), tmp_path / "cache", beside.attach)
     written = beside.finish()
@@ -191,7 +191,7 @@ def test_an_error_of_the_thread_beside_stops_the_build_and_leaves_no_thread(tmp_
     # (registry.forget), and this file's `loader` is then no longer the one the builder runs.
     monkeypatch.setattr(registry.get(corpus.name).module, "_MIN_ROWS_PER_TABLE", 10)
     (tmp_path / "beside").write_text("a file where the Parquet files' folder should be")
-    request = prepare.Request("caption_contest_ratings", ("summaries",), dummy=True)
+    request = prepare.Request(registry.get("caption_contest_ratings"), ("summaries",), dummy=True)
     beside = export_folder.ParquetBeside(tmp_path / "beside" / "summaries", corpus.features("summaries").arrow_schema)
     with pytest.raises((datasets.exceptions.DatasetGenerationError, NotADirectoryError)) as raised:
         prepare.prepare_config(request, "summaries", prepare.find_sources(request), tmp_path / "cache", beside.attach)
@@ -205,7 +205,7 @@ def test_an_error_of_the_thread_beside_stops_the_build_and_leaves_no_thread(tmp_
 def test_ctrl_c_while_the_thread_beside_writes_leaves_the_lock_only(tmp_path):
     # A copy of the dummy data whose contest 510 holds 300,000 ratings: row groups of 100,000 rows
     # are written beside the builder (a `.part` file) before it ends; Ctrl-C then.
-    if not export_folder.ParquetBeside.worth_it(prepare.Request("caption_contest_ratings")):
+    if not export_folder.ParquetBeside.worth_it(prepare.Request(registry.get("caption_contest_ratings"))):
         pytest.skip("one core: a build writes its Parquet files from the cache, after the builder")
     data = shutil.copytree(corpus.dummy_dir, tmp_path / "data")
     copy_big_cardinal(data)
@@ -230,10 +230,10 @@ def test_ctrl_c_while_the_thread_beside_writes_leaves_the_lock_only(tmp_path):
 def test_on_one_core_the_files_are_written_after_the_builder(tmp_path):
     # Where the two threads would only take turns, the build writes from the cache (worth_it).
     script = (
-        "import os; from corpora import export_folder, prepare; "
-        "request = prepare.Request('caption_contest_ratings'); "
-        "print(export_folder.ParquetBeside.worth_it(request), export_folder.ParquetBeside.worth_it(prepare.Request("
-        "'caption_contest_ratings', num_proc=2))); "
+        "import os; from corpora import export_folder, prepare, registry; "
+        "corpus = registry.get('caption_contest_ratings'); request = prepare.Request(corpus); "
+        "print(export_folder.ParquetBeside.worth_it(request), "
+        "export_folder.ParquetBeside.worth_it(prepare.Request(corpus, num_proc=2))); "
         "os.sched_setaffinity(0, {min(os.sched_getaffinity(0))}); print(export_folder.ParquetBeside.worth_it(request))"
     )
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)

@@ -113,7 +113,7 @@ def test_the_check_sees_what_a_renderer_that_forgets_only_would_print(partial_ex
     leaked = card.replace("### Languages", f"{text}\n\n### Languages")
     assert absent_mentions(corpus, [config], leaked, described) == [f"README.md says {text[:60].strip()!r}"]
     # A renderer that forgets the `only:` marks prints every part in the card of one config.
-    examples = {config: prepare.dummy_examples(name)[config]}
+    examples = {config: prepare.dummy_examples(registry.get(name))[config]}
     infos = {config: cards.committed_infos(corpus)[config]}
     assert absent_mentions(corpus, [config], cards.render(corpus, examples, infos), described) == []
     every_part = cards.for_configs

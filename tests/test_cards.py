@@ -23,14 +23,14 @@ from corpora.errors import CorporaError
 @pytest.mark.both_legs  # the YAML header comes from datasets' own classes, which differ between versions
 @pytest.mark.parametrize("name", registry.names())
 def test_committed_card_is_what_the_sources_render(name):
-    assert cards.check(registry.get(name), prepare.dummy_examples(name)) is None, f"run `corpora card {name}`"
+    assert cards.check(registry.get(name), prepare.dummy_examples(registry.get(name))) is None, f"run `corpora card {name}`"
 
 
 @pytest.mark.both_legs
 @pytest.mark.usefixtures("example_collection")
 def test_the_example_corpus_card_is_what_the_sources_render():
     # The toolkit tests read the example's committed card: `make cards` renders it too.
-    assert cards.check(registry.get(EXAMPLE), prepare.dummy_examples(EXAMPLE)) is None, (
+    assert cards.check(registry.get(EXAMPLE), prepare.dummy_examples(registry.get(EXAMPLE))) is None, (
         f"run `CORPORA_ROOT=tests/example_collection corpora card {EXAMPLE}` (or `make cards`)"
     )
 
@@ -138,7 +138,7 @@ def test_card_check_reports_a_hand_edit(repo_copy, capsys):
     assert "-## Known issues\n+## Errata\n" in out
     assert err.endswith("README.md of example_ratings is out of date: run `corpora card example_ratings`\n")
     assert main(["card", EXAMPLE]) == 0
-    assert cards.check(registry.get(EXAMPLE), prepare.dummy_examples(EXAMPLE)) is None
+    assert cards.check(registry.get(EXAMPLE), prepare.dummy_examples(registry.get(EXAMPLE))) is None
 
 
 @pytest.mark.both_legs

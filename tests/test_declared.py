@@ -136,7 +136,7 @@ def test_build_from_the_urls_checks_the_release_and_exports(name, mirror, tmp_pa
     corpus = registry.get(name)
     record_release(name, corpus.dummy_dir, urls=corpus.urls)
     official_sizes_of_the_dummy_data(monkeypatch, corpus)
-    rows = export_folder.export(prepare.Request(name), tmp_path / "out")
+    rows = export_folder.export(prepare.Request(registry.get(name)), tmp_path / "out")
     counts = corpus.expected_dummy_counts()
     assert [(r.config, r.split, r.read, r.rows, r.official) for r in rows] == [
         (config, split, n, n, n) for config in corpus.configs for split, n in counts[config].items()
@@ -149,7 +149,7 @@ def test_downloaded_files_that_are_not_the_release_are_refused(name, mirror, tmp
         return
     first = registry.get(name).source_files()[0]  # the first the message lists
     with pytest.raises(CorporaError, match=rf"differ from the recorded release: {re.escape(mirror + first)} \(no recorded checksum\)"):
-        export_folder.export(prepare.Request(name), tmp_path / "out")
+        export_folder.export(prepare.Request(registry.get(name)), tmp_path / "out")
 
 
 @each_corpus

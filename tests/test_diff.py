@@ -84,7 +84,7 @@ def exports(tmp_path_factory):
     `ratings` (both read the edited files) built from the edited sources by the loader."""
     with using_example():
         root = tmp_path_factory.mktemp("diff")
-        export_folder.export(prepare.Request(NAME, dummy=True), root / "build-old")
+        export_folder.export(prepare.Request(registry.get(NAME), dummy=True), root / "build-old")
         data_dir = root / "data_dir"
         shutil.copytree(registry.get(NAME).dummy_dir, data_dir)
         edit_sources(data_dir)
@@ -266,7 +266,7 @@ def test_rows_without_a_key_are_matched_by_position_and_labels_shown_by_name(tmp
     # The example declares a key for every config; a loader may leave a config without one.
     monkeypatch.setattr(registry.get(NAME).config("sentences"), "key", ())
     old = tmp_path / "old"
-    export_folder.export(prepare.Request(NAME, configs=["sentences", "raters"], dummy=True), old)
+    export_folder.export(prepare.Request(registry.get(NAME), configs=["sentences", "raters"], dummy=True), old)
     new = tmp_path / "new" / NAME
     shutil.copytree(old / NAME, new)
     path = new / "sentences" / "train-00000-of-00001.parquet"
@@ -335,7 +335,7 @@ def test_exports_of_two_corpora_are_an_error(tmp_path, exports, cli):
 
 
 def test_configs_are_in_the_loader_order_with_the_key_each_is_matched_by(dummy_export, tmp_path, capsys):
-    export_folder.export(prepare.Request(NAME, dummy=True), tmp_path)
+    export_folder.export(prepare.Request(registry.get(NAME), dummy=True), tmp_path)
     assert main(["diff", str(dummy_export(NAME)), str(tmp_path / NAME)]) == 0
     assert capsys.readouterr().out.splitlines()[2:] == [
         "config sentences (rows matched by sentence_id):",

@@ -143,7 +143,7 @@ def test_an_unknown_config_is_said_once_in_one_wording_by_the_corpus():
         registry.get(NAME).config("xml")
     assert str(caught.value) == said
     with pytest.raises(errors.CorporaError) as caught:
-        prepare.Request(NAME, ("ratings", "xml"))
+        prepare.Request(registry.get(NAME), ("ratings", "xml"))
     assert str(caught.value) == said
 
 

@@ -197,7 +197,7 @@ def test_a_second_build_waits_for_the_first_and_gives_up_after_its_timeout(tmp_p
 @pytest.mark.parametrize("phase", ["generating", "writing"])
 def test_a_build_killed_at_any_phase_leaves_the_previous_export_and_the_next_build_cleans_up(tmp_path, phase):
     out = tmp_path / "out"
-    export_folder.export(prepare.Request(NAME, dummy=True), out)
+    export_folder.export(prepare.Request(registry.get(NAME), dummy=True), out)
     before = files_of(out / NAME)
     killed = start(out, pause=phase, source=RATINGS_ONLY[:1])
     wait_for_line(killed, f"corpora: paused at {phase}")
@@ -216,7 +216,7 @@ def test_a_build_killed_at_any_phase_leaves_the_previous_export_and_the_next_bui
 
 def test_a_swap_without_an_atomic_exchange_killed_between_its_renames_is_put_back(tmp_path):
     out = tmp_path / "out"
-    export_folder.export(prepare.Request(NAME, dummy=True), out)
+    export_folder.export(prepare.Request(registry.get(NAME), dummy=True), out)
     before = files_of(out / NAME)
     killed = popen(command(out, pause="renaming", exchange=False), env=environment())
     wait_for_line(killed, "corpora: paused at renaming")
@@ -235,7 +235,7 @@ def test_a_swap_without_an_atomic_exchange_killed_between_its_renames_is_put_bac
 
 def test_a_swap_without_an_atomic_exchange_replaces_the_export(tmp_path):
     out = tmp_path / "out"
-    export_folder.export(prepare.Request(NAME, configs=["ratings"], dummy=True), out)
+    export_folder.export(prepare.Request(registry.get(NAME), configs=["ratings"], dummy=True), out)
     result = subprocess.run(command(out, exchange=False), capture_output=True, text=True, timeout=300, check=False,
                             env=environment())
     assert (result.returncode, result.stderr) == (0, "")
@@ -248,7 +248,7 @@ def test_the_swap_has_no_moment_without_the_export(tmp_path):
     # Two renames would leave a moment without OUT/NAME, where a build paused at `renaming` waits;
     # the exchange has no such moment, so the build never pauses and ends.
     out = tmp_path / "out"
-    export_folder.export(prepare.Request(NAME, dummy=True), out)
+    export_folder.export(prepare.Request(registry.get(NAME), dummy=True), out)
     process = start(out, *RATINGS_ONLY[1:], "--drop-other-configs", pause="renaming")
     _, err = process.communicate(timeout=60)
     assert (process.returncode, err) == (0, "")
@@ -260,7 +260,7 @@ def test_the_swap_has_no_moment_without_the_export(tmp_path):
                                                  (signal.SIGHUP, 129, "hung up")])
 def test_a_signal_at_the_swap_leaves_the_previous_export_and_nothing_else(tmp_path, signum, code, line):
     out = tmp_path / "out"
-    export_folder.export(prepare.Request(NAME, dummy=True), out)
+    export_folder.export(prepare.Request(registry.get(NAME), dummy=True), out)
     before = files_of(out / NAME)
     process = start(out, pause="swapping")
     wait_for_line(process, "corpora: paused at swapping")
@@ -350,7 +350,7 @@ def test_out_a_dangling_symbolic_link(tmp_path):
 
 
 def test_out_inside_an_export_is_refused_and_nothing_is_written(tmp_path):
-    export_folder.export(prepare.Request(NAME, dummy=True), tmp_path / "out")
+    export_folder.export(prepare.Request(registry.get(NAME), dummy=True), tmp_path / "out")
     before = files_of(tmp_path / "out")
     for out in (tmp_path / "out" / NAME, tmp_path / "out" / NAME / "sub"):
         result = build_here(out)
@@ -463,7 +463,7 @@ def test_the_adapter_names_the_private_part_that_changed():
 
 @pytest.mark.both_legs  # datasets resolves (and here reloads) the export
 def test_the_export_is_a_plain_folder_that_copies_whole(tmp_path):
-    export_folder.export(prepare.Request(NAME, dummy=True), tmp_path / "out")
+    export_folder.export(prepare.Request(registry.get(NAME), dummy=True), tmp_path / "out")
     folder = tmp_path / "out" / NAME
     assert not any(p.is_symlink() for p in [folder, *folder.rglob("*")])
     copies = {"cp": tmp_path / "cp" / NAME, "tar": tmp_path / "tar" / NAME}
@@ -496,7 +496,7 @@ def test_a_folder_at_out_name_that_is_not_an_export_is_refused_before_any_work(t
         (tmp_path / "elsewhere").mkdir()
         target.symlink_to(tmp_path / "elsewhere")
     else:  # an export of another corpus, renamed
-        export_folder.export(prepare.Request(NAME, dummy=True), tmp_path / "other")
+        export_folder.export(prepare.Request(registry.get(NAME), dummy=True), tmp_path / "other")
         mark = json.loads((tmp_path / "other" / NAME / exports.MARK).read_text())
         shutil.copytree(tmp_path / "other" / NAME, target)
         (target / exports.MARK).write_text(json.dumps(dict(mark, corpus="another_corpus")))
@@ -519,7 +519,7 @@ def test_a_folder_at_out_name_that_is_not_an_export_is_refused_before_any_work(t
 
 def test_files_of_the_users_inside_an_export_stop_its_rebuild(tmp_path):
     out = tmp_path / "out"
-    export_folder.export(prepare.Request(NAME, dummy=True), out)
+    export_folder.export(prepare.Request(registry.get(NAME), dummy=True), out)
     (out / NAME / "my_notes.txt").write_text("mine")
     (out / NAME / "ratings" / "mine.parquet").write_bytes(b"mine")
     before = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*"))
@@ -550,7 +550,7 @@ def test_a_folder_named_like_a_workspace_that_holds_files_of_the_users_stays(tmp
 
 def test_a_build_of_some_configs_never_drops_the_others(tmp_path):
     out = tmp_path / "out"
-    export_folder.export(prepare.Request(NAME, dummy=True), out)
+    export_folder.export(prepare.Request(registry.get(NAME), dummy=True), out)
     before = files_of(out / NAME)
     result = build_here(out, "--config", "ratings")
     assert (result.returncode, result.stdout) == (1, "")
@@ -561,7 +561,7 @@ def test_a_build_of_some_configs_never_drops_the_others(tmp_path):
     )
     assert files_of(out / NAME) == before
     # A build of more configs than the export holds replaces it.
-    export_folder.export(prepare.Request(NAME, configs=["ratings"], dummy=True), tmp_path / "small")
+    export_folder.export(prepare.Request(registry.get(NAME), configs=["ratings"], dummy=True), tmp_path / "small")
     result = build_here(tmp_path / "small")
     assert (result.returncode, result.stderr) == (0, "")
     assert check_export(tmp_path / "small" / NAME, tmp_path / "cache") == DUMMY_COUNTS
@@ -569,7 +569,7 @@ def test_a_build_of_some_configs_never_drops_the_others(tmp_path):
 
 def test_an_export_of_a_config_the_loader_renamed_is_replaced_with_drop_other_configs(tmp_path):
     out = tmp_path / "out"
-    export_folder.export(prepare.Request(NAME, dummy=True), out)
+    export_folder.export(prepare.Request(registry.get(NAME), dummy=True), out)
     rename_config(out / NAME, "ratings", "ratings_v0")  # built by an older loader
     before = files_of(out / NAME)
     refused = (f"corpora build: error: {out / NAME} holds config(s) ratings_v0 that {NAME} no longer has (renamed or "
@@ -591,7 +591,7 @@ def test_an_export_of_a_config_the_loader_renamed_is_replaced_with_drop_other_co
 
 def test_drop_other_configs_replaces_an_export_of_more_configs(tmp_path):
     out = tmp_path / "out"
-    export_folder.export(prepare.Request(NAME, dummy=True), out)
+    export_folder.export(prepare.Request(registry.get(NAME), dummy=True), out)
     result = build_here(out, "--config", "ratings", "--drop-other-configs")
     assert (result.returncode, result.stderr) == (0, "")
     assert check_export(out / NAME, tmp_path / "cache") == RATINGS_COUNTS
@@ -601,7 +601,7 @@ def test_the_mark_says_what_the_build_made(tmp_path):
     from corpora import __version__
 
     out = tmp_path / "out"
-    export_folder.export(prepare.Request(NAME, dummy=True), out)
+    export_folder.export(prepare.Request(registry.get(NAME), dummy=True), out)
     written = tuple(sorted(p.relative_to(out / NAME).as_posix() for p in (out / NAME).rglob("*.parquet")))
     assert exports.read_mark(out / NAME) == exports.Mark(
         corpus=NAME, configs=("sentences", "ratings", "raters"), sources="dummy", differing=(),
@@ -629,7 +629,7 @@ def test_the_same_config_twice_is_built_once(tmp_path):
 
 
 def test_compare_to_reports_the_configs_a_build_would_not_have(tmp_path):
-    export_folder.export(prepare.Request(NAME, dummy=True), tmp_path / "old")
+    export_folder.export(prepare.Request(registry.get(NAME), dummy=True), tmp_path / "old")
     result = build_here(tmp_path / "new", "--config", "ratings", "--compare-to", str(tmp_path / "old"))
     assert (result.returncode, result.stderr) == (0, "")
     lines = result.stdout.splitlines()
@@ -670,7 +670,7 @@ def start_with_workers(out, release):
                                              ("SIGKILL", -9, "")])
 def test_a_signal_with_worker_processes_ends_them_all_with_one_line(tmp_path, example_release, how, code, line):
     out = tmp_path / "out"
-    export_folder.export(prepare.Request(NAME, dummy=True), out)
+    export_folder.export(prepare.Request(registry.get(NAME), dummy=True), out)
     before = files_of(out / NAME)
     process = start_with_workers(out, example_release)
     children = children_of(process.pid)  # the two workers and datasets' queue manager
@@ -776,7 +776,7 @@ def test_a_stop_python_swallowed_ends_the_build_at_its_next_phase(tmp_path, phas
     # A KeyboardInterrupt raised in a weakref callback is printed ("Exception ignored in ...") and
     # dropped; the handler has recorded it (signals.STOP_SIGNALS), and the build ends at its next
     # phase instead of running on (once, a test's build ran on into its pause at the swap).
-    export_folder.export(prepare.Request(NAME, dummy=True), tmp_path / "out")
+    export_folder.export(prepare.Request(registry.get(NAME), dummy=True), tmp_path / "out")
     before = {p.relative_to(tmp_path): p.read_bytes() for p in (tmp_path / "out").rglob("*") if p.is_file()}
     phases = []
 
@@ -788,7 +788,7 @@ def test_a_stop_python_swallowed_ends_the_build_at_its_next_phase(tmp_path, phas
 
     try:
         with pytest.raises(KeyboardInterrupt):
-            export_folder.export(prepare.Request(NAME, dummy=True), tmp_path / "out", hooks=Hooks())
+            export_folder.export(prepare.Request(registry.get(NAME), dummy=True), tmp_path / "out", hooks=Hooks())
     finally:
         signals.STOP_SIGNALS.clear()
     assert phases[-2:] == [phase, "removing"]  # no phase between: the workspace goes however the build ends
@@ -804,7 +804,7 @@ def test_a_full_disk_while_the_mark_is_written_names_the_export(tmp_path, monkey
 
     monkeypatch.setattr(exports, "_write_mark", full)
     with pytest.raises(OSError) as caught:
-        export_folder.export(prepare.Request(NAME, dummy=True), tmp_path / "out")
+        export_folder.export(prepare.Request(registry.get(NAME), dummy=True), tmp_path / "out")
     assert (caught.value.errno, caught.value.filename) == (errno.ENOSPC, str(tmp_path / "out" / NAME))
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [f".{NAME}.lock"]
 
@@ -816,7 +816,7 @@ def test_a_full_disk_that_names_a_file_of_the_workspace_names_the_export(tmp_pat
 
     monkeypatch.setattr(exports, "write_text", full)
     with pytest.raises(OSError) as caught:
-        export_folder.export(prepare.Request(NAME, dummy=True), tmp_path / "out")
+        export_folder.export(prepare.Request(registry.get(NAME), dummy=True), tmp_path / "out")
     assert (caught.value.errno, caught.value.filename) == (errno.ENOSPC, str(tmp_path / "out" / NAME))
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [f".{NAME}.lock"]
 

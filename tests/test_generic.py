@@ -152,7 +152,7 @@ def test_every_missing_source_file_is_listed_before_any_work(name, config, dummy
         load(name, config, data_dir=data_dir, cache_dir=tmp_path / "cache", allow_modified_sources=True)
     assert str(caught.value) == listed(paths)
     with pytest.raises(MissingSourceFiles) as caught:
-        export_folder.export(prepare.Request(name, data_dir=data_dir, allow_modified_sources=True), tmp_path / "out")
+        export_folder.export(prepare.Request(registry.get(name), data_dir=data_dir, allow_modified_sources=True), tmp_path / "out")
     assert str(caught.value) == listed(corpus.source_files())
     assert not (tmp_path / "out" / name).exists()
     builder = corpus.builder(config, data_dir=data_dir, cache_dir=tmp_path / "builder")
@@ -272,7 +272,7 @@ def test_a_broken_loader_is_one_clear_line_from_the_cli(name, loader_copy, capsy
 
 @each_corpus
 def test_two_dummy_builds_are_identical(name, dummy_export, tmp_path, capsys):
-    export_folder.export(prepare.Request(name, dummy=True), tmp_path)
+    export_folder.export(prepare.Request(registry.get(name), dummy=True), tmp_path)
     assert main(["diff", str(dummy_export(name)), str(tmp_path / name)]) == 0
     out = capsys.readouterr().out
     assert out.splitlines()[-1] == "identical"

@@ -75,7 +75,7 @@ def test_sources_not_yet_measured_are_named_as_such_in_the_card(name):
 @pytest.mark.parametrize("name", registry.names())
 def test_two_builds_of_the_same_sources_are_byte_identical(name, tmp_path, dummy_export):
     first = dummy_export(name)  # the session's build, in another folder
-    export_folder.export(prepare.Request(name, dummy=True), tmp_path)
+    export_folder.export(prepare.Request(registry.get(name), dummy=True), tmp_path)
     second = tmp_path / name
     assert validate.parquet_problems(second) == []  # written by corpora.parquet_files, with its settings
     first = {p.relative_to(first): p.read_bytes() for p in first.rglob("*") if p.is_file()}
@@ -99,7 +99,7 @@ def test_an_interrupted_build_leaves_the_previous_export(tmp_path, request):
     name = min((c for c in registry.all_corpora() if len(c.configs) > 1),
                key=lambda c: sum(p.stat().st_size for p in c.dummy_dir.rglob("*") if p.is_file())).name
     out = tmp_path / "out"
-    export_folder.export(prepare.Request(name, dummy=True), out)  # the previous export
+    export_folder.export(prepare.Request(registry.get(name), dummy=True), out)  # the previous export
     before = {p: p.read_bytes() for p in (out / name).rglob("*") if p.is_file()}
     process = subprocess.Popen(
         [sys.executable, str(Path(__file__).with_name("hooked_corpora.py")), "--pause-at", "swapping",
@@ -121,7 +121,7 @@ def test_an_interrupted_build_leaves_the_previous_export(tmp_path, request):
     expected = registry.get(name).expected_dummy_counts()[configs[-1]]
     assert {split: reloaded[split].num_rows for split in reloaded} == expected
     # The next build clears the leftover and replaces the export.
-    export_folder.export(prepare.Request(name, dummy=True), out)
+    export_folder.export(prepare.Request(registry.get(name), dummy=True), out)
     assert list(out.glob(f".{name}.partial*")) == []
     assert {p: p.read_bytes() for p in (out / name).rglob("*") if p.is_file()} == before
 

@@ -289,7 +289,7 @@ def test_a_record_lost_or_invented_between_the_count_and_the_examples_stops_load
         if route == "load":
             load(NAME, "ratings", dummy=True, cache_dir=tmp_path / "cache")
         else:
-            export_folder.export(prepare.Request(NAME, ("ratings",), dummy=True), tmp_path / "out")
+            export_folder.export(prepare.Request(registry.get(NAME), ("ratings",), dummy=True), tmp_path / "out")
     assert str(caught.value) == (
         f"{NAME}: rows in != rows out: ratings/validation: {read} source records read, 5 examples written"
     )
@@ -299,13 +299,13 @@ def test_a_record_lost_or_invented_between_the_count_and_the_examples_stops_load
 def test_a_request_names_its_configs_once_and_refuses_what_cannot_be_built():
     from corpora import prepare
 
-    assert prepare.Request(NAME, ("raters", "raters", "sentences")).configs == ("raters", "sentences")
-    assert prepare.Request(NAME).configs == tuple(registry.get(NAME).configs)
+    assert prepare.Request(registry.get(NAME), ("raters", "raters", "sentences")).configs == ("raters", "sentences")
+    assert prepare.Request(registry.get(NAME)).configs == tuple(registry.get(NAME).configs)
     with pytest.raises(CorporaError) as caught:
-        prepare.Request(NAME, ("scores",))
+        prepare.Request(registry.get(NAME), ("scores",))
     assert str(caught.value) == f"{NAME} has no config 'scores'; configs: sentences, ratings, raters"
     with pytest.raises(CorporaError) as caught:
-        prepare.Request(NAME, data_dir="somewhere", dummy=True)
+        prepare.Request(registry.get(NAME), data_dir="somewhere", dummy=True)
     assert str(caught.value) == "give either a data_dir or dummy=True, not both"
 
 
@@ -333,7 +333,7 @@ def test_an_export_refuses_config_parameters(tmp_path):
     from corpora import export_folder
     from corpora import prepare
 
-    request = prepare.Request(NAME, ("ratings",), dummy=True, config_kwargs={"raters": ["dara"]})
+    request = prepare.Request(registry.get(NAME), ("ratings",), dummy=True, config_kwargs={"raters": ["dara"]})
     with pytest.raises(CorporaError) as caught:
         export_folder.export(request, tmp_path / "out")
     assert str(caught.value) == f"{NAME}: an export holds whole configs; config parameters are for corpora.load"

@@ -147,7 +147,7 @@ def test_the_files_are_the_same_however_the_rows_come(cuts, limits):
 
 
 def test_no_thread_writes_beside_a_builder_of_examples(tmp_path):
-    request = prepare.Request(EXAMPLE, ("ratings",), dummy=True)
+    request = prepare.Request(registry.get(EXAMPLE), ("ratings",), dummy=True)
     beside = export_folder.ParquetBeside(tmp_path / "beside", registry.get(EXAMPLE).features("ratings").arrow_schema)
     prepare.prepare_config(request, "ratings", prepare.find_sources(request), tmp_path / "cache", beside.attach)
     assert beside.finish() == {}

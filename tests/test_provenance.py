@@ -70,7 +70,7 @@ def test_an_export_records_its_provenance(dummy_export):
 
 
 def test_an_export_from_pinned_urls_names_their_commits(pinned_urls, tmp_path):
-    export_folder.export(prepare.Request(EXAMPLE, dummy=True), tmp_path)
+    export_folder.export(prepare.Request(registry.get(EXAMPLE), dummy=True), tmp_path)
     folder = tmp_path / EXAMPLE
     assert cards.read_metadata(folder / "README.md")["corpora"]["upstream"] == [
         {"repository": "https://github.com/owner/repo", "commit": GITHUB},

@@ -121,6 +121,7 @@ def test_push_refuses_an_export_whose_card_does_not_validate(hub, tmp_path, monk
 
     from corpora import export_folder
     from corpora import push
+    from corpora import registry
     from corpora.errors import CorporaError
 
     real_build = export_folder.export
@@ -137,7 +138,7 @@ def test_push_refuses_an_export_whose_card_does_not_validate(hub, tmp_path, monk
     monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
     monkeypatch.setenv("HF_TOKEN", TOKEN)  # a token is checked before anything is built
     with pytest.raises(CorporaError) as caught:
-        push.push(NAME, "my-org/ratings", data_dir=upstream_copy, out=tmp_path / "out")
+        push.push(registry.get(NAME), "my-org/ratings", data_dir=upstream_copy, out=tmp_path / "out")
     assert str(caught.value) == (
         f"{NAME}: not uploading {tmp_path / 'out' / NAME}: its card does not validate: "
         "license 'not-a-license' is not in the Hub's licenses vocabulary; "
@@ -165,10 +166,11 @@ def release_export(tmp_path_factory):
     from build to build): to lay out an earlier push in the server."""
     from corpora import export_folder
     from corpora import prepare
+    from corpora import registry
 
     out = tmp_path_factory.mktemp("release-export")
     with using_example():
-        export_folder.export(prepare.Request(NAME, data_dir=EXAMPLE_RELEASE), out, repo_id=REPO_ID)
+        export_folder.export(prepare.Request(registry.get(NAME), data_dir=EXAMPLE_RELEASE), out, repo_id=REPO_ID)
     folder = out / NAME
     return {p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*") if p.is_file()
             and p.name != ".corpora-export.json"}

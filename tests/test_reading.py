@@ -13,6 +13,7 @@ from conftest import EXAMPLE
 from conftest import REPO
 from corpora import export_folder
 from corpora import prepare
+from corpora import registry
 
 pytestmark = [pytest.mark.usefixtures("example_collection"), pytest.mark.other_dependencies]
 
@@ -59,7 +60,7 @@ def test_the_doc_reads_one_config_with_pandas_polars_and_duckdb(dummy_export):
 
 
 def test_the_export_card_reads_its_first_config_at_the_loader_version_tag(tmp_path):
-    export_folder.export(prepare.Request(EXAMPLE, dummy=True), tmp_path, repo_id="some-org/ratings")
+    export_folder.export(prepare.Request(registry.get(EXAMPLE), dummy=True), tmp_path, repo_id="some-org/ratings")
     folder = tmp_path / EXAMPLE
     snippet = card_reading_snippet((folder / "README.md").read_text())
     assert snippet.splitlines()[0] == 'REPO = "hf://datasets/some-org/ratings@v1.0.0"'

@@ -94,7 +94,7 @@ def test_the_notes_newest_first_and_the_versions_between_two(tmp_path, monkeypat
     monkeypatch.setenv("CORPORA_ROOT", str(collection_with(tmp_path, "1.2.0", {"1.0.0": NOTES["1.0.0"], "1.2.0": NOTES["1.2.0"], "1.1.0": NOTES["1.1.0"]})))
     history = releases.notes(registry.get(NAME))
     assert list(history) == ["1.2.0", "1.1.0", "1.0.0"]
-    card = cards.render(registry.get(NAME), prepare.dummy_examples(NAME))
+    card = cards.render(registry.get(NAME), prepare.dummy_examples(registry.get(NAME)))
     assert card[card.index("| version | what changed |"):].splitlines() == [
         "| version | what changed |",
         "|---|---|",
@@ -204,11 +204,11 @@ def two_versions(tmp_path_factory):
     """The dummy export of the example at 1.0.0, and of a copy of its loader at 1.2.0 with NOTES."""
     tmp = tmp_path_factory.mktemp("versions")
     with using_example():
-        export_folder.export(prepare.Request(NAME, dummy=True), tmp / "old")
+        export_folder.export(prepare.Request(registry.get(NAME), dummy=True), tmp / "old")
     root = collection_with(tmp, "1.2.0", NOTES)
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("CORPORA_ROOT", str(root))
-        export_folder.export(prepare.Request(NAME, dummy=True), tmp / "new")
+        export_folder.export(prepare.Request(registry.get(NAME), dummy=True), tmp / "new")
     return root, tmp / "old" / NAME, tmp / "new" / NAME
 
 

@@ -42,7 +42,7 @@ def repo_copy(tmp_path, monkeypatch):
     corpus = registry.get(EXAMPLE)
     assert cards.card_byte_sizes(corpus)  # the committed card has the release's
     corpus.card_path.unlink()
-    cards.write(corpus, prepare.dummy_examples(EXAMPLE))
+    cards.write(corpus, prepare.dummy_examples(registry.get(EXAMPLE)))
     assert cards.card_byte_sizes(corpus) == {}
     yield tmp_path
     registry.forget()
@@ -135,7 +135,7 @@ def test_save_info_changes_only_the_measurements(configs, repo_copy, example_rel
     # The same run on the release files records the official sizes: simulated by putting them
     # back. The card then checks clean, and keeps the byte sizes measured.
     card.write_text(put_back_official_sizes(saved, corpus), encoding="utf-8")
-    assert cards.check(corpus, prepare.dummy_examples(name)) is None
+    assert cards.check(corpus, prepare.dummy_examples(registry.get(name))) is None
     recorded = cards.card_byte_sizes(corpus)
     assert {config: recorded[config]["splits"] for config in corpus.configs} == {
         config: {s["name"]: s["num_bytes"] for s in measured[config]["splits"]} for config in corpus.configs
@@ -177,7 +177,7 @@ def test_save_info_records_the_rows_of_a_config_without_official_sizes(repo_copy
     )
     assert result.returncode == 0, result.stderr
     card.write_text(put_back_official_sizes(card.read_text(encoding="utf-8"), corpus), encoding="utf-8")
-    assert cards.check(corpus, prepare.dummy_examples(name)) is None
+    assert cards.check(corpus, prepare.dummy_examples(registry.get(name))) is None
     recorded = cards.card_byte_sizes(corpus)
     # The 3 raters of the dummy data (the run's files here) are the record.
     assert {config: recorded[config]["rows"] for config in unknown} == {"raters": {"train": 3}}
@@ -209,7 +209,7 @@ def test_a_build_of_the_release_records_its_byte_sizes(repo_copy, example_releas
     assert {config: sizes.get("rows") for config, sizes in recorded.items()} == {
         "raters": {"train": 5}, "ratings": None, "sentences": None,  # rows recorded only where unknown
     }
-    assert cards.check(corpus, prepare.dummy_examples(name)) is None  # generated again, the card keeps them
+    assert cards.check(corpus, prepare.dummy_examples(registry.get(name))) is None  # generated again, the card keeps them
     # an export of other files (here the dummy data) has no byte sizes of the release: of the
     # configs with official sizes (the raters': test_an_export_of_the_dummy_data_keeps_the_raters_record)
     assert main(["build", name, "--dummy", "--config", "sentences", "--config", "ratings", "--out",

@@ -43,7 +43,7 @@ def load(
     if data_dir is not None:
         check_utf8(data_dir, "data_dir")
     config = corpus.config(config or corpus.default_config).name  # one that is not the loader's is said here
-    request = prepare.Request(name, (config,), data_dir, dummy, allow_modified_sources, num_proc, config_kwargs)
+    request = prepare.Request(corpus, (config,), data_dir, dummy, allow_modified_sources, num_proc, config_kwargs)
     prepare.check_split(corpus, config, split, streaming)
     if streaming and data_dir is None and not dummy:  # read from the URLs as it goes: nothing to check ahead
         import functools

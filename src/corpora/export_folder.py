@@ -13,13 +13,14 @@ import pyarrow
 import pyarrow.parquet
 from datasets.table import table_cast
 
-from corpora import cards
 from corpora import datasets_adapter
 from corpora import exports
 from corpora import parquet_files
 from corpora import prepare
 from corpora.cards import croissant
 from corpora.cards import figures
+from corpora.cards import readme
+from corpora.cards import source
 from corpora.errors import CorporaError
 from corpora.path_errors import check_utf8
 
@@ -91,7 +92,7 @@ def write_files(request: prepare.Request, partial: exports.Partial, repo_id, exp
                 beside.abort()  # after an error: the thread stops, the files are discarded with the partial folder
         builder = prepared.builder
         tables, computing, counting = {}, {}, []
-        tally = figures.Tally(cards.declared_figures(corpus, config), features)
+        tally = figures.Tally(source.declared_figures(corpus, config), features)
         # Statistics and figures in threads beside the Parquet writer: each spends its time in Arrow, free of the GIL.
         with ThreadPoolExecutor(max_workers=2, thread_name_prefix="statistics") as pool:
             for split, dataset in builder.as_dataset().items():
@@ -114,11 +115,11 @@ def write_files(request: prepare.Request, partial: exports.Partial, repo_id, exp
             figures=tally.results(list(tables)),
         )
     partial.phase("writing")
-    notice = cards.not_the_release(corpus, sources)
+    notice = readme.not_the_release(corpus, sources)
     configs = list(request.configs)
-    croissant.write(corpus, folder, cards.export_source(corpus, configs), configs, repo_id, notice)
-    built_from = cards.built_from(corpus, sources, infos)
-    cards.write_export_card(corpus, infos, folder / "README.md", repo_id, report, built_from, notice, export_path)
+    croissant.write(corpus, folder, source.export_source(corpus, configs), configs, repo_id, notice)
+    built_from = readme.built_from(corpus, sources, infos)
+    readme.write_export_card(corpus, infos, folder / "README.md", repo_id, report, built_from, notice, export_path)
     return report
 
 

@@ -24,7 +24,7 @@ from corpora.sources import find
 class Request:
     """A corpus, its configs (default: all) and its source: the pinned URLs, `data_dir` or the dummy data."""
 
-    name: str
+    corpus: registry.Corpus
     configs: tuple[str, ...] = ()
     data_dir: Path | None = None
     dummy: bool = False
@@ -33,7 +33,7 @@ class Request:
     config_kwargs: dict = field(default_factory=dict)  # parameters of the config (e.g. contests=[508])
 
     def __post_init__(self):
-        corpus = registry.get(self.name)
+        corpus = self.corpus
         if self.dummy and self.data_dir is not None:
             raise CorporaError("give either a data_dir or dummy=True, not both")
         if self.data_dir is not None:
@@ -44,8 +44,8 @@ class Request:
         object.__setattr__(self, "configs", tuple(dict.fromkeys(self.configs or corpus.configs)))
 
     @property
-    def corpus(self) -> registry.Corpus:
-        return registry.get(self.name)
+    def name(self) -> str:
+        return self.corpus.name
 
 
 def find_sources(request: Request) -> Sources:
@@ -98,19 +98,18 @@ def check_split(corpus: registry.Corpus, config: str, split: str | None, streami
             raise CorporaError(f"{corpus.name}/{config} has no split {part.strip()!r}; splits: {', '.join(names)}")
 
 
-def dummy_build(name: str, config: str, cache_dir) -> datasets.DatasetDict:
+def dummy_build(corpus: registry.Corpus, config: str, cache_dir) -> datasets.DatasetDict:
     """A config of the dummy data, prepared with every check (`corpora.load(name, config, dummy=True)`)."""
-    request = Request(name, (config,), dummy=True)
+    request = Request(corpus, (config,), dummy=True)
     return prepare_config(request, config, find_sources(request), cache_dir).builder.as_dataset()
 
 
-def dummy_examples(name: str) -> dict[str, dict]:
+def dummy_examples(corpus: registry.Corpus) -> dict[str, dict]:
     """The first stored example of each config's dummy build (default first): what the card shows."""
-    corpus = registry.get(name)
     examples = {}
     with tempfile.TemporaryDirectory(prefix="corpora-card-") as cache_dir:
         for config in [corpus.default_config] + [c for c in corpus.configs if c != corpus.default_config]:
-            dataset = dummy_build(name, config, cache_dir)
+            dataset = dummy_build(corpus, config, cache_dir)
             split = "train" if "train" in dataset else list(dataset)[0]
             examples[config] = dataset[split].data.slice(0, 1).to_pylist()[0]
     return examples

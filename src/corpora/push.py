@@ -37,7 +37,7 @@ def card_marker(name: str) -> str:
 
 
 def push(
-    name: str,
+    corpus: registry.Corpus,
     repo_id: str,
     private: bool = False,
     dry_run: bool = False,
@@ -52,9 +52,9 @@ def push(
     """Build NAME from the release and commit its export in one tagged commit; refuse a repository
     of others' files (unless `take_over`); delete only stale shards an earlier push made, named
     first. Returns the uploaded paths."""
-    corpus = registry.get(name)  # an unknown corpus is said before anything else
+    name = corpus.name
     releases.require_note(corpus, "pushing")  # a release says what changed: refused before any work
-    request = prepare.Request(name, configs, data_dir, allow_modified_sources=allow_modified_sources)
+    request = prepare.Request(corpus, configs, data_dir, allow_modified_sources=allow_modified_sources)
     # A branch by its full name is that branch: refs/heads/main is main, and tagged as it is.
     revision = revision.removeprefix("refs/heads/") if revision is not None else None
     # Known offline (the environment, the stored login): no build of hours before a certain failure.

@@ -226,6 +226,11 @@ def get(name: str) -> Corpus:
     return _load(repo_root().resolve(), name)
 
 
+def known(name: str) -> Corpus | None:
+    """The corpus an export records, if this collection has it (else None: an export of another collection)."""
+    return get(name) if name in names() else None
+
+
 def forget() -> None:
     """Import loaders again at the next `get` (a loader file was edited in place)."""
     _load.cache_clear()

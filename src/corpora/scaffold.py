@@ -11,10 +11,10 @@ from pathlib import Path
 
 import jinja2
 
-from corpora import cards
 from corpora import prepare
 from corpora import registry
 from corpora import sources
+from corpora.cards import readme
 from corpora.errors import CorporaError
 from corpora.path_errors import write_text
 
@@ -65,7 +65,7 @@ def new(name: str) -> list[Path]:
         write_text(written[-1], json.dumps(counts, indent=2) + "\n")
         corpus = registry.get(name)
         written.append(sources.write_records(corpus, dict.fromkeys(corpus.urls.values())))  # not measured
-        cards.write(corpus, prepare.dummy_examples(name))
+        readme.write(corpus, prepare.dummy_examples(corpus))
         written.append(corpus.card_path)
     except BaseException:
         for path in reversed(written):

@@ -50,7 +50,7 @@ class Record:
 class Sources:
     """The source files of one build, found and checked, and their provenance."""
 
-    corpus: str
+    corpus: Corpus
     folder: Path  # where the builder reads them: the local copy, the dummy data or the download cache
     files: dict[str, Path]  # {path in the upstream repository: local file}
     kind: str  # "release" (checked against checksums.tsv), "modified" (--allow-modified-sources) or "dummy"
@@ -65,7 +65,7 @@ class Sources:
     def with_differences(self) -> Sources:
         if self.kind != "modified":
             return self
-        return dataclasses.replace(self, differing=tuple(differences(registry.get(self.corpus), self.files)))
+        return dataclasses.replace(self, differing=tuple(differences(self.corpus, self.files)))
 
 
 def find(corpus: Corpus, configs, data_dir=None, dummy: bool = False, allow_modified_sources: bool = False,
@@ -75,7 +75,7 @@ def find(corpus: Corpus, configs, data_dir=None, dummy: bool = False, allow_modi
     folder = local_folder(corpus, data_dir, dummy, [] if partial else configs)
     if dummy:
         files = {path: folder / path for path in corpus.source_files(configs)}
-        return Sources(corpus.name, folder, files, "dummy", local=True)
+        return Sources(corpus, folder, files, "dummy", local=True)
     files = find_files(corpus, folder, configs, allow_modified_sources)
     if partial:
         files = {path: file for path, file in files.items() if file.is_file()}
@@ -84,7 +84,7 @@ def find(corpus: Corpus, configs, data_dir=None, dummy: bool = False, allow_modi
         verify(corpus, files)
     local = folder is not None
     kind = "modified" if allow_modified_sources else "release"
-    return Sources(corpus.name, folder if local else download.cache_folder(corpus.name), files, kind, local)
+    return Sources(corpus, folder if local else download.cache_folder(corpus.name), files, kind, local)
 
 
 def local_folder(corpus: Corpus, data_dir=None, dummy: bool = False, configs=None) -> Path | None:

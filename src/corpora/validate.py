@@ -11,28 +11,29 @@ import datasets
 import pyarrow.parquet
 import yaml
 
-from corpora import cards
 from corpora import export_folder
 from corpora import exports
 from corpora import parquet_files
 from corpora import prepare
 from corpora import registry
 from corpora import sources
+from corpora.cards import header
+from corpora.cards import readme
 from corpora.cards import review
+from corpora.cards import source
 from corpora.errors import CorporaError
 from corpora.errors import loader_error
 from corpora.errors import shorten
 from corpora.errors import typed
 
 
-def validate(name: str) -> Iterator[tuple[str, str | None]]:
+def validate(corpus: registry.Corpus) -> Iterator[tuple[str, str | None]]:
     """Yield (check, None if it passed else what is wrong) for one corpus."""
-    corpus = registry.get(name)
     with tempfile.TemporaryDirectory(prefix="corpora-validate-") as tmp:
         prepared = {}
         for config in corpus.configs:
             try:
-                prepared[config] = prepare.dummy_build(name, config, f"{tmp}/cache-{config}")
+                prepared[config] = prepare.dummy_build(corpus, config, f"{tmp}/cache-{config}")
             except Exception as error:  # noqa: BLE001 - reported, not raised: the other checks still run
                 yield f"dummy build {config}", typed(error)
                 continue
@@ -49,7 +50,7 @@ def _card_problem(corpus, prepared: dict[str, datasets.DatasetDict]) -> str | No
         split = "train" if "train" in dataset_dict else list(dataset_dict)[0]
         examples[config] = dataset_dict[split].data.slice(0, 1).to_pylist()[0]
     try:
-        diff = cards.check(corpus, examples)
+        diff = readme.check(corpus, examples)
     except CorporaError as error:
         return str(error)
     if diff is not None:
@@ -65,7 +66,7 @@ def _count_problem(corpus, config, dataset_dict) -> str | None:
 
 
 def _round_trip_problem(corpus, prepared: dict[str, datasets.DatasetDict], tmp: str) -> str | None:
-    export_folder.export(prepare.Request(corpus.name, dummy=True), f"{tmp}/export")
+    export_folder.export(prepare.Request(corpus, dummy=True), f"{tmp}/export")
     for config, dataset_dict in prepared.items():
         reloaded = datasets.load_dataset(f"{tmp}/export/{corpus.name}", config, cache_dir=f"{tmp}/reload")
         problem = compare(dataset_dict, reloaded)
@@ -96,22 +97,22 @@ def export_problems(corpus: registry.Corpus, folder: Path) -> list[str]:
     if not card.is_file():
         return ["README.md is missing"]
     text = card.read_text(encoding="utf-8")
-    found = [f"the card still says {cards.PLACEHOLDER!r}"] if cards.PLACEHOLDER in text else []
+    found = [f"the card still says {readme.PLACEHOLDER!r}"] if readme.PLACEHOLDER in text else []
     try:
-        metadata = cards.read_metadata(card)
+        metadata = header.read_metadata(card)
     except yaml.YAMLError:
         metadata = None
     if not isinstance(metadata, dict):  # not YAML, or not a mapping: cards.review says how huggingface_hub reads it
         return found + review.problems(card, folder)
     if not metadata:
         return found + ["README.md has no YAML header"]
-    vocab = cards.vocabularies()
+    vocab = source.vocabularies()
     license = metadata.get("license")
     if license is not None:  # a missing one is the card review's line
         if any(name not in vocab["licenses"] for name in (license if isinstance(license, list) else [license])):
             found.append(f"license {license!r} is not in the Hub's licenses vocabulary")
         held = [c.get("config_name", "default") for c in metadata.get("configs") or []]
-        expected = cards.license_value(corpus, held or None)
+        expected = source.license_value(corpus, held or None)
         if license != expected:
             found.append(f"license {license!r}, the loader says {expected!r}")
     dataset_info = metadata.get("dataset_info") or []
@@ -156,10 +157,10 @@ def validate_export(folder: Path) -> Iterator[tuple[str, str | None]]:
         yield "mark", f"{folder} {what}"
         return
     mark = exports.read_mark(folder)
-    if mark is None or mark.corpus not in registry.names():
+    corpus = registry.known(mark.corpus) if mark is not None else None
+    if corpus is None:
         yield "mark", f"{folder} is not an export of a corpus of this collection (no {exports.MARK} naming one)"
         return
-    corpus = registry.get(mark.corpus)
     yield "mark", None
     try:
         yield "card", "; ".join(export_problems(corpus, folder)) or None
@@ -188,7 +189,7 @@ def _stray_problem(folder: Path, mark: exports.Mark) -> str | None:
     else:
         kept = {folder / "README.md", folder / "croissant.json"}
         try:
-            metadata = cards.read_metadata(folder / "README.md")
+            metadata = header.read_metadata(folder / "README.md")
         except Exception:  # noqa: BLE001 - no card, or not YAML: the card check says so
             metadata = {}
         for config in metadata.get("configs") or []:

@@ -51,6 +51,13 @@ def names(args) -> list[str]:
     return registry.names() if args.all else args.names
 
 
+def resolve(name: str):
+    """The corpus `name`: looked up here, once per command, and passed on as it is."""
+    from corpora import registry
+
+    return registry.get(name)
+
+
 def print_table(header: list[str], rows: list[list]) -> None:
     """Columns of numbers (None: "unknown") right-aligned, the others left-aligned."""
     numeric = [all(isinstance(row[i], int | None) for row in rows) for i in range(len(header))]

@@ -13,6 +13,7 @@ from corpora.commands import add_out
 from corpora.commands import names
 from corpora.commands import print_table
 from corpora.commands import quiet_progress
+from corpora.commands import resolve
 
 HELP = "build corpora and export them as Parquet folders"
 EXAMPLE = "corpora build NAME --config CONFIG --out build"
@@ -73,24 +74,23 @@ class _FewerProcesses(logging.Filter):
 def run(args) -> int:
     from corpora import export_folder
     from corpora import prepare
-    from corpora import registry
 
     quiet_progress()
     fewer = _FewerProcesses()
     # needed: tests/test_cli.py::test_build_with_worker_processes_gives_the_rows_of_one_process
     logging.getLogger("datasets.builder").addFilter(fewer)
     try:
-        return _run(args, export_folder, prepare, registry, fewer)
+        return _run(args, export_folder, prepare, fewer)
     finally:
         logging.getLogger("datasets.builder").removeFilter(fewer)
 
 
-def _run(args, export_folder, prepare, registry, fewer: _FewerProcesses) -> int:
+def _run(args, export_folder, prepare, fewer: _FewerProcesses) -> int:
     rows = []
     last = "dummy data expects" if args.dummy else "official"
     header = ["corpus", "config", "split", "source records", "rows written", last]
     for name in names(args):
-        request = prepare.Request(name, args.configs, args.data_dir, args.dummy, args.allow_modified_sources,
+        request = prepare.Request(resolve(name), args.configs, args.data_dir, args.dummy, args.allow_modified_sources,
                                    args.num_proc)
         try:
             rows_built = export_folder.export(request, args.out, lock_timeout=args.lock_timeout,
@@ -100,7 +100,7 @@ def _run(args, export_folder, prepare, registry, fewer: _FewerProcesses) -> int:
                 print(f"exported to {args.out}/ before {name} stopped:")
                 print_table(header, rows)
             raise
-        expected = registry.get(name).expected_dummy_counts() if args.dummy else None
+        expected = request.corpus.expected_dummy_counts() if args.dummy else None
         for r in rows_built:
             official = expected[r.config][r.split] if args.dummy else r.official
             if r.differs:  # a build with --allow-modified-sources: shown, not refused

@@ -6,6 +6,7 @@ from pathlib import Path
 from corpora.commands import add_names
 from corpora.commands import names
 from corpora.commands import quiet_progress
+from corpora.commands import resolve
 from corpora.errors import CorporaError
 
 HELP = "(re)write loaders/NAME/README.md from dataset_cards/NAME.yaml"
@@ -20,9 +21,9 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    from corpora import cards
     from corpora import prepare
     from corpora import registry
+    from corpora.cards import readme
 
     quiet_progress(always=True)
     stale = 0
@@ -32,10 +33,10 @@ def run(args) -> int:
     for name in names(args):
         if not args.check:  # refused before the dummy build, not after it
             registry.require_checkout(f"loaders/{name}/README.md")
-        corpus = registry.get(name)
-        examples = prepare.dummy_examples(name)  # the card shows the first example of each config
+        corpus = resolve(name)
+        examples = prepare.dummy_examples(corpus)  # the card shows the first example of each config
         if args.check:
-            diff = cards.check(corpus, examples)
+            diff = readme.check(corpus, examples)
             if diff:
                 stale += 1
                 print(diff)
@@ -48,11 +49,11 @@ def run(args) -> int:
                 raise CorporaError(
                     f"no export of {name} in {args.sizes_from}: run `corpora build {name} --out {args.sizes_from}`"
                 )
-            recorded = cards.write_sizes_from_export(corpus, export, examples)
+            recorded = readme.write_sizes_from_export(corpus, export, examples)
             if not recorded:
                 raise CorporaError(f"{export} has no config with the official split sizes (not a build of the release)")
             print(f"wrote loaders/{name}/README.md: the byte sizes of {export} for {', '.join(recorded)}")
         else:
             card = corpus.card_path.relative_to(corpus.root)
-            print(f"wrote {card}" if cards.write(corpus, examples) else f"{card}: unchanged")
+            print(f"wrote {card}" if readme.write(corpus, examples) else f"{card}: unchanged")
     return 1 if stale else 0

@@ -5,6 +5,7 @@ from corpora.commands import add_data_dir
 from corpora.commands import add_names
 from corpora.commands import names
 from corpora.commands import print_table
+from corpora.commands import resolve
 
 HELP = "measure the source files against loaders/NAME/checksums.tsv; --update records them"
 EXAMPLE = "corpora checksums NAME --data-dir DIR"
@@ -23,7 +24,7 @@ def run(args) -> int:
 
     differing = 0
     for name in names(args):
-        corpus = registry.get(name)
+        corpus = resolve(name)
         for config in args.configs or []:
             corpus.config(config)  # one that is not the loader's is said here
         if args.update:

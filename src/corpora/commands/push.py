@@ -10,6 +10,7 @@ from corpora.commands import add_data_dir
 from corpora.commands import add_out
 from corpora.commands import quiet_hub_progress
 from corpora.commands import quiet_progress
+from corpora.commands import resolve
 
 HELP = "build and upload a corpus to the Hugging Face Hub"
 EXAMPLE = "corpora push NAME --repo-id your-org/NAME --dry-run"
@@ -42,9 +43,9 @@ def run(args) -> int:
     quiet_hub_progress()  # the upload's bars too: none in logs
     with hub_said_by_corpora():
         push.push(
-            args.name, args.repo_id, private=args.private, dry_run=args.dry_run, data_dir=args.data_dir, out=args.out,
-            allow_modified_sources=args.allow_modified_sources, configs=args.configs, revision=args.revision,
-            create_pr=args.create_pr, take_over=args.take_over,
+            resolve(args.name), args.repo_id, private=args.private, dry_run=args.dry_run, data_dir=args.data_dir,
+            out=args.out, allow_modified_sources=args.allow_modified_sources, configs=args.configs,
+            revision=args.revision, create_pr=args.create_pr, take_over=args.take_over,
         )
     return 0
 

@@ -5,6 +5,7 @@ from pathlib import Path
 from corpora.commands import add_names
 from corpora.commands import names
 from corpora.commands import quiet_progress
+from corpora.commands import resolve
 
 HELP = "cards, dummy builds and export round trips; or an export folder"
 EXAMPLE = "corpora validate NAME, or corpora validate build/NAME"
@@ -24,7 +25,7 @@ def run(args) -> int:
     for name in names(args):
         # A path (it has a slash, or is a folder here and no corpus) is an export folder on disk.
         folder = "/" in name or (Path(name).is_dir() and name not in registry.names())
-        checks = validate.validate_export(Path(name)) if folder else validate.validate(name)
+        checks = validate.validate_export(Path(name)) if folder else validate.validate(resolve(name))
         for check, problem in checks:
             print(f"{name}: {check}: {'ok' if problem is None else 'FAILED: ' + problem}")
             failures += problem is not None

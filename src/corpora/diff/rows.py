@@ -58,11 +58,12 @@ def compare(old, new, name: str | None = None, configs: list[str] | None = None,
                            "a diff compares two exports of one corpus")
     guesses = (recorded["new"], recorded["old"], hinted[0] or new.name, hinted[1] or old.name)
     name = name or next((n for n in guesses if n in registry.names()), None)
+    corpus = registry.known(name) if name is not None else None  # looked up once, passed on
     _check_given_keys(keys or {}, layouts)
-    keys = dict(_keys(name), **(keys or {}))
-    layouts = {side: _in_loader_order(name, layout) for side, layout in layouts.items()}
+    keys = dict(_keys(corpus), **(keys or {}))
+    layouts = {side: _in_loader_order(corpus, layout) for side, layout in layouts.items()}
     report = Report(str(old_label or old), str(new_label or new), name)
-    report.versions, report.release_notes = _release_notes(name, old, new)
+    report.versions, report.release_notes = _release_notes(corpus, old, new)
     old_layout, new_layout = layouts["old"], layouts["new"]
     for config in sorted(new_layout.keys() - old_layout.keys()):
         report.configs_added[config] = {split: _rows(files) for split, files in new_layout[config].items()}
@@ -104,9 +105,8 @@ def summary(old: Path, new: Path, name: str, configs: list[str] | None, new_labe
     return render(compare(old, new, name, configs, new_label=new_label))
 
 
-def _in_loader_order(name: str | None, layout: dict) -> dict:
+def _in_loader_order(corpus: registry.Corpus | None, layout: dict) -> dict:
     """In the loader's order, then those it does not know alphabetically."""
-    corpus = registry.get(name) if name in registry.names() else None
     order = corpus.split_sizes if corpus else {}
     configs = [corpus.default_config] + [c for c in corpus.configs if c != corpus.default_config] if corpus else []
 
@@ -119,22 +119,21 @@ def _in_loader_order(name: str | None, layout: dict) -> dict:
     }
 
 
-def _release_notes(name: str | None, old: Path, new: Path) -> tuple[tuple[str, str] | None, dict]:
+def _release_notes(corpus: registry.Corpus | None, old: Path, new: Path) -> tuple[tuple[str, str] | None, dict]:
     """The two exports' loader versions if they differ, and the loader's notes of the versions between."""
     versions = (recorded_version(old), recorded_version(new))
     if None in versions or versions[0] == versions[1]:
         return None, {}
-    history = releases.notes(registry.get(name)) if name in registry.names() else {}
+    history = releases.notes(corpus) if corpus else {}
     try:
         return versions, releases.between(history, *versions)
     except ValueError:  # a version that is not MAJOR.MINOR.PATCH: shown, without notes
         return versions, {}
 
 
-def _keys(name: str | None) -> dict[str, list[str]]:
-    if name is None or name not in registry.names():
+def _keys(corpus: registry.Corpus | None) -> dict[str, list[str]]:
+    if corpus is None:
         return {}
-    corpus = registry.get(name)
     return {config: corpus.key(config) for config in corpus.configs if corpus.key(config)}
 
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from corpora import cards
 from corpora import exports
 from corpora import hub_client
+from corpora.cards import header
 from corpora.errors import CorporaError
 from corpora.errors import describe_failure
 
@@ -59,7 +59,7 @@ def recorded_corpus(folder: Path) -> str | None:
     if mark is not None:
         return mark.corpus
     try:
-        recorded = cards.read_metadata(folder / "README.md").get("corpora") or {}
+        recorded = header.read_metadata(folder / "README.md").get("corpora") or {}
     except (OSError, ValueError, AttributeError):  # no card, or not the YAML of one
         return None
     return recorded.get("corpus") if isinstance(recorded, dict) and isinstance(recorded.get("corpus"), str) else None
@@ -68,7 +68,7 @@ def recorded_corpus(folder: Path) -> str | None:
 def recorded_version(folder: Path) -> str | None:
     """The loader version an export's card records (`corpora: loader_version`), else None."""
     try:
-        recorded = cards.read_metadata(folder / "README.md").get("corpora") or {}
+        recorded = header.read_metadata(folder / "README.md").get("corpora") or {}
     except (OSError, ValueError, AttributeError):  # no card, or not the YAML of one
         return None
     version = recorded.get("loader_version") if isinstance(recorded, dict) else None
