@@ -1,6 +1,7 @@
-"""Card work: the loader's and an export's README.md (readme), the figures and statistics they show
-(figures, stats), croissant.json (croissant) and what the Hub's reviewers ask of a card (review).
-Here: the names the rest of corpora uses."""
+"""Card work, in one package: the loader's and an export's README.md (readme), the hand-written
+card source dataset_cards/NAME.yaml (source), what the card's sections show (sections), YAML read one way
+(header), the statistics and figures a card shows (figures), croissant.json (croissant) and what the Hub's
+reviewers ask of a card (review). The toolkit imports those modules; here, the package's face for other code."""
 
 from corpora.cards.header import read_metadata
 from corpora.cards.readme import PLACEHOLDER
