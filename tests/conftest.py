@@ -482,8 +482,8 @@ def mirror(request, monkeypatch, online):
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     base = f"http://127.0.0.1:{server.server_port}/"
-    module = registry.get(name).module  # the module the builder is built from now
-    monkeypatch.setattr(module, "_URLS", {path: base + path for path in module._URLS})
+    for config in registry.get(name).builder_class.BUILDER_CONFIGS:  # the configs the builder is built from now
+        monkeypatch.setattr(config, "url_prefix", base)
     yield base
     server.shutdown()
     server.server_close()

@@ -206,7 +206,7 @@ def test_streaming_cartoons_reads_each_file_once(monkeypatch):
     monkeypatch.setattr(module, "_read_data", lambda file, source, what: reads.append(source) or read_data(file, source, what))
     streamed = load(NAME, "cartoons", streaming=True, data_dir=str(corpus.dummy_dir), allow_modified_sources=True)
     assert sum(1 for _ in streamed["train"]) == 186
-    assert sorted(reads) == sorted(module._METADATA + module._CARTOONS)
+    assert sorted(reads) == sorted(corpus.config("cartoons").paths)  # the images and the metadata files
 
 
 def test_a_metadata_file_that_stalls_while_streaming_cartoons_is_one_line(monkeypatch, online):
@@ -215,8 +215,8 @@ def test_a_metadata_file_that_stalls_while_streaming_cartoons_is_one_line(monkey
     for variable, value in {"TIMEOUT": "1", "RETRIES": "1", "BACKOFF": "0.01"}.items():
         monkeypatch.setenv(f"CORPORA_DOWNLOAD_{variable}", value)
     server = FaultServer(corpus.dummy_dir, {"contests/artists.csv": ["stall"] * 10})
-    module = registry.get(NAME).module  # the module the builder is built from now
-    monkeypatch.setattr(module, "_URLS", {path: server.base + path for path in module._URLS})
+    for config in registry.get(NAME).builder_class.BUILDER_CONFIGS:  # the configs the builder is built from now
+        monkeypatch.setattr(config, "url_prefix", server.base)
     try:
         with pytest.raises(CorporaError) as caught:
             list(load(NAME, "cartoons", split="train", streaming=True))
@@ -241,10 +241,11 @@ def test_checksums_record_every_url_from_the_format_file():
     assert {entry[0] for entry in entries} == set(corpus.urls.values())
     # every file of the appendices is measured; the four metadata files have no published digest
     unmeasured = {entry[0] for entry in entries if entry[1:] == ["-", "-"]}
-    assert unmeasured == {corpus.urls[path] for path in loader._METADATA}
+    assert unmeasured == {corpus.urls[path] for path in corpus.config("cartoons").metadata}
     measured = [entry for entry in entries if entry[0] not in unmeasured]
     assert len(measured) == 199 + 87 + 186
-    assert all(url.startswith(loader._MEDIA_PREFIX) == url.endswith(".zip") for url, _, _ in measured)
+    media = corpus.config("cardinal_responses").url_prefix  # Git LFS: the response archives
+    assert all(url.startswith(media) == url.endswith(".zip") for url, _, _ in measured)
     by_url = {url: (int(size), sha) for url, size, sha in measured}
     assert by_url[corpus.urls[RESPONSES + "497-responses.csv.zip"]] == (
         810721, "b2518fdb42ce7a9748e0556a86cde214fcd89574d621ee2407292d6865bf0ed2")

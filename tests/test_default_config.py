@@ -20,8 +20,8 @@ DROPPED = ["ratings", "raters"]  # the configs cut from the example
 
 
 def without_config(text, config):
-    """The loader's text without the SourceConfig(...) block of `config`."""
-    block = re.search(rf'\n    SourceConfig\(\n        name="{config}",\n.*?\n    \),', text, re.DOTALL)
+    """The loader's text without the config's `ExampleConfig(...)` block."""
+    block = re.search(rf'\n    ExampleConfig\(\n        name="{config}",\n.*?\n    \),', text, re.DOTALL)
     assert block, config
     return text[: block.start()] + text[block.end() :]
 

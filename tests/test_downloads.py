@@ -56,8 +56,8 @@ def serve(monkeypatch):
     def start(plan=None):
         server = FaultServer(EXAMPLE_RELEASE, plan)
         servers.append(server)
-        module = registry.get(NAME).module
-        monkeypatch.setattr(module, "_URLS", {path: server.base + path for path in module._URLS})
+        for config in registry.get(NAME).builder_class.BUILDER_CONFIGS:
+            monkeypatch.setattr(config, "url_prefix", server.base)
         monkeypatch.setattr(registry.Corpus, "checksums_path", property(lambda corpus: _records(corpus, server.base)))
         return server
 

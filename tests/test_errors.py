@@ -52,11 +52,9 @@ def train_in_shards(monkeypatch, count):
     1 more" would be no shorter). Only the file lists change: the checks tested here stop before
     the build starts."""
     corpus = registry.get(NAME)
-    module = corpus.module
     train = [f"data/train-{shard}.jsonl" for shard in range(1, count + 1)]
     monkeypatch.setitem(corpus.config("sentences").files, "train", train)  # the same dict as ratings'
     assert corpus.config("ratings").files["train"] == train
-    monkeypatch.setattr(module, "_URLS", {**module._URLS, **{path: module._URL_PREFIX + path for path in train}})
 
 
 # --- Git LFS pointers ---------------------------------------------------------------------------
@@ -207,8 +205,8 @@ def serve(folder):
 
 
 def point_urls_at(monkeypatch, base):
-    module = registry.get(NAME).module
-    monkeypatch.setattr(module, "_URLS", {path: base + path for path in module._URLS})
+    for config in registry.get(NAME).builder_class.BUILDER_CONFIGS:
+        monkeypatch.setattr(config, "url_prefix", base)
 
 
 def closed_port():

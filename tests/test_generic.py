@@ -206,36 +206,68 @@ def loader_with(root, name, lines):
 
 
 @each_corpus
-@pytest.mark.parametrize("constant", registry.CONTRACT)
-def test_a_loader_without_a_contract_constant_is_refused_by_name(name, constant, loader_copy):
-    label = loader_with(loader_copy(name), name, [f"del {constant}"])
+@pytest.mark.parametrize("fact", registry.INFO_TEXTS)
+def test_a_loader_whose_info_lacks_a_text_is_refused_by_name(name, fact, loader_copy):
+    builder_class = registry.get(name).builder_class
+    builder = builder_class.__name__
+    label = loader_with(loader_copy(name), name, [
+        f"_info_of = {builder}._info",
+        "def _without(self):",
+        "    info = _info_of(self)",
+        f"    info.{fact} = ''",
+        "    return info",
+        f"{builder}._info = _without",
+    ])
     with pytest.raises(CorporaError) as caught:
         registry.get(name)
-    assert str(caught.value) == f'{label}: the loader must define {constant} (README, "Add a corpus")'
+    configs = ", ".join(repr(config.name) for config in builder_class.BUILDER_CONFIGS)
+    assert str(caught.value) == (
+        f'{label}: _info must give a {fact} (a non-empty string) for config(s) {configs} (README, "Add a corpus")'
+    )
 
 
 @each_corpus
-def test_a_loader_whose_constants_disagree_is_refused_with_every_reason(name, loader_copy):
+def test_a_loader_whose_facts_are_missing_is_refused_with_every_reason(name, loader_copy):
     corpus = registry.get(name)
     root = loader_copy(name)
     first = corpus.configs[0]
-    split = list(corpus.split_sizes[first])[0]
     builder = corpus.builder_class.__name__
     label = loader_with(root, name, [
-        "_LICENSE = ''",
         f"_first = [c for c in {builder}.BUILDER_CONFIGS if c.name == {first!r}][0]",
-        f"_first.files = {{**_first.files, {split!r}: ['not/a/source.csv']}}",  # its own dict: others may share one
+        "_first.license = ''",
+        "_first.url_prefix = None",
+        "_first.counter = 3",
         f"{builder}.BUILDER_CONFIGS = [*{builder}.BUILDER_CONFIGS, datasets.BuilderConfig(name='plain')]",
-        "_count_source_records = 3",
     ])
     with pytest.raises(CorporaError) as caught:
         registry.get(name)
     assert str(caught.value) == (
-        f"{label}: _LICENSE must be a non-empty string; "
-        f"config {first!r} reads paths that are not in _URLS: not/a/source.csv; "
-        "config 'plain' must be a SourceConfig (files, split_sizes, key); "
-        "_count_source_records must be a function (config, split, paths) -> records"
+        f"{label}: config {first!r} must give url_prefix, the pinned URL of its files' root; "
+        f"config {first!r} must give counter, a function (config, split, paths) -> records; "
+        "config 'plain' must be a SourceConfig (files, url_prefix, split_sizes, key, ...); "
+        f'_info must give a license (a non-empty string) for config(s) {first!r} (README, "Add a corpus")'
     )
+
+
+def test_two_configs_that_give_a_path_two_urls_are_refused(loader_copy):
+    # The first corpus whose last config reads a file that an earlier config reads too.
+    corpus, last = next(
+        (corpus, corpus.builder_class.BUILDER_CONFIGS[-1])
+        for corpus in registry.all_corpora()
+        if any(set(config.paths) & set(corpus.builder_class.BUILDER_CONFIGS[-1].paths)
+               for config in corpus.builder_class.BUILDER_CONFIGS[:-1])
+    )
+    label = loader_with(loader_copy(corpus.name), corpus.name, [
+        f"{corpus.builder_class.__name__}.BUILDER_CONFIGS[-1].url_prefix = 'https://example.org/'",
+    ])
+    with pytest.raises(CorporaError) as caught:
+        registry.get(corpus.name)
+    owners = {}
+    for config in corpus.builder_class.BUILDER_CONFIGS[:-1]:
+        owners.update({path: config.name for path in config.paths if path not in owners})
+    assert str(caught.value) == f"{label}: " + "; ".join(
+        f"configs {owners[path]!r} and {last.name!r} give {path} different URLs" for path in last.paths if path in owners
+    ) + ' (README, "Add a corpus")'
 
 
 @each_corpus
@@ -260,10 +292,12 @@ def test_a_broken_loader_is_one_clear_line_from_the_cli(name, loader_copy, capsy
     from corpora.cli import main
 
     root = loader_copy(name)
-    label = loader_with(root, name, ["del _URLS"])
+    first = registry.get(name).builder_class.BUILDER_CONFIGS[0].name
+    label = loader_with(root, name, ["del _HOMEPAGE"])
     assert main(["build", name, "--dummy", "--out", str(root / "out")]) == 1
     assert capsys.readouterr().err == (
-        f'corpora build: error: {label}: the loader must define _URLS (README, "Add a corpus")\n'
+        f"corpora build: error: {label}: _info failed for config {first!r}: NameError: name '_HOMEPAGE' is not "
+        'defined (README, "Add a corpus")\n'
     )
 
 

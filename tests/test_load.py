@@ -87,8 +87,8 @@ STREAM_FROM = """
 import sys, time
 import corpora
 from corpora import registry
-module = registry.get("example_ratings").module
-module._URLS = {path: sys.argv[1] + path for path in module._URLS}
+for config in registry.get("example_ratings").builder_class.BUILDER_CONFIGS:
+    config.url_prefix = sys.argv[1]
 started = time.monotonic()
 try:
     next(iter(corpora.load("example_ratings", "sentences", split="test", streaming=True)))
@@ -197,9 +197,9 @@ SENTENCES = ["s16", "s17", "s18", "s19"]  # of the test split
 
 def streamed_from(server, monkeypatch):
     """The rows of the example's test sentences streamed from `server`, closed afterwards."""
-    module = registry.get(NAME).module
     try:
-        monkeypatch.setattr(module, "_URLS", {path: server.base + path for path in module._URLS})
+        for config in registry.get(NAME).builder_class.BUILDER_CONFIGS:
+            monkeypatch.setattr(config, "url_prefix", server.base)
         return list(load(NAME, "sentences", split="test", streaming=True))
     finally:
         server.close()
@@ -279,11 +279,11 @@ def test_a_record_lost_or_invented_between_the_count_and_the_examples_stops_load
     from corpora import export_folder
     from corpora import prepare
 
-    corpus = registry.get(NAME)
-    counted = corpus.module._count_source_records
+    config = registry.get(NAME).config("ratings")
+    counted = config.counter
     # One source record more than the builder yields (as if the typing code dropped one), or one
     # fewer (as if it made one up).
-    monkeypatch.setattr(corpus.module, "_count_source_records",
+    monkeypatch.setattr(config, "counter",
                         lambda config, split, paths: counted(config, split, paths) + more * (split == "validation"))
     with pytest.raises(CorporaError) as caught:
         if route == "load":
@@ -312,16 +312,15 @@ def test_a_request_names_its_configs_once_and_refuses_what_cannot_be_built():
 def test_the_loader_counts_the_records_of_the_config_itself(monkeypatch):
     corpus = registry.get(NAME)
     given = []
-    monkeypatch.setattr(corpus.module, "_count_source_records", lambda config, split, paths: given.append(config) or 0)
+    monkeypatch.setattr(corpus.config("raters"), "counter", lambda config, split, paths: given.append(config) or 0)
     assert corpus.count_source_records("raters", "train", []) == 0
     assert given == [corpus.config("raters")] and given[0].files == {"train": ["raters.csv"]}
 
 
 def test_a_split_already_in_the_cache_is_not_counted_again(monkeypatch, tmp_path):
-    corpus = registry.get(NAME)
-    counted, calls = corpus.module._count_source_records, []
-    monkeypatch.setattr(corpus.module, "_count_source_records",
-                        lambda config, split, paths: calls.append(split) or counted(config, split, paths))
+    config = registry.get(NAME).config("ratings")
+    counted, calls = config.counter, []
+    monkeypatch.setattr(config, "counter", lambda config, split, paths: calls.append(split) or counted(config, split, paths))
     first = load(NAME, "ratings", dummy=True, cache_dir=tmp_path)
     assert calls == ["train", "validation", "test"]
     again = load(NAME, "ratings", dummy=True, cache_dir=tmp_path)

@@ -29,13 +29,12 @@ def test_the_corpora_version_is_the_installed_package_s():
 
 @pytest.fixture
 def pinned_urls(monkeypatch):
-    """The example's source URLs moved to GitHub's raw and LFS hosts and the Hub, each pinning a commit."""
-    module = registry.get(EXAMPLE).module
-    hosts = [f"https://raw.githubusercontent.com/owner/repo/{GITHUB}/",
-             f"https://media.githubusercontent.com/media/owner/repo/{GITHUB}/",
-             f"https://huggingface.co/datasets/org/name/resolve/{HUB}/"]
-    urls = {path: hosts[index % 3] + path for index, path in enumerate(sorted(module._URLS))}
-    monkeypatch.setattr(module, "_URLS", urls)
+    """The example's source URLs moved to GitHub's LFS host (the sentences) and the Hub (the raters), each pinning a commit."""
+    hosts = {"sentences": f"https://media.githubusercontent.com/media/owner/repo/{GITHUB}/",
+             "ratings": f"https://media.githubusercontent.com/media/owner/repo/{GITHUB}/",
+             "raters": f"https://huggingface.co/datasets/org/name/resolve/{HUB}/"}
+    for config in registry.get(EXAMPLE).builder_class.BUILDER_CONFIGS:
+        monkeypatch.setattr(config, "url_prefix", hosts[config.name])
 
 
 def test_the_upstream_commits_are_read_from_the_pinned_urls(pinned_urls):

@@ -54,7 +54,6 @@ ONE_CONFIG = """
 
 # One config only (tests/test_save_info.py).
 ExampleRatings.BUILDER_CONFIGS = [c for c in ExampleRatings.BUILDER_CONFIGS if c.name == "sentences"]
-_URLS = {path: _URLS[path] for path in ExampleRatings.BUILDER_CONFIGS[0].paths}
 """
 
 

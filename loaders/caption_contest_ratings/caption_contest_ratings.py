@@ -106,8 +106,6 @@ _CARDINAL = [_RESPONSE_DIR + name for name in _response_names() if name not in _
 _DUELING = [_RESPONSE_DIR + name for name in _response_names() if name in _DUELING_ARCHIVES]
 _CARTOONS = [f"contests/info/{contest}/{contest}.jpg" for contest in _CARTOON_CONTESTS]
 
-_URLS = {path: _RAW_PREFIX + path for path in _SUMMARIES + _CARTOONS + _METADATA}
-_URLS.update({path: _MEDIA_PREFIX + path for path in _CARDINAL + _DUELING})
 
 
 # --- the fields ----------------------------------------------------------------------------------
@@ -212,13 +210,11 @@ _CARTOON_FIELDS = {
     "anomalies": Field([datasets.Value("string")]),
 }
 
-_FEATURES = {
-    "summaries": datasets.Features(features({**_SUMMARY_NAME_FIELDS, **_SUMMARY_FIELDS})),
-    "cardinal_responses": datasets.Features(features(_CARDINAL_FIELDS)),
-    "dueling_responses": datasets.Features(features(_DUELING_FIELDS)),
-    "cartoons": datasets.Features(features(_CARTOON_FIELDS)),
-}
-_SCHEMAS = {name: config_features.arrow_schema for name, config_features in _FEATURES.items()}
+_SUMMARY_FEATURES = datasets.Features(features({**_SUMMARY_NAME_FIELDS, **_SUMMARY_FIELDS}))
+_CARDINAL_FEATURES = datasets.Features(features(_CARDINAL_FIELDS))
+_DUELING_FEATURES = datasets.Features(features(_DUELING_FIELDS))
+_CARTOON_FEATURES = datasets.Features(features(_CARTOON_FIELDS))
+_SUMMARY_SCHEMA, _CARTOON_SCHEMA = _SUMMARY_FEATURES.arrow_schema, _CARTOON_FEATURES.arrow_schema  # made once
 
 
 def _file_fields(fields):
@@ -245,88 +241,6 @@ _CARDINAL_COLUMNS, _CARDINAL_FORMAT = _response_format(_CARDINAL_FIELDS, "rating
 _DUELING_COLUMNS, _DUELING_FORMAT = _response_format(_DUELING_FIELDS, "votes")
 
 
-# --- the configs and the builder -----------------------------------------------------------------
-_VERSION = datasets.Version("1.0.0")
-
-
-@dataclasses.dataclass
-class CaptionContestConfig(SourceConfig):
-    """A config; `contests` restricts it to those contests' files (checked in `_split_generators`)."""
-    contests: list = None
-
-
-# Alphabetical, the order of the card's `configs:`. Summaries have no natural key (quirks
-# 1, two-headers; 10, tied-ranks; 8, repeated-captions): their rows are matched by position.
-_CONFIGS = [
-    CaptionContestConfig(
-        name="cardinal_responses", version=_VERSION, key=("source_file", "row_index"),
-        description="One example per rating of one caption (unfunny / somewhat funny / funny).",
-        files={"train": _CARDINAL}, split_sizes={"train": None},
-    ),
-    CaptionContestConfig(
-        name="cartoons", version=_VERSION, key=("contest",),
-        description="One example per contest: the cartoon image, its artist, description, contexts and anomalies.",
-        files={"train": _CARTOONS + _METADATA}, split_sizes={"train": 186},
-    ),
-    CaptionContestConfig(
-        name="dueling_responses", version=_VERSION, key=("source_file", "row_index"),
-        description="One example per pairwise vote between two captions (contests 497, 508, 509).",
-        files={"train": _DUELING}, split_sizes={"train": None},
-    ),
-    CaptionContestConfig(
-        name="summaries", version=_VERSION,
-        description="One example per caption per summary file (contest x algorithm x round or variant).",
-        files={"train": _SUMMARIES}, split_sizes={"train": 1081771},
-    ),
-]
-
-
-class CaptionContestRatings(SourceBuilder, datasets.ArrowBasedBuilder):
-    """New Yorker caption contest ratings (NEXT): summaries, cardinal and dueling responses, cartoons."""
-
-    VERSION = _VERSION
-    RELEASE_NOTES = {"1.0.0": "Initial release: configs summaries, cardinal_responses, dueling_responses and cartoons."}
-    BUILDER_CONFIG_CLASS = CaptionContestConfig
-    BUILDER_CONFIGS = _CONFIGS
-    DEFAULT_CONFIG_NAME = "summaries"
-    DEFAULT_WRITER_BATCH_SIZE = 100_000  # the tables' size: datasets' 1,000 would cut them into small writes
-
-    def _features(self):
-        return _FEATURES[self.config.name].copy()
-
-    def _split_generators(self, dl_manager):
-        name = self.config.name
-        paths = self.config.files["train"]
-        metadata = [path for path in paths if path in _METADATA]
-        shards = [path for path in paths if path not in _METADATA]
-        contests = self.config.contests
-        if contests is not None:
-            if isinstance(contests, (str, bytes)) or not all(type(c) is int for c in contests):
-                raise ValueError(f"contests: expected a list of contest numbers (ints), got {contests!r}")
-            contests = sorted(set(contests))
-            shards = [path for path in shards if _path_contest(path) in contests]
-            if not shards:
-                raise ValueError(f"{name}: no source file for contests {contests}")
-        local = local_files(self.config.data_dir, dl_manager, shards + metadata, _URLS)
-        gen_kwargs = {"files": [local[path] for path in shards], "sources": shards}
-        if name == "cartoons":
-            gen_kwargs["metadata"] = {path: local[path] for path in metadata}
-        return [datasets.SplitGenerator(name=datasets.Split.TRAIN, gen_kwargs=gen_kwargs)]
-
-    def _generate_tables(self, files, sources, metadata=None):
-        if self.config.name == "cartoons":  # called once per image when streaming: the metadata is read once
-            if getattr(self, "_metadata", (None,))[0] != metadata:
-                self._metadata = (metadata, _read_metadata(metadata))
-            yield from _cartoon_tables(files, sources, *self._metadata[1])
-            return
-        read, tables_of = {
-            "summaries": (_read_summary_file, _summary_tables),
-            "cardinal_responses": (_read_archive, _cardinal_tables),
-            "dueling_responses": (_read_archive, _dueling_tables),
-        }[self.config.name]
-        yield from tables_of_files(read, tables_of, files, sources, _MIN_ROWS_PER_TABLE)
-
-
 # --- the readers ---------------------------------------------------------------------------------
 _MIN_ROWS_PER_TABLE = 100_000  # small files are yielded together, up to about this many rows
 _SUMMARY_NAME = re.compile(
@@ -346,13 +260,19 @@ _read_archive = functools.partial(archive_chunks, xopen)
 _read_archive_whole = functools.partial(archive_whole, xopen)
 
 
-def _count_source_records(config, split, local_paths):
-    """CSV records or images, counted without typing: pyarrow converts only a CSV's last column."""
-    if config.name == "cartoons":  # downloaded files have no extension in the cache: told apart by their bytes
-        return sum(1 for path in local_paths if _is_image(path))
-    if config.name == "summaries":
-        return count_records_of_files(_read_summary_file, None, local_paths)
+def _count_summary_records(config, split, local_paths):
+    """CSV records, counted without typing: pyarrow converts only a CSV's last column."""
+    return count_records_of_files(_read_summary_file, None, local_paths)
+
+
+def _count_response_records(config, split, local_paths):
+    """CSV records, counted without typing: pyarrow converts only a CSV's last column."""
     return count_records_of_files(_read_archive, _read_archive_whole, local_paths)
+
+
+def _count_images(config, split, local_paths):
+    """Images: downloaded files have no extension in the cache, so they are told apart by their bytes."""
+    return sum(1 for path in local_paths if _is_image(path))
 
 
 def _is_image(path):
@@ -389,7 +309,7 @@ def _summary_tables(chunks, file, source):
     meta = _parse_summary_name(source)
     context = {"contest": _CONTEST_FIELD_EXCEPTIONS.get(meta["source_file"], meta["contest"])}
     meta["algorithm"] = _ALGORITHMS.index(meta["algorithm"])
-    schema = _SCHEMAS["summaries"]
+    schema = _SUMMARY_SCHEMA
     for where, header, offset, batch in file_batches(chunks, _SUMMARY_FORMAT):
         n, col = batch.num_rows, batch.column
         context["column"] = col
@@ -401,8 +321,8 @@ def _summary_tables(chunks, file, source):
         yield pa.Table.from_arrays(columns, schema=schema)
 
 
-def _response_tables(config, fields, csv_format, chunks, file, source):
-    """The tables of a response archive of `config`, read as `csv_format` says."""
+def _response_tables(schema, fields, csv_format, chunks, file, source):
+    """The tables of a response archive, of `schema`, read as `csv_format` says."""
     shape = "<contest>[-<qualifier>]-responses.csv.zip"
     name, match = _name_match(source, _ARCHIVE_NAME, f"response archive name ({shape})")
     nullable = {column for column, field in _file_fields(fields).items() if field.nulls}
@@ -424,11 +344,13 @@ def _response_tables(config, fields, csv_format, chunks, file, source):
         if "rating_label" in fields:
             columns["rating_label"] = pc.cast(pc.subtract(col("target_reward"), 1), pa.int64())
         arrays = [columns[f] if f in columns else col(field.source(f)) for f, field in fields.items()]
-        yield pa.Table.from_arrays(arrays, schema=_SCHEMAS[config])
+        yield pa.Table.from_arrays(arrays, schema=schema)
 
 
-_cardinal_tables = functools.partial(_response_tables, "cardinal_responses", _CARDINAL_FIELDS, _CARDINAL_FORMAT)
-_dueling_tables = functools.partial(_response_tables, "dueling_responses", _DUELING_FIELDS, _DUELING_FORMAT)
+_cardinal_tables = functools.partial(
+    _response_tables, _CARDINAL_FEATURES.arrow_schema, _CARDINAL_FIELDS, _CARDINAL_FORMAT
+)
+_dueling_tables = functools.partial(_response_tables, _DUELING_FEATURES.arrow_schema, _DUELING_FIELDS, _DUELING_FORMAT)
 
 
 def _read_metadata(files):
@@ -447,7 +369,7 @@ def _cartoon_tables(files, sources, artists, descriptions, contexts, anomalies):
         row = {"contest": contest, "image": {"bytes": data, "path": source}, "artist": artists.get(contest),
                "description": descriptions.get(contest), "contexts": contexts.get(contest, []),
                "anomalies": anomalies.get(contest, [])}
-        yield f"{contest}", pa.Table.from_pylist([row], schema=_SCHEMAS["cartoons"])
+        yield f"{contest}", pa.Table.from_pylist([row], schema=_CARTOON_SCHEMA)
 
 
 def _read_data(file, source, what):
@@ -498,3 +420,93 @@ def _read_word_lists(file, source):
             raise ValueError(f"{where}: contest {contest} appears twice")
         lists[contest] = words
     return lists
+
+
+# --- the configs and the builder -----------------------------------------------------------------
+@dataclasses.dataclass
+class CaptionContestConfig(SourceConfig):
+    """A config. `read(file, source)` cuts one of its CSV files into chunks of records, which
+    `tables(chunks, file, source)` types; a config with `metadata` (paths among its files) has
+    images instead, each joined with the metadata. `contests` restricts it to those contests'
+    files (checked in `_split_generators`)."""
+
+    read: object = dataclasses.field(default=None, repr=False)
+    tables: object = dataclasses.field(default=None, repr=False)
+    metadata: list = dataclasses.field(default_factory=list, repr=False)
+    contests: list = None
+
+
+_VERSION = datasets.Version("1.0.0")
+# Alphabetical, the order of the card's `configs:`. Summaries have no natural key (quirks
+# 1, two-headers; 10, tied-ranks; 8, repeated-captions): their rows are matched by position.
+_CONFIGS = [
+    CaptionContestConfig(
+        name="cardinal_responses", version=_VERSION, key=("source_file", "row_index"),
+        description="One example per rating of one caption (unfunny / somewhat funny / funny).",
+        features=_CARDINAL_FEATURES, read=_read_archive, tables=_cardinal_tables, counter=_count_response_records,
+        files={"train": _CARDINAL}, url_prefix=_MEDIA_PREFIX, split_sizes={"train": None}, license=_LICENSE,
+    ),
+    CaptionContestConfig(
+        name="cartoons", version=_VERSION, key=("contest",),
+        description="One example per contest: the cartoon image, its artist, description, contexts and anomalies.",
+        features=_CARTOON_FEATURES, metadata=_METADATA, counter=_count_images,
+        files={"train": _CARTOONS + _METADATA}, url_prefix=_RAW_PREFIX, split_sizes={"train": 186}, license=_LICENSE,
+    ),
+    CaptionContestConfig(
+        name="dueling_responses", version=_VERSION, key=("source_file", "row_index"),
+        description="One example per pairwise vote between two captions (contests 497, 508, 509).",
+        features=_DUELING_FEATURES, read=_read_archive, tables=_dueling_tables, counter=_count_response_records,
+        files={"train": _DUELING}, url_prefix=_MEDIA_PREFIX, split_sizes={"train": None}, license=_LICENSE,
+    ),
+    CaptionContestConfig(
+        name="summaries", version=_VERSION,
+        description="One example per caption per summary file (contest x algorithm x round or variant).",
+        features=_SUMMARY_FEATURES, read=_read_summary_file, tables=_summary_tables, counter=_count_summary_records,
+        files={"train": _SUMMARIES}, url_prefix=_RAW_PREFIX, split_sizes={"train": 1081771}, license=_LICENSE,
+    ),
+]
+
+
+class CaptionContestRatings(SourceBuilder, datasets.ArrowBasedBuilder):
+    """New Yorker caption contest ratings (NEXT): summaries, cardinal and dueling responses, cartoons."""
+
+    VERSION = _VERSION
+    RELEASE_NOTES = {"1.0.0": "Initial release: configs summaries, cardinal_responses, dueling_responses and cartoons."}
+    BUILDER_CONFIG_CLASS = CaptionContestConfig
+    BUILDER_CONFIGS = _CONFIGS
+    DEFAULT_CONFIG_NAME = "summaries"
+    DEFAULT_WRITER_BATCH_SIZE = 100_000  # the tables' size: datasets' 1,000 would cut them into small writes
+
+    def _info(self):
+        return datasets.DatasetInfo(
+            description=_DESCRIPTION,
+            features=self.config.features.copy(),
+            homepage=_HOMEPAGE,
+            license=self.config.license,
+            citation=_CITATION,
+        )
+
+    def _split_generators(self, dl_manager):
+        metadata = self.config.metadata
+        shards = [path for path in self.config.files["train"] if path not in metadata]
+        contests = self.config.contests
+        if contests is not None:
+            if isinstance(contests, (str, bytes)) or not all(type(c) is int for c in contests):
+                raise ValueError(f"contests: expected a list of contest numbers (ints), got {contests!r}")
+            contests = sorted(set(contests))
+            shards = [path for path in shards if _path_contest(path) in contests]
+            if not shards:
+                raise ValueError(f"{self.config.name}: no source file for contests {contests}")
+        local = local_files(self.config.data_dir, dl_manager, shards + metadata, self.config.urls)
+        gen_kwargs = {"files": [local[path] for path in shards], "sources": shards,
+                      "metadata": {path: local[path] for path in metadata}}
+        return [datasets.SplitGenerator(name=datasets.Split.TRAIN, gen_kwargs=gen_kwargs)]
+
+    def _generate_tables(self, files, sources, metadata):
+        if not self.config.metadata:
+            yield from tables_of_files(self.config.read, self.config.tables, files, sources, _MIN_ROWS_PER_TABLE)
+            return
+        # Images joined with the metadata; called once per image when streaming: the metadata is read once.
+        if getattr(self, "_metadata", (None,))[0] != metadata:
+            self._metadata = (metadata, _read_metadata(metadata))
+        yield from _cartoon_tables(files, sources, *self._metadata[1])

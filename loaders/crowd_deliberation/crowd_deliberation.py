@@ -4,7 +4,7 @@ English texts (sarcasm, person-place relations), and the group deliberations of 
 From the three CSV files of crowd-deliberation/data at its last commit; their format and quirks: FORMAT.md.
 """
 
-import copy
+import dataclasses
 import logging
 import re
 
@@ -27,6 +27,7 @@ from corpora.loader_shared.fields import reader
 from corpora.loader_shared.fields import string
 from corpora.loader_shared.loader_common import field_path
 from corpora.loader_shared.loader_common import invalid
+from corpora.loader_shared.loader_common import local_files
 from corpora.loader_shared.loader_common import show
 from corpora.loader_shared.strict_json import check_fields
 from corpora.loader_shared.strict_json import loads
@@ -64,12 +65,11 @@ _LICENSE = "mit"
 _COMMIT = "d36857821c0b2694aa0fe3da3aa514d5b15e7cf6"
 _URL_PREFIX = f"https://raw.githubusercontent.com/crowd-deliberation/data/{_COMMIT}/"
 
+# Paths relative to the upstream repository root (the layout a `data_dir` copy mirrors).
 _DATA = "data.csv"
 _LABELS = "labels.csv"
 _DELIBERATIONS = "deliberations.csv"
 
-# Paths relative to the upstream repository root (the layout a `data_dir` copy mirrors).
-_URLS = {path: _URL_PREFIX + path for path in (_DATA, _LABELS, _DELIBERATIONS)}
 
 
 # --- the fields ------------------------------------------------------------------------------
@@ -345,77 +345,41 @@ _DELIBERATION_COLUMNS = [column for table in _DELIBERATION_TABLES for column in 
 _HEADERS = {_DATA: _DATA_COLUMNS, _LABELS: _LABEL_COLUMNS, _DELIBERATIONS: _DELIBERATION_COLUMNS}
 
 
-def _config_features(config_name):
-    if config_name == "texts":
-        table = features(_DATA_FIELDS)
-    elif config_name == "labels":
-        table = features(_LABEL_FIELDS)
-    else:
-        member = features(_MEMBER_FIELDS[_MEMBER_PREFIXES[0]])
-        member["statistics"] = {phase: features(group) for phase, group in _MEMBER_GROUPS[_MEMBER_PREFIXES[0]].items()}
-        table = features(_GROUP_FIELDS)
-        table["members"] = [member]  # a list, not datasets.Sequence: the same types and card on datasets 3.6 and 5.x
-        table.update(features(_CHAT_FIELDS))
-        table["statistics"] = {
-            phase.lower(): {statistic: features(group) for statistic, group in statistics.items()}
-            for phase, statistics in _GROUP_STATISTICS.items()
-        }
-    return datasets.Features(copy.deepcopy(table))  # never share the tables' feature objects with a builder
-
-
-# --- the configs and the builder -------------------------------------------------------------
-# No upstream splits: one `train` split. It reads its config's file, then the one it is checked against.
-_VERSION = datasets.Version("1.0.0")
-_CONFIGS = [
-    SourceConfig(
-        name="deliberations", version=_VERSION, key=("deliberation_id",),
-        description="One example per group deliberation: three member structs, three chat logs, "
-        "readability statistics.",
-        files={"train": [_DELIBERATIONS, _LABELS]}, split_sizes={"train": 418},
-    ),
-    SourceConfig(
-        name="labels", version=_VERSION, key=("label_id",),
-        description="One example per crowd label, with its evidence and the worker's expected disagreement.",
-        files={"train": [_LABELS, _DATA]}, split_sizes={"train": 4165},
-    ),
-    SourceConfig(
-        name="texts", version=_VERSION, key=("data_id",),
-        description="One example per text shown to the workers, with the ground truth where known.",
-        files={"train": [_DATA]}, split_sizes={"train": 80},
-    ),
-]
-
-
-class CrowdDeliberation(SourceBuilder, datasets.GeneratorBasedBuilder):
-    """Crowd labels on sarcasm and relation texts, and group deliberations on disagreements."""
-
-    VERSION = _VERSION
-    RELEASE_NOTES = {"1.0.0": "Initial release: the configs deliberations, labels and texts."}
-    BUILDER_CONFIGS = _CONFIGS
-    DEFAULT_CONFIG_NAME = "deliberations"
-    READ_SPLIT_FILES_TOGETHER = True
-
-    def _features(self):
-        return _config_features(self.config.name)
-
-    def _generate_examples(self, filepaths, sources):
-        if self.config.name == "texts":
-            examples = _read_texts(filepaths[0], sources[0])
-        elif self.config.name == "labels":
-            texts = {text["data_id"]: text for text in _read_texts(filepaths[1], sources[1])}
-            examples = _read_labels(filepaths[0], sources[0], texts)
-        else:
-            label_ids = {label["label_id"] for label in _read_labels(filepaths[1], sources[1], None)}
-            examples = _read_deliberations(filepaths[0], sources[0], label_ids)
-        for example in examples:
-            yield str(example[self.config.key[0]]), example
+def _deliberation_features():
+    member = features(_MEMBER_FIELDS[_MEMBER_PREFIXES[0]])
+    member["statistics"] = {phase: features(group) for phase, group in _MEMBER_GROUPS[_MEMBER_PREFIXES[0]].items()}
+    table = features(_GROUP_FIELDS)
+    table["members"] = [member]  # a list, not datasets.Sequence: the same types and card on datasets 3.6 and 5.x
+    table.update(features(_CHAT_FIELDS))
+    table["statistics"] = {
+        phase.lower(): {statistic: features(group) for statistic, group in statistics.items()}
+        for phase, statistics in _GROUP_STATISTICS.items()
+    }
+    return datasets.Features(table)
 
 
 # --- the readers -----------------------------------------------------------------------------
-def _count_source_records(config, split, local_paths):
+def _count_records(config, split, local_paths):
     """Records of the config's own file, read untyped: a record the typing lost or doubled would show."""
     source = config.files[split][0]
     return sum(1 for _ in records(local_paths[0], source, _HEADERS[source]))
+
+
+def _texts(filepaths, sources):
+    """data.csv's texts."""
+    return _read_texts(filepaths[0], sources[0])
+
+
+def _labels(filepaths, sources):
+    """labels.csv's labels, checked against data.csv's texts."""
+    texts = {text["data_id"]: text for text in _read_texts(filepaths[1], sources[1])}
+    return _read_labels(filepaths[0], sources[0], texts)
+
+
+def _deliberations(filepaths, sources):
+    """deliberations.csv's deliberations, their members' labels checked against labels.csv."""
+    label_ids = {label["label_id"] for label in _read_labels(filepaths[1], sources[1], None)}
+    return _read_deliberations(filepaths[0], sources[0], label_ids)
 
 
 def _read_texts(filepath, source):
@@ -496,3 +460,72 @@ def _group_statistics(row, phase, messages):
 def _problem(where, field, message):
     """The ValueError of a field whose problem is not one bad value."""
     return ValueError(f"{where}: field {field_path(field)}: {message}")
+
+
+# --- the configs and the builder -------------------------------------------------------------
+# No upstream splits: one `train` split. It reads its config's file, then the one it is checked against.
+@dataclasses.dataclass
+class CrowdConfig(SourceConfig):
+    """A config; `read(filepaths, sources)` yields its typed examples from its split's files, read together."""
+
+    read: object = dataclasses.field(default=None, repr=False)
+
+
+_VERSION = datasets.Version("1.0.0")
+_CONFIGS = [
+    CrowdConfig(
+        name="deliberations", version=_VERSION, key=("deliberation_id",),
+        description="One example per group deliberation: three member structs, three chat logs, "
+        "readability statistics.",
+        features=_deliberation_features(), read=_deliberations, counter=_count_records,
+        files={"train": [_DELIBERATIONS, _LABELS]}, url_prefix=_URL_PREFIX, split_sizes={"train": 418},
+        license=_LICENSE,
+    ),
+    CrowdConfig(
+        name="labels", version=_VERSION, key=("label_id",),
+        description="One example per crowd label, with its evidence and the worker's expected disagreement.",
+        features=datasets.Features(features(_LABEL_FIELDS)), read=_labels, counter=_count_records,
+        files={"train": [_LABELS, _DATA]}, url_prefix=_URL_PREFIX, split_sizes={"train": 4165},
+        license=_LICENSE,
+    ),
+    CrowdConfig(
+        name="texts", version=_VERSION, key=("data_id",),
+        description="One example per text shown to the workers, with the ground truth where known.",
+        features=datasets.Features(features(_DATA_FIELDS)), read=_texts, counter=_count_records,
+        files={"train": [_DATA]}, url_prefix=_URL_PREFIX, split_sizes={"train": 80},
+        license=_LICENSE,
+    ),
+]
+
+
+class CrowdDeliberation(SourceBuilder, datasets.GeneratorBasedBuilder):
+    """Crowd labels on sarcasm and relation texts, and group deliberations on disagreements."""
+
+    VERSION = _VERSION
+    RELEASE_NOTES = {"1.0.0": "Initial release: the configs deliberations, labels and texts."}
+    BUILDER_CONFIG_CLASS = CrowdConfig
+    BUILDER_CONFIGS = _CONFIGS
+    DEFAULT_CONFIG_NAME = "deliberations"
+
+    def _info(self):
+        return datasets.DatasetInfo(
+            description=_DESCRIPTION,
+            features=self.config.features.copy(),
+            homepage=_HOMEPAGE,
+            license=self.config.license,
+            citation=_CITATION,
+        )
+
+    def _split_generators(self, dl_manager):
+        local = local_files(self.config.data_dir, dl_manager, self.config.paths, self.config.urls)
+        # Tuples: a split's files are read together, each with its part; datasets shards lists, never tuples.
+        return [
+            datasets.SplitGenerator(
+                name=split, gen_kwargs={"filepaths": tuple(local[p] for p in paths), "sources": tuple(paths)}
+            )
+            for split, paths in self.config.files.items()
+        ]
+
+    def _generate_examples(self, filepaths, sources):
+        for example in self.config.read(filepaths, sources):
+            yield str(example[self.config.key[0]]), example

@@ -28,6 +28,7 @@ from corpora.loader_shared.fields import reader
 from corpora.loader_shared.fields import string
 from corpora.loader_shared.loader_common import check_is_data
 from corpora.loader_shared.loader_common import invalid
+from corpora.loader_shared.loader_common import local_files
 from corpora.loader_shared.loader_common import no_records
 from corpora.loader_shared.loader_common import utf8
 from corpora.loader_shared.strict_json import check_fields
@@ -64,7 +65,6 @@ _SPLIT_PATHS = {
     "test": "dialog_data/curiosity_dialogs.test.json",
     "test_zero": "dialog_data/curiosity_dialogs.test_zero.json",
 }
-_URLS = {path: _URL_PREFIX + path for path in _SPLIT_PATHS.values()}
 
 # --- the fields, in upstream key order: the features, each record's keys and the checks derive from them
 # Lists are Python lists, not datasets.Sequence: the same feature types and card YAML on datasets 3.6 and 5.x.
@@ -169,51 +169,9 @@ _HEADER_KEYS = [
 ]
 
 
-# --- the builder: official sizes in dialogs (the old HF dataset_infos.json, card and the authors agree)
-_VERSION = datasets.Version("2.0.0")
-_CONFIGS = [
-    SourceConfig(
-        name="dialogs",
-        version=_VERSION,
-        description="One example per dialog, with its messages (and each message's facts) as lists of structs.",
-        files={split: [path] for split, path in _SPLIT_PATHS.items()},
-        split_sizes={"train": 10287, "validation": 1287, "test": 1287, "test_zero": 1187},
-        key=("dialog_id",),
-    ),
-]
-
-
-_DIALOGS_PER_TABLE = 1000  # datasets' batch of examples
-
-
-class CuriosityDialogs(SourceBuilder, datasets.ArrowBasedBuilder):
-    """Curiosity dialogs: user/assistant conversations about geography, with facts and dialog acts."""
-
-    VERSION = _VERSION
-    RELEASE_NOTES = {  # version -> what changed for users
-        "2.0.0": (
-            "Initial release of this loader, numbered above the earlier Hugging Face loader (1.0.0), "
-            "whose data it changes: the split val is validation, its \"False\"/\"True\" class labels "
-            "are booleans, messages and facts are lists of structs (see the card's Errata)."
-        ),
-    }
-    BUILDER_CONFIGS = _CONFIGS
-    DEFAULT_CONFIG_NAME = "dialogs"
-
-    def _features(self):
-        return datasets.Features(features(_DIALOG_FIELDS))
-
-    def _generate_tables(self, filepaths, sources):
-        (filepath,), (source,) = filepaths, sources  # one file per split
-        dialogs, schema = _read_dialogs(filepath, source), self.info.features.arrow_schema
-        # Tables of typed dialogs, built by pyarrow: datasets' encoding of each nested value was half the build.
-        while batch := list(itertools.islice(dialogs, _DIALOGS_PER_TABLE)):
-            yield batch[0][0], pa.Table.from_pylist([dialog for _, dialog in batch], schema=schema)
-
-
 # --- the readers ---------------------------------------------------------------------------------
 
-def _count_source_records(config, split, local_paths):
+def _count_dialogs(config, split, local_paths):
     """Source records of a split, counted with json.load alone: the length of the `dialogs` list."""
     with xopen(local_paths[0], "rb") as f:
         return len(json.load(f)["dialogs"])
@@ -255,3 +213,61 @@ def _dialog_list(document, source):
 
 
 _typed_dialog = _record(_DIALOG_FIELDS)  # (record, where) -> the typed dialog
+
+
+# --- the config and the builder: official sizes in dialogs (the old HF dataset_infos.json, card and the authors agree)
+_VERSION = datasets.Version("2.0.0")
+_CONFIGS = [
+    SourceConfig(
+        name="dialogs",
+        version=_VERSION,
+        description="One example per dialog, with its messages (and each message's facts) as lists of structs.",
+        features=datasets.Features(features(_DIALOG_FIELDS)),
+        files={split: [path] for split, path in _SPLIT_PATHS.items()},
+        url_prefix=_URL_PREFIX,
+        split_sizes={"train": 10287, "validation": 1287, "test": 1287, "test_zero": 1187},
+        key=("dialog_id",),
+        license=_LICENSE,
+        counter=_count_dialogs,
+    ),
+]
+
+
+_DIALOGS_PER_TABLE = 1000  # datasets' batch of examples
+
+
+class CuriosityDialogs(SourceBuilder, datasets.ArrowBasedBuilder):
+    """Curiosity dialogs: user/assistant conversations about geography, with facts and dialog acts."""
+
+    VERSION = _VERSION
+    RELEASE_NOTES = {  # version -> what changed for users
+        "2.0.0": (
+            "Initial release of this loader, numbered above the earlier Hugging Face loader (1.0.0), "
+            "whose data it changes: the split val is validation, its \"False\"/\"True\" class labels "
+            "are booleans, messages and facts are lists of structs (see the card's Errata)."
+        ),
+    }
+    BUILDER_CONFIGS = _CONFIGS
+    DEFAULT_CONFIG_NAME = "dialogs"
+
+    def _info(self):
+        return datasets.DatasetInfo(
+            description=_DESCRIPTION,
+            features=self.config.features.copy(),
+            homepage=_HOMEPAGE,
+            license=self.config.license,
+            citation=_CITATION,
+        )
+
+    def _split_generators(self, dl_manager):
+        local = local_files(self.config.data_dir, dl_manager, self.config.paths, self.config.urls)
+        return [
+            datasets.SplitGenerator(name=split, gen_kwargs={"filepath": local[path], "source": path})
+            for split, (path,) in self.config.files.items()  # one file per split
+        ]
+
+    def _generate_tables(self, filepath, source):
+        dialogs, schema = _read_dialogs(filepath, source), self.info.features.arrow_schema
+        # Tables of typed dialogs, built by pyarrow: datasets' encoding of each nested value was half the build.
+        while batch := list(itertools.islice(dialogs, _DIALOGS_PER_TABLE)):
+            yield batch[0][0], pa.Table.from_pylist([dialog for _, dialog in batch], schema=schema)

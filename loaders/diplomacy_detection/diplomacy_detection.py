@@ -4,6 +4,7 @@ Source: the JSON Lines files of DenisPeskov/2020_acl_diplomacy at a pinned commi
 and quirks are in FORMAT.md beside this file.
 """
 
+import dataclasses
 import json
 
 import datasets
@@ -21,6 +22,7 @@ from corpora.loader_shared.fields import string
 from corpora.loader_shared.fields import typed
 from corpora.loader_shared.loader_common import check_is_data
 from corpora.loader_shared.loader_common import invalid
+from corpora.loader_shared.loader_common import local_files
 from corpora.loader_shared.loader_common import utf8
 from corpora.loader_shared.strict_json import check_fields
 from corpora.loader_shared.strict_json import loads
@@ -55,7 +57,6 @@ _SPLIT_PATHS = {
     "validation": "data/validation.jsonl",
     "test": "data/test.jsonl",
 }
-_URLS = {path: _URL_PREFIX + path for path in _SPLIT_PATHS.values()}
 _SPLIT_FILES = {split: [path] for split, path in _SPLIT_PATHS.items()}
 _VERSION = datasets.Version("2.0.0")
 
@@ -98,72 +99,15 @@ _DIALOG_KEYS = list(_MESSAGE_FIELDS) + list(_PER_DIALOG)
 _CONTENT = "JSON Lines, one dialog per line"
 
 
-# --- the builder: official sizes from the paper, the upstream README and the old HF dataset_infos.json
-_CONFIGS = [
-    SourceConfig(
-        name="conversations",
-        version=_VERSION,
-        description="One example per dialog (pair of players in one game), per-message fields as parallel lists.",
-        files=_SPLIT_FILES,
-        split_sizes={"train": 189, "validation": 21, "test": 42},
-        key=("game_id", "players"),
-    ),
-    SourceConfig(
-        name="messages",
-        version=_VERSION,
-        description="One example per message, with its dialog's game_id and players.",
-        files=_SPLIT_FILES,
-        split_sizes={"train": 13132, "validation": 1416, "test": 2741},
-        key=("game_id", "absolute_message_index"),
-    ),
-]
-
-
-class DiplomacyDetection(SourceBuilder, datasets.GeneratorBasedBuilder):
-    """Diplomacy dialogs with sender and receiver deception labels."""
-
-    VERSION = _VERSION
-    RELEASE_NOTES = {  # version -> what changed for users
-        "2.0.0": (
-            "Initial release of this loader, numbered above the earlier Hugging Face loader (1.1.0), "
-            "whose data it changes: new class label ids, booleans and integers for its class labels, "
-            "and a new config, messages (see the card's Migrating from the Earlier Hub Loader)."
-        ),
-    }
-    BUILDER_CONFIGS = _CONFIGS
-    DEFAULT_CONFIG_NAME = "conversations"
-
-    def _features(self):
-        if self.config.name == "conversations":
-            # Python lists, not datasets.Sequence: the same feature type and card YAML on datasets 3.6 and 5.x.
-            per_message = {key: [_PER_MESSAGE[name].feature] for key, name in _MESSAGE_FIELDS.items()}
-        else:
-            per_message = features(_PER_MESSAGE)
-        return datasets.Features({**per_message, **features(_PER_DIALOG)})
-
-    def _generate_examples(self, filepaths, sources):
-        (filepath,), (source,) = filepaths, sources  # one file per split
-        for line_number, dialog in _read_dialogs(filepath, source):
-            if self.config.name == "conversations":
-                yield str(line_number), dialog
-                continue
-            dialog_fields = {name: dialog[name] for name in _PER_DIALOG}
-            for position in range(len(dialog["messages"])):
-                example = {one: dialog[plural][position] for plural, one in _MESSAGE_FIELDS.items()}
-                example.update(dialog_fields)
-                yield f"{line_number}-{position}", example
-
-
-
 # --- the readers ---------------------------------------------------------------------------------
 
-def _count_source_records(config, split, local_paths):
-    """Source records of a split, counted with json.loads alone: dialogs, or for `messages` their messages."""
+def _count_records(config, split, local_paths):
+    """Source records of a split, counted with json.loads alone: dialogs, or their messages."""
     count = 0
     with xopen(local_paths[0], "rb") as f:
         for line in f:
             if line.strip():
-                count += 1 if config.name == "conversations" else len(json.loads(line)["messages"])
+                count += len(json.loads(line)["messages"]) if config.per_message else 1
     return count
 
 
@@ -199,3 +143,87 @@ def _typed_dialog(record, where):
         dialog[key] = _PER_MESSAGE[name].values(record[key], where, key)
     dialog.update(dialog_fields)
     return dialog
+
+
+# --- the configs and the builder: official sizes from the paper, the upstream README and the old HF dataset_infos.json
+@dataclasses.dataclass
+class DiplomacyConfig(SourceConfig):
+    """A config; `per_message`: one example per message, rather than per dialog."""
+
+    per_message: bool = False
+
+
+_CONFIGS = [
+    DiplomacyConfig(
+        name="conversations",
+        version=_VERSION,
+        description="One example per dialog (pair of players in one game), per-message fields as parallel lists.",
+        # Python lists, not datasets.Sequence: the same feature type and card YAML on datasets 3.6 and 5.x.
+        features=datasets.Features({
+            **{key: [_PER_MESSAGE[name].feature] for key, name in _MESSAGE_FIELDS.items()},
+            **features(_PER_DIALOG),
+        }),
+        files=_SPLIT_FILES,
+        url_prefix=_URL_PREFIX,
+        split_sizes={"train": 189, "validation": 21, "test": 42},
+        key=("game_id", "players"),
+        license=_LICENSE,
+        counter=_count_records,
+    ),
+    DiplomacyConfig(
+        name="messages",
+        version=_VERSION,
+        description="One example per message, with its dialog's game_id and players.",
+        features=datasets.Features({**features(_PER_MESSAGE), **features(_PER_DIALOG)}),
+        files=_SPLIT_FILES,
+        url_prefix=_URL_PREFIX,
+        split_sizes={"train": 13132, "validation": 1416, "test": 2741},
+        key=("game_id", "absolute_message_index"),
+        license=_LICENSE,
+        counter=_count_records,
+        per_message=True,
+    ),
+]
+
+
+class DiplomacyDetection(SourceBuilder, datasets.GeneratorBasedBuilder):
+    """Diplomacy dialogs with sender and receiver deception labels."""
+
+    VERSION = _VERSION
+    RELEASE_NOTES = {  # version -> what changed for users
+        "2.0.0": (
+            "Initial release of this loader, numbered above the earlier Hugging Face loader (1.1.0), "
+            "whose data it changes: new class label ids, booleans and integers for its class labels, "
+            "and a new config, messages (see the card's Migrating from the Earlier Hub Loader)."
+        ),
+    }
+    BUILDER_CONFIG_CLASS = DiplomacyConfig
+    BUILDER_CONFIGS = _CONFIGS
+    DEFAULT_CONFIG_NAME = "conversations"
+
+    def _info(self):
+        return datasets.DatasetInfo(
+            description=_DESCRIPTION,
+            features=self.config.features.copy(),
+            homepage=_HOMEPAGE,
+            license=self.config.license,
+            citation=_CITATION,
+        )
+
+    def _split_generators(self, dl_manager):
+        local = local_files(self.config.data_dir, dl_manager, self.config.paths, self.config.urls)
+        return [
+            datasets.SplitGenerator(name=split, gen_kwargs={"filepath": local[path], "source": path})
+            for split, (path,) in self.config.files.items()  # one file per split
+        ]
+
+    def _generate_examples(self, filepath, source):
+        for line_number, dialog in _read_dialogs(filepath, source):
+            if not self.config.per_message:
+                yield str(line_number), dialog
+                continue
+            dialog_fields = {name: dialog[name] for name in _PER_DIALOG}
+            for position in range(len(dialog["messages"])):
+                example = {one: dialog[plural][position] for plural, one in _MESSAGE_FIELDS.items()}
+                example.update(dialog_fields)
+                yield f"{line_number}-{position}", example

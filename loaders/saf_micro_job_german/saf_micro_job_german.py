@@ -4,6 +4,7 @@ Two configs: `default` reads the published Parquet files of the Hub dataset, `up
 XML release (GitHub SebOchs/SAF); both formats and their quirks are in FORMAT.md beside this file.
 """
 
+import dataclasses
 import os
 import re
 import xml.etree.ElementTree as ET
@@ -24,6 +25,7 @@ from corpora.loader_shared.fields import reader
 from corpora.loader_shared.fields import string
 from corpora.loader_shared.loader_common import check_is_data
 from corpora.loader_shared.loader_common import invalid
+from corpora.loader_shared.loader_common import local_files
 from corpora.loader_shared.loader_common import no_records
 from corpora.loader_shared.loader_common import utf8
 
@@ -75,10 +77,6 @@ _XML = {
     "train": [f"data/training/german/{q}.xml" for q in (1, 3, 4, 6, 7, 8)],  # quirk 2, unrecorded-validation
     "test_unseen_answers": [f"data/unseen_answers/german/{q}.xml" for q in (1, 3, 4, 6, 7, 8)],
     "test_unseen_questions": [f"data/unseen_questions/german/{q}.xml" for q in (2, 5)],
-}
-_URLS = {
-    **{path: _HUB_PREFIX + path for path in _PARQUET.values()},
-    **{path: _GITHUB_PREFIX + path for paths in _XML.values() for path in paths},
 }
 
 # --- the fields: each declared once; the features, the Parquet columns and the checks derive from them
@@ -154,47 +152,6 @@ def _check_label(example, where):
     return example
 
 
-# --- the builder: official sizes from the Hub card (default) and the XML files' answers (upstream_xml)
-_VERSION = datasets.Version("1.0.0")
-_CONFIGS = [
-    SourceConfig(
-        name="default",
-        version=_VERSION,
-        description="The published Hub dataset: four Parquet files, one example per answer.",
-        files={split: [path] for split, path in _PARQUET.items()},
-        split_sizes={"train": 1226, "validation": 308, "test_unseen_answers": 271, "test_unseen_questions": 602},
-        key=("id",),
-    ),
-    SourceConfig(
-        name="upstream_xml",
-        version=_VERSION,
-        description="The original XML release (GitHub SebOchs/SAF), one example per student answer.",
-        files={split: list(paths) for split, paths in _XML.items()},
-        split_sizes={"train": 1534, "test_unseen_answers": 271, "test_unseen_questions": 602},
-        key=("id",),
-        license="mit",  # the LICENSE of SebOchs/SAF
-    ),
-]
-
-
-class SafMicroJobGerman(SourceBuilder, datasets.GeneratorBasedBuilder):
-    """SAF micro job (German): short answers with reference answers, feedback and scores."""
-
-    VERSION = _VERSION
-    RELEASE_NOTES = {"1.0.0": "Initial release: the configs default (the published Parquet files) and upstream_xml."}
-    BUILDER_CONFIGS = _CONFIGS
-    DEFAULT_CONFIG_NAME = "default"
-
-    def _features(self):
-        return datasets.Features(features(_FIELDS if self.config.name == "default" else _XML_FIELDS))
-
-    def _generate_examples(self, filepaths, sources):
-        read = _read_parquet if self.config.name == "default" else _read_xml
-        for filepath, source in zip(filepaths, sources, strict=True):
-            for example in read(filepath, source):
-                yield example["id"], example
-
-
 # --- the readers ---------------------------------------------------------------------------------
 
 _BATCH_ROWS = 1024
@@ -204,21 +161,16 @@ _XML_DECLARATION = re.compile(rb"<\?xml[^>]*?encoding\s*=\s*[\"']([A-Za-z0-9._-]
 _FORBIDDEN_DECLARATIONS = (b"<!DOCTYPE", b"<!ENTITY")
 
 
-def _count_source_records(config, split, local_paths):
-    """Answers of a split, counted by the file readers without typing: Parquet footers' rows, `studentAnswer`s."""
+# --- Parquet (config `default`)
+
+
+def _count_parquet_rows(config, split, local_paths):
+    """Rows of a split, read from the Parquet files' footers."""
     total = 0
     for path, source in zip(local_paths, config.files[split], strict=True):
-        if config.name == "default":
-            with xopen(path, "rb") as f:
-                total += _parquet_file(f, source).metadata.num_rows
-        else:
-            with xopen(path, "rb") as f:
-                root = _parse_xml(f.read(), source)
-            total += sum(1 for _ in root.iter("studentAnswer"))
+        with xopen(path, "rb") as f:
+            total += _parquet_file(f, source).metadata.num_rows
     return total
-
-
-# --- Parquet (config `default`)
 
 
 def _parquet_file(f, source):
@@ -282,6 +234,16 @@ def _read_parquet(filepath, source):
 
 
 # --- XML (config `upstream_xml`)
+
+
+def _count_xml_answers(config, split, local_paths):
+    """Answers of a split, counted as the XML files' `studentAnswer` elements, without typing."""
+    total = 0
+    for path, source in zip(local_paths, config.files[split], strict=True):
+        with xopen(path, "rb") as f:
+            root = _parse_xml(f.read(), source)
+        total += sum(1 for _ in root.iter("studentAnswer"))
+    return total
 
 
 def _parse_xml(data, source):
@@ -372,3 +334,73 @@ def _leaf_raw(element, where, attributes=()):
     if len(element):
         raise ValueError(f"{where}: <{element.tag}> has child elements {[c.tag for c in element]}; expected text")
     return element.text or ""
+
+
+# --- the configs and the builder: official sizes from the Hub card (default) and the XML files' answers (upstream_xml)
+@dataclasses.dataclass
+class SafConfig(SourceConfig):
+    """A config; `read(filepath, source)` yields the typed examples of one of its files."""
+
+    read: object = dataclasses.field(default=None, repr=False)
+
+
+_VERSION = datasets.Version("1.0.0")
+_CONFIGS = [
+    SafConfig(
+        name="default",
+        version=_VERSION,
+        description="The published Hub dataset: four Parquet files, one example per answer.",
+        features=datasets.Features(features(_FIELDS)),
+        files={split: [path] for split, path in _PARQUET.items()},
+        url_prefix=_HUB_PREFIX,
+        split_sizes={"train": 1226, "validation": 308, "test_unseen_answers": 271, "test_unseen_questions": 602},
+        key=("id",),
+        license=_LICENSE,
+        counter=_count_parquet_rows,
+        read=_read_parquet,
+    ),
+    SafConfig(
+        name="upstream_xml",
+        version=_VERSION,
+        description="The original XML release (GitHub SebOchs/SAF), one example per student answer.",
+        features=datasets.Features(features(_XML_FIELDS)),
+        files={split: list(paths) for split, paths in _XML.items()},
+        url_prefix=_GITHUB_PREFIX,
+        split_sizes={"train": 1534, "test_unseen_answers": 271, "test_unseen_questions": 602},
+        key=("id",),
+        license="mit",  # the LICENSE of SebOchs/SAF
+        counter=_count_xml_answers,
+        read=_read_xml,
+    ),
+]
+
+
+class SafMicroJobGerman(SourceBuilder, datasets.GeneratorBasedBuilder):
+    """SAF micro job (German): short answers with reference answers, feedback and scores."""
+
+    VERSION = _VERSION
+    RELEASE_NOTES = {"1.0.0": "Initial release: the configs default (the published Parquet files) and upstream_xml."}
+    BUILDER_CONFIG_CLASS = SafConfig
+    BUILDER_CONFIGS = _CONFIGS
+    DEFAULT_CONFIG_NAME = "default"
+
+    def _info(self):
+        return datasets.DatasetInfo(
+            description=_DESCRIPTION,
+            features=self.config.features.copy(),
+            homepage=_HOMEPAGE,
+            license=self.config.license,
+            citation=_CITATION,
+        )
+
+    def _split_generators(self, dl_manager):
+        local = local_files(self.config.data_dir, dl_manager, self.config.paths, self.config.urls)
+        return [
+            datasets.SplitGenerator(split, gen_kwargs={"filepaths": [local[p] for p in paths], "sources": list(paths)})
+            for split, paths in self.config.files.items()
+        ]
+
+    def _generate_examples(self, filepaths, sources):
+        for filepath, source in zip(filepaths, sources, strict=True):
+            for example in self.config.read(filepath, source):
+                yield example["id"], example

@@ -20,14 +20,20 @@ class DatasetsChanged(RuntimeError):
         super().__init__(f"datasets {version} changed {part}: {detail}; update corpora/datasets_adapter.py")
 
 
-def declared_features(builder_class: type[datasets.DatasetBuilder], config_name: str) -> datasets.Features:
-    """The features a builder declares for a config, without instantiating it (which would create
-    cache folders and, on datasets 3.6, read the generated card): `_info()` on a bare instance."""
+def declared_info(builder_class: type[datasets.DatasetBuilder], config_name: str) -> datasets.DatasetInfo:
+    """The info (texts, license, features) a builder declares for a config, without instantiating it
+    (which would create cache folders and, on datasets 3.6, read the generated card): `_info()` on a
+    bare instance."""
     if not callable(getattr(builder_class, "_info", None)):
         raise DatasetsChanged(f"{builder_class.__name__}._info", "no such method")
     builder = builder_class.__new__(builder_class)
     builder.config = next(c for c in builder_class.BUILDER_CONFIGS if c.name == config_name)
-    return builder._info().features
+    return builder._info()
+
+
+def declared_features(builder_class: type[datasets.DatasetBuilder], config_name: str) -> datasets.Features:
+    """The features a builder declares for a config, without instantiating it (`declared_info`)."""
+    return declared_info(builder_class, config_name).features
 
 
 def observe_tables(builder: datasets.DatasetBuilder, observe) -> bool:

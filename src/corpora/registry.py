@@ -19,6 +19,7 @@ import datasets
 
 from corpora import datasets_adapter
 from corpora.errors import CorporaError
+from corpora.loader_shared.builder_base import SourceConfig
 
 # Where an installed package (wheel or sdist) carries the repository's top-level folders
 # loaders/, dataset_cards/ and dummy_data/ (see setup.py).
@@ -113,36 +114,43 @@ class Corpus:
         """The columns that identify a row of `config` (`corpora diff` matches rows by them)."""
         return list(self.config(config).key)
 
-    # The loader module's texts and sources, read where the toolkit needs them (the card, the
-    # croissant.json, the checksums): the contract (check_contract) guarantees each.
+    # The builder's texts and each config's sources, read where the toolkit needs them (the card,
+    # the croissant.json, the checksums): the contract (check_contract) guarantees each.
+    def info(self, config: str | None = None) -> datasets.DatasetInfo:
+        """The info the builder declares for `config` (default: the default config), without a builder."""
+        return _declared_info(self.builder_class, config or self.default_config)
+
     @property
     def description(self) -> str:
-        return self.module._DESCRIPTION
+        return self.info().description
 
     @property
     def homepage(self) -> str:
-        return self.module._HOMEPAGE
+        return self.info().homepage
 
     @property
     def license(self) -> str:
-        """The license's identifier as the Hub knows it ("mit", "cc-by-4.0"; "unknown")."""
-        return self.module._LICENSE
+        """The default config's license, its identifier as the Hub knows it ("mit", "cc-by-4.0"; "unknown")."""
+        return self.info().license
 
     def license_of(self, config: str) -> str:
-        return getattr(self.config(config), "license", None) or self.license
+        return self.info(config).license
 
     @property
     def citation(self) -> str:
-        return self.module._CITATION.strip()
+        return self.info().citation.strip()
 
     @property
     def urls(self) -> Mapping[str, str]:
-        """Each source path -> its pinned URL (read-only)."""
-        return MappingProxyType(self.module._URLS)
+        """Each source path of every config -> its pinned URL (read-only)."""
+        urls = {}
+        for config in self.builder_class.BUILDER_CONFIGS:
+            urls.update(config.urls)
+        return MappingProxyType(urls)
 
     def count_source_records(self, config: str, split: str, paths: list[str]) -> int:
         """The records of a split's source files, counted apart from the builder's typing: rows in."""
-        return self.module._count_source_records(self.config(config), split, paths)
+        return self.config(config).count_source_records(split, paths)
 
     @property
     def checksums_path(self) -> Path:
@@ -155,7 +163,7 @@ class Corpus:
 
     def features(self, config: str) -> datasets.Features:
         """A config's features, without a builder (which makes cache folders and, on 3.6, reads the card)."""
-        return _declared_features(self.builder_class, config).copy()  # a copy: callers may change theirs
+        return self.info(config).features.copy()  # a copy: callers may change theirs
 
     def expected_dummy_counts(self) -> dict[str, dict[str, int]]:
         return json.loads((self.dummy_dir / "expected_counts.json").read_text())
@@ -195,7 +203,7 @@ class Corpus:
 
 
 # Read once per builder class and config: a build asks for them at every step.
-_declared_features = functools.lru_cache(maxsize=None)(datasets_adapter.declared_features)
+_declared_info = functools.lru_cache(maxsize=None)(datasets_adapter.declared_info)
 
 
 def names() -> list[str]:
@@ -264,41 +272,51 @@ def _load(root: Path, name: str) -> Corpus:
     ]
     if len(builders) != 1:
         raise CorporaError(f"{script.relative_to(root)}: expected one builder class, found {len(builders)}")
-    check_contract(f"loaders/{name}/{name}.py", module, builders[0])
+    check_contract(f"loaders/{name}/{name}.py", builders[0])
     return Corpus(name=name, module=module, builder_class=builders[0], root=root)
 
 
-# What every loader module carries beside its builder class (README, "Add a corpus"): the toolkit
-# reads these, so a loader without them stops here rather than in the middle of a build. The
-# facts of each config are on the config itself (`SourceConfig`), checked where it is made.
-TEXT_CONSTANTS = ("_CITATION", "_DESCRIPTION", "_HOMEPAGE", "_LICENSE")
-CONTRACT = (*TEXT_CONSTANTS, "_URLS", "_count_source_records")
+# What every loader gives (README, "Add a corpus"): the toolkit reads these, so a loader without them
+# stops here rather than in the middle of a build. Its builder's `_info` gives the texts (the license
+# per config); each config is a `SourceConfig` with the facts of its own sources, whose files and
+# official sizes it checks itself when it is made.
+INFO_TEXTS = ("description", "homepage", "license", "citation")
 
 
-def check_contract(label: str, module: ModuleType, builder_class: type) -> None:
-    """Raise a CorporaError naming the loader file and every missing or ill-shaped constant."""
-    missing = [name for name in CONTRACT if not hasattr(module, name)]
-    if missing:
-        raise CorporaError(f"{label}: the loader must define {', '.join(missing)} (README, \"Add a corpus\")")
-    urls = module._URLS
-    wrong = [f"{name} must be a non-empty string" for name in TEXT_CONSTANTS if not _text(getattr(module, name))]
-    if not (isinstance(urls, dict) and urls and all(_text(k) and _text(v) for k, v in urls.items())):
-        wrong.append("_URLS must map each source path to its URL")
-        urls = {}
+def check_contract(label: str, builder_class: type) -> None:
+    """Raise a CorporaError naming the loader file and every missing or ill-shaped fact."""
+    wrong, lacking, urls = [], {fact: [] for fact in INFO_TEXTS}, {}
+    configs = [config for config in builder_class.BUILDER_CONFIGS if isinstance(config, SourceConfig)]
     for config in builder_class.BUILDER_CONFIGS:
-        if not all(hasattr(config, fact) for fact in ("files", "split_sizes", "key")):
-            wrong.append(f"config {config.name!r} must be a SourceConfig (files, split_sizes, key)")
+        if config not in configs:
+            wrong.append(f"config {config.name!r} must be a SourceConfig (files, url_prefix, split_sizes, key, ...)")
             continue
-        # Kept: _URLS is the loader's table of pinned URLs, whose hosts and prefixes differ by file
-        # (saf: the Hub and GitHub; caption: two prefixes), so it is not derived from the configs;
-        # a config's path without a URL would otherwise fail only when it is downloaded.
-        unknown = [path for path in config.paths if path not in urls]
-        if urls and unknown:
-            wrong.append(f"config {config.name!r} reads paths that are not in _URLS: {', '.join(unknown)}")
-    if not callable(module._count_source_records):
-        wrong.append("_count_source_records must be a function (config, split, paths) -> records")
+        prefix = _text(config.url_prefix)
+        if not prefix:
+            wrong.append(f"config {config.name!r} must give url_prefix, the pinned URL of its files' root")
+        if not callable(config.counter):
+            wrong.append(f"config {config.name!r} must give counter, a function (config, split, paths) -> records")
+        # A path has one URL: the one the checksums record is the one every config downloads.
+        for path, url in config.urls.items() if prefix else ():
+            other, first = urls.setdefault(path, (config.name, url))
+            if first != url:
+                wrong.append(f"configs {other!r} and {config.name!r} give {path} different URLs")
+    for config in configs:
+        try:
+            info = datasets_adapter.declared_info(builder_class, config.name)
+        except Exception as error:  # the loader's own code, any error: named, once
+            wrong.append(f"_info failed for config {config.name!r}: {type(error).__name__}: {error}")
+            break
+        for fact in INFO_TEXTS:
+            if not _text(getattr(info, fact)):
+                lacking[fact].append(repr(config.name))
+        if not isinstance(info.features, datasets.Features):
+            wrong.append(f"_info must give config {config.name!r} its features (datasets.Features)")
+    for fact, names in lacking.items():
+        if names:
+            wrong.append(f"_info must give a {fact} (a non-empty string) for config(s) {', '.join(names)}")
     if wrong:
-        raise CorporaError(f"{label}: " + "; ".join(wrong))
+        raise CorporaError(f"{label}: " + "; ".join(wrong) + ' (README, "Add a corpus")')
 
 
 def _text(value) -> bool:

@@ -1,37 +1,41 @@
 """The config class and builder base of every loader of this collection: each config carries the
 facts of its own sources (as glue's `GlueConfig` and TFDS's `BuilderConfig` subclasses do), and
-the base gives what every builder does alike.
+the builder's own `_info`, `_split_generators` and `_generate_examples` use them.
 
-datasets, the standard library and `loader_common` only; a loader imports it as
+datasets and the standard library only; a loader imports it as
 `from corpora.loader_shared.builder_base import x`.
 """
 
 import dataclasses
 import hashlib
-import sys
 from pathlib import Path
 
 import datasets
-
-from corpora.loader_shared.loader_common import local_files
 
 
 @dataclasses.dataclass
 class SourceConfig(datasets.BuilderConfig):
     """A config and its sources.
 
+    - `features`: the features of its examples;
     - `files`: split -> the source paths it reads, relative to the upstream repository root (the
-      layout a `data_dir` copy mirrors), each in the loader's `_URLS`;
+      layout a `data_dir` copy mirrors);
+    - `url_prefix`: the pinned URL of the upstream root: a path's URL is the prefix and the path;
     - `split_sizes`: split -> the official number of examples, None where it is not known;
     - `key`: the columns that identify a row (`corpora diff` matches old and new rows by them),
       empty where rows have none and are matched by position;
-    - `license`: the config's license where its source's differs from the loader's `_LICENSE`.
+    - `license`: the license of its source, as the Hub names it ("mit", "cc-by-4.0", "unknown");
+    - `counter`: `counter(config, split, local_paths)`, the records of a split's source files counted
+      apart from the builder's typing (rows in, checked against the examples out).
     """
 
+    features: datasets.Features = dataclasses.field(default=None, repr=False)
     files: dict = dataclasses.field(default_factory=dict, repr=False)
+    url_prefix: str = dataclasses.field(default=None, repr=False)
     split_sizes: dict = dataclasses.field(default_factory=dict, repr=False)
     key: tuple = ()
-    license: str | None = None
+    license: str = None
+    counter: object = dataclasses.field(default=None, repr=False)
 
     def __post_init__(self):
         super().__post_init__()
@@ -51,6 +55,15 @@ class SourceConfig(datasets.BuilderConfig):
         """Every source path of the config, once, in the order of its splits."""
         return list(dict.fromkeys(path for paths in self.files.values() for path in paths))
 
+    @property
+    def urls(self):
+        """Each source path of the config -> its pinned URL."""
+        return {path: self.url_prefix + path for path in self.paths}
+
+    def count_source_records(self, split, local_paths):
+        """The records of the split's source files (`local_paths`, in the order of `files[split]`)."""
+        return self.counter(self, split, local_paths)
+
 
 def _shared_code_hash():
     digest = hashlib.sha256()
@@ -63,43 +76,9 @@ SHARED_CODE_HASH = _shared_code_hash()
 
 
 class SourceBuilder:
-    """What every builder of this collection does alike, mixed in before datasets' builder class:
-    a cache folder named by the shared code too; `_info` from the loader module's `_DESCRIPTION`,
-    `_HOMEPAGE`, `_LICENSE` and `_CITATION` and the builder's `_features()` for its config;
-    `_split_generators`, one split per split of the config's `files`, given to
-    `_generate_examples(filepaths, sources)` as the local files and their source paths (data_dir's,
-    or downloaded from the module's `_URLS`)."""
-
-    # False: a split's files are shards, which datasets may share out over `num_proc` processes
-    # (lists). True: they are read together, each with its part (tuples, which datasets never shards).
-    READ_SPLIT_FILES_TOGETHER = False
+    """Mixed in before datasets' builder class: a cache folder named by the shared code too."""
 
     def __init__(self, *args, hash=None, **kwargs):
         # datasets names a build's cache folder by the hash of the loader's own files; with the shared
         # code's added, no cache made before a change of it is served (tests/test_shared_code_cache.py).
         super().__init__(*args, hash=f"{hash}-{SHARED_CODE_HASH}" if hash else SHARED_CODE_HASH, **kwargs)
-
-    def _features(self):
-        raise NotImplementedError
-
-    def _info(self):
-        module = sys.modules[type(self).__module__]
-        return datasets.DatasetInfo(
-            description=module._DESCRIPTION,
-            features=self._features(),
-            homepage=module._HOMEPAGE,
-            license=self.config.license or module._LICENSE,
-            citation=module._CITATION,
-        )
-
-    def _split_generators(self, dl_manager):
-        module = sys.modules[type(self).__module__]
-        local = local_files(self.config.data_dir, dl_manager, self.config.paths, module._URLS)
-        kind = tuple if self.READ_SPLIT_FILES_TOGETHER else list
-        return [
-            datasets.SplitGenerator(
-                name=split,
-                gen_kwargs={"filepaths": kind(local[path] for path in paths), "sources": kind(paths)},
-            )
-            for split, paths in self.config.files.items()
-        ]

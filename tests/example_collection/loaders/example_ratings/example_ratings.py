@@ -5,6 +5,7 @@ on example.org (never reached).
 """
 
 import csv
+import dataclasses
 import io
 import json
 import os
@@ -28,6 +29,7 @@ from corpora.loader_shared.fields import string
 from corpora.loader_shared.fields import typed
 from corpora.loader_shared.loader_common import check_is_data
 from corpora.loader_shared.loader_common import invalid
+from corpora.loader_shared.loader_common import local_files
 from corpora.loader_shared.loader_common import show
 from corpora.loader_shared.loader_common import utf8
 from corpora.loader_shared.strict_json import check_fields
@@ -56,9 +58,6 @@ _SENTENCE_FILES = {
     "train": ["data/train-1.jsonl", "data/train-2.jsonl", "data/train-3.jsonl"],
     "validation": ["data/validation.jsonl"],
     "test": ["data/test.jsonl"],
-}
-_URLS = {
-    path: _URL_PREFIX + path for paths in [*_SENTENCE_FILES.values(), ["raters.csv"]] for path in paths
 }
 
 # Test data only: this file in data_dir pauses every worker's build (tests/test_export_safety.py).
@@ -107,79 +106,43 @@ _SENTENCE_KEYS = keys(_SENTENCE_FIELDS)
 _RATER_HEADER = keys(_RATER_FIELDS)
 
 
-# --- the builder: official sizes of the release (the raters' unpublished: None), natural keys for `corpora diff`
-_VERSION = datasets.Version("1.0.0")
-_CONFIGS = [
-    SourceConfig(
-        name="sentences",
-        version=_VERSION,
-        description="One example per sentence, its ratings as parallel lists.",
-        files=_SENTENCE_FILES,
-        split_sizes={"train": 12, "validation": 3, "test": 4},
-        key=("sentence_id",),
-    ),
-    SourceConfig(
-        name="ratings",
-        version=_VERSION,
-        description="One example per rating of a sentence.",
-        files=_SENTENCE_FILES,
-        split_sizes={"train": 30, "validation": 7, "test": 10},
-        key=("sentence_id", "rater"),
-    ),
-    SourceConfig(
-        name="raters",
-        version=_VERSION,
-        description="One example per rater.",
-        files={"train": ["raters.csv"]},
-        split_sizes={"train": None},
-        key=("rater",),
-    ),
-]
-
-
-class ExampleRatings(SourceBuilder, datasets.GeneratorBasedBuilder):
-    """Sentences rated for clarity, one rating per rater, and the raters."""
-
-    VERSION = _VERSION
-    RELEASE_NOTES = {"1.0.0": "Initial release."}
-    BUILDER_CONFIGS = _CONFIGS
-    DEFAULT_CONFIG_NAME = "sentences"
-
-    def _features(self):
-        fields = {"sentences": _SENTENCE_FIELDS, "ratings": _RATING_FIELDS, "raters": _RATER_FIELDS}
-        return datasets.Features(features(fields[self.config.name]))
-
-    def _generate_examples(self, filepaths, sources):
-        if self.config.data_dir and os.path.isfile(os.path.join(self.config.data_dir, _PAUSE_AT_EXAMPLES)):
-            os.write(2, f"corpora: paused at examples in {os.getpid()}\n".encode())  # one write: never interleaved
-            time.sleep(3600)
-        for file, source in zip(filepaths, sources, strict=True):
-            if self.config.name == "raters":
-                for line_number, rater in _read_raters(file, source):
-                    yield f"{source}:{line_number}", rater
-                continue
-            for line_number, sentence in _read_sentences(file, source):
-                if self.config.name == "sentences":
-                    yield f"{source}:{line_number}", sentence
-                    continue
-                for rater, score in zip(sentence["raters"], sentence["scores"], strict=True):
-                    rating = {"sentence_id": sentence["sentence_id"], "language": sentence["language"]}
-                    yield f"{source}:{line_number}:{rater}", dict(rating, rater=rater, score=score)
-
-
 # --- the readers ---------------------------------------------------------------------------------
 
-def _count_source_records(config, split, local_paths):
-    """Source records of a split, counted without the typing: sentences (or their scores), raters' CSV lines."""
-    count = 0
-    for path in local_paths:
-        with xopen(path, "rb") as f:
-            lines = [line for line in f if line.strip()]
-        if config.name == "raters":
-            count += len(lines) - 1
-        else:
-            count += sum(1 if config.name == "sentences" else len(json.loads(line)["scores"]) for line in lines)
-    return count
+def _count_lines(config, split, local_paths):
+    """Sentences of a split, counted without the typing: one per non-empty line."""
+    return sum(len(_lines(path)) for path in local_paths)
+
+
+def _count_scores(config, split, local_paths):
+    """Ratings of a split, counted without the typing: the scores of each sentence's line."""
+    return sum(len(json.loads(line)["scores"]) for path in local_paths for line in _lines(path))
+
+
+def _count_csv_records(config, split, local_paths):
+    """Raters of a split, counted without the typing: the CSV lines after the header."""
+    return sum(len(_lines(path)) - 1 for path in local_paths)
+
+
+def _lines(path):
+    with xopen(path, "rb") as f:
+        return [line for line in f if line.strip()]
+
+
+def _sentences(file, source):
+    for line_number, sentence in _read_sentences(file, source):
+        yield f"{source}:{line_number}", sentence
+
+
+def _ratings(file, source):
+    for line_number, sentence in _read_sentences(file, source):
+        for rater, score in zip(sentence["raters"], sentence["scores"], strict=True):
+            rating = {"sentence_id": sentence["sentence_id"], "language": sentence["language"]}
+            yield f"{source}:{line_number}:{rater}", dict(rating, rater=rater, score=score)
+
+
+def _raters(file, source):
+    for line_number, rater in _read_raters(file, source):
+        yield f"{source}:{line_number}", rater
 
 
 def _read_sentences(file, source):
@@ -214,3 +177,88 @@ def _read_raters(file, source):
         if len(row) != len(_RATER_HEADER):
             raise ValueError(f"{where}: expected {len(_RATER_HEADER)} fields, got {len(row)}: {show(row)}")
         yield rows.line_num, typed(_RATER_FIELDS, dict(zip(_RATER_HEADER, row, strict=True)), where)
+
+
+# --- the configs and the builder: official sizes of the release (the raters' unpublished: None), natural keys
+@dataclasses.dataclass
+class ExampleConfig(SourceConfig):
+    """A config; `read(file, source)` yields the (key, example) pairs of one of its files."""
+
+    read: object = dataclasses.field(default=None, repr=False)
+
+
+_VERSION = datasets.Version("1.0.0")
+_CONFIGS = [
+    ExampleConfig(
+        name="sentences",
+        version=_VERSION,
+        description="One example per sentence, its ratings as parallel lists.",
+        features=datasets.Features(features(_SENTENCE_FIELDS)),
+        files=_SENTENCE_FILES,
+        url_prefix=_URL_PREFIX,
+        split_sizes={"train": 12, "validation": 3, "test": 4},
+        key=("sentence_id",),
+        license=_LICENSE,
+        counter=_count_lines,
+        read=_sentences,
+    ),
+    ExampleConfig(
+        name="ratings",
+        version=_VERSION,
+        description="One example per rating of a sentence.",
+        features=datasets.Features(features(_RATING_FIELDS)),
+        files=_SENTENCE_FILES,
+        url_prefix=_URL_PREFIX,
+        split_sizes={"train": 30, "validation": 7, "test": 10},
+        key=("sentence_id", "rater"),
+        license=_LICENSE,
+        counter=_count_scores,
+        read=_ratings,
+    ),
+    ExampleConfig(
+        name="raters",
+        version=_VERSION,
+        description="One example per rater.",
+        features=datasets.Features(features(_RATER_FIELDS)),
+        files={"train": ["raters.csv"]},
+        url_prefix=_URL_PREFIX,
+        split_sizes={"train": None},
+        key=("rater",),
+        license=_LICENSE,
+        counter=_count_csv_records,
+        read=_raters,
+    ),
+]
+
+
+class ExampleRatings(SourceBuilder, datasets.GeneratorBasedBuilder):
+    """Sentences rated for clarity, one rating per rater, and the raters."""
+
+    VERSION = _VERSION
+    RELEASE_NOTES = {"1.0.0": "Initial release."}
+    BUILDER_CONFIG_CLASS = ExampleConfig
+    BUILDER_CONFIGS = _CONFIGS
+    DEFAULT_CONFIG_NAME = "sentences"
+
+    def _info(self):
+        return datasets.DatasetInfo(
+            description=_DESCRIPTION,
+            features=self.config.features.copy(),
+            homepage=_HOMEPAGE,
+            license=self.config.license,
+            citation=_CITATION,
+        )
+
+    def _split_generators(self, dl_manager):
+        local = local_files(self.config.data_dir, dl_manager, self.config.paths, self.config.urls)
+        return [
+            datasets.SplitGenerator(split, gen_kwargs={"filepaths": [local[p] for p in paths], "sources": list(paths)})
+            for split, paths in self.config.files.items()
+        ]
+
+    def _generate_examples(self, filepaths, sources):
+        if self.config.data_dir and os.path.isfile(os.path.join(self.config.data_dir, _PAUSE_AT_EXAMPLES)):
+            os.write(2, f"corpora: paused at examples in {os.getpid()}\n".encode())  # one write: never interleaved
+            time.sleep(3600)
+        for file, source in zip(filepaths, sources, strict=True):
+            yield from self.config.read(file, source)
