@@ -19,9 +19,11 @@ a corpus without a format doc passes as long as nothing cites its quirks. This f
 scanned: its own tests write broken references on purpose.
 """
 
+import ast
 import re
 from pathlib import Path
 
+import jinja2
 import pytest
 
 from conftest import own_test_file
@@ -193,7 +195,68 @@ def shared_files_naming_a_corpus(root: Path) -> list[str]:
     return problems
 
 
-CHECKS = [unresolved_paths, unresolved_links, unresolved_quirks, outside_references, shared_files_naming_a_corpus]
+def _code(root: Path) -> list[tuple[str, str]]:
+    """(file, source) of the loaders (tests/example_collection's too), src/ and the loader `corpora new` writes."""
+    files = [*sorted(root.glob("loaders/*/*.py")), *sorted(root.glob("tests/*/loaders/*/*.py")),
+             *sorted((root / "src").rglob("*.py"))]
+    code = [(str(file.relative_to(root)), file.read_text(encoding="utf-8")) for file in files]
+    template = root / "src" / "corpora" / "templates" / "new_loader.py.j2"
+    if template.is_file():
+        values = {"name": "toy", "class_name": "Toy", "pretty": "Toy", "date": "2026-01-01", "year": 2026}
+        code.append((str(template.relative_to(root)), jinja2.Template(template.read_text(encoding="utf-8")).render(values)))
+    return code
+
+
+def _config_name(node: ast.AST) -> bool:
+    """`config.name`, `self.config.name` or `config_name`: the name of a config."""
+    if isinstance(node, ast.Name):
+        return node.id == "config_name"
+    return isinstance(node, ast.Attribute) and node.attr == "name" and (
+        isinstance(node.value, ast.Name) and node.value.id == "config"
+        or isinstance(node.value, ast.Attribute) and node.value.attr == "config")
+
+
+def _literal(node: ast.AST) -> bool:
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return bool(node.elts) and all(_literal(element) for element in node.elts)
+    return isinstance(node, ast.Constant) and isinstance(node.value, str)
+
+
+def _sys_modules(node: ast.AST) -> bool:
+    return isinstance(node, ast.Attribute) and node.attr == "modules" and isinstance(node.value, ast.Name) \
+        and node.value.id == "sys"
+
+
+def config_facts_elsewhere(root: Path) -> list[str]:
+    """What a config should carry, found elsewhere: a config's name compared with a literal or used
+    as a key (a branch or a table standing in for an attribute of the config), a module's globals
+    read through sys.modules by its `__module__` (and sys.modules at all in a loader), or a loader
+    module's private names read through a `module` (texts come from the builder's info, URLs and
+    counts from the config)."""
+    problems = []
+    for file, source in _code(root):
+        loader = not file.startswith("src/") or file.startswith("src/corpora/loader_shared/")
+        for node in ast.walk(ast.parse(source)):
+            line = f"{file}:{getattr(node, 'lineno', 0)}"
+            if isinstance(node, ast.Compare):
+                sides = [node.left, *node.comparators]
+                if any(map(_config_name, sides)) and any(map(_literal, sides)):
+                    problems.append(f"{line}: a config's name compared with a literal")
+            elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and _config_name(node.slice):
+                problems.append(f"{line}: a lookup by a config's name")
+            elif isinstance(node, ast.Subscript) and _sys_modules(node.value) and "__module__" in ast.unparse(node.slice):
+                problems.append(f"{line}: a module's globals read through sys.modules")
+            elif loader and _sys_modules(node):
+                problems.append(f"{line}: sys.modules in a loader's code")
+            elif isinstance(node, ast.Attribute) and re.fullmatch(r"_[A-Za-z]\w*", node.attr) and (
+                    isinstance(node.value, ast.Name) and node.value.id == "module"
+                    or isinstance(node.value, ast.Attribute) and node.value.attr == "module"):
+                problems.append(f"{line}: a loader module's {node.attr} read")
+    return problems
+
+
+CHECKS = [unresolved_paths, unresolved_links, unresolved_quirks, outside_references, shared_files_naming_a_corpus,
+          config_facts_elsewhere]
 
 
 @pytest.mark.parametrize("check", CHECKS, ids=[check.__name__ for check in CHECKS])
@@ -270,6 +333,42 @@ def test_the_checks_find_each_broken_reference(tiny_repo):
     assert numbered_quirks(tiny_repo / "loaders" / "toy" / "FORMAT.md") == {1, 2}
     # test_toy.py and synthetic_toy.py are the corpus's own; test_cli.py is shared.
     assert shared_files_naming_a_corpus(tiny_repo) == ["tests/test_cli.py:1: toy"]
+
+
+def test_the_check_of_config_facts_finds_each_kind(tmp_path):
+    (tmp_path / "loaders" / "toy").mkdir(parents=True)
+    (tmp_path / "src" / "corpora" / "loader_shared").mkdir(parents=True)
+    (tmp_path / "loaders" / "toy" / "toy.py").write_text(
+        "import sys\n"
+        "def count(config, config_name):\n"
+        "    if config.name == 'texts' or config_name in ('a', 'b'):\n"
+        "        return 1\n"
+        "    return sys.modules[__name__]\n"
+        "class Toy:\n"
+        "    def _features(self):\n"
+        "        return FEATURES[self.config.name] if self.config.name != NAME else None\n"
+    )
+    (tmp_path / "src" / "corpora" / "loader_shared" / "base.py").write_text(
+        "import sys\n"
+        "def info(self):\n"
+        "    return sys.modules[type(self).__module__]._DESCRIPTION\n"
+    )
+    (tmp_path / "src" / "corpora" / "registry.py").write_text(
+        "import sys\n"
+        "def config(self, name):\n"
+        "    found = [c for c in self.configs if c.name == name]  # the name a user gave: fine\n"
+        "    return sys.modules.get('pyarrow'), self.module._URLS, corpus.module._count_source_records\n"
+    )
+    assert config_facts_elsewhere(tmp_path) == [
+        "loaders/toy/toy.py:3: a config's name compared with a literal",
+        "loaders/toy/toy.py:3: a config's name compared with a literal",
+        "loaders/toy/toy.py:5: sys.modules in a loader's code",
+        "loaders/toy/toy.py:8: a lookup by a config's name",
+        "src/corpora/loader_shared/base.py:3: a module's globals read through sys.modules",
+        "src/corpora/loader_shared/base.py:3: sys.modules in a loader's code",
+        "src/corpora/registry.py:4: a loader module's _URLS read",
+        "src/corpora/registry.py:4: a loader module's _count_source_records read",
+    ]
 
 
 def yaml_blocks(path: Path) -> list[str]:
