@@ -119,7 +119,8 @@ def _layout_hint(corpus: Corpus, data_dir: Path, configs) -> str:
 
 def urls(corpus: Corpus, configs=None) -> dict[str, str]:
     """Each source path of `configs` (default: all) and the pinned URL it is downloaded from."""
-    return {path: corpus.urls[path] for path in corpus.source_files(configs)}
+    pinned = corpus.urls  # made from the configs at each read: once
+    return {path: pinned[path] for path in corpus.source_files(configs)}
 
 
 # A URL that pins a commit: the repository, then 40 hex digits as a segment (GitHub raw and LFS, the Hub).
@@ -336,10 +337,10 @@ def _modified_advice(corpus: Corpus) -> str:
 
 def differences(corpus: Corpus, files: dict[str, Path]) -> list[str]:
     """Each source file that is not as recorded, in a few words with its URL."""
-    records = read_records(corpus)
+    records, pinned = read_records(corpus), corpus.urls
     found = []
     for path, local in files.items():
-        url = corpus.urls[path]
+        url = pinned[path]
         record = records.get(url)
         if record is None:
             found.append(f"{url} ({'listed as not yet measured' if url in records else 'no recorded checksum'})")

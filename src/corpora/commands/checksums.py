@@ -33,10 +33,10 @@ def run(args) -> int:
         given = sources.find(corpus, args.configs, args.data_dir, allow_modified_sources=True)
         files = given.files
         sources.check_not_lfs_pointers(corpus, files, given.folder if given.local else None)  # never the release
-        records = sources.read_records(corpus)
+        records, pinned = sources.read_records(corpus), corpus.urls
         rows = []
         for path, file in files.items():
-            url = corpus.urls[path]
+            url = pinned[path]
             measured = sources.measure(file)
             recorded = records.get(url)  # None: a path whose record is "-" (never measured)
             status = ("new" if url not in records else "not measured" if recorded is None
