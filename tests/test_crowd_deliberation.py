@@ -273,3 +273,23 @@ def test_pinned_checksums():
         f"{pinned}deliberations.csv\t1753300\t0e81a100a40dfeb74ea54a71774d3bb721f177f366a62077f4d68044b1c24b65",
         f"{pinned}labels.csv\t1491601\t626b5004465eb9b82a707a1a3b53869b31ae1a0f333c4890b144e1ae3a77f537",
     ]
+
+
+def test_the_why_list_is_none_exactly_when_the_card_says(dummy_build):
+    # The card: `None` exactly when the expected disagreement is "agree" or left empty (quirk empty-expectation).
+    rows = dummy_build("crowd_deliberation", "labels")["train"]
+    agree = "I expect most people to agree with me."
+    expectation = "question_do_you_think_other_people_might_choose_a_different_answer_than_you_did"
+    why = "question_why_do_you_think_other_people_might_choose_a_different_answer"
+    names = rows.features[expectation].names
+    seen = {}
+    for row in rows:
+        said = None if row[expectation] is None else names[row[expectation]]
+        seen.setdefault(said, set()).add(row[why] is None)
+    # Every case occurs in the dummy data, the empty expectation among them, and only these are None.
+    assert seen == {
+        None: {True},
+        agree: {True},
+        "I expect only about half of the people to agree with me.": {False},
+        "I expect most people to disagree with me.": {False},
+    }

@@ -248,3 +248,12 @@ BAD_INPUT = [
     BadInput(ZERO, "no dialogs in test_zero", document(lambda d: d.update(dialogs=[])),
              f"{ZERO}: has no dialogs (its 'dialogs' list is empty)"),
 ]
+
+
+def test_the_earlier_loader_version_is_the_one_the_format_notes_record():
+    # curiosity_dialogs' first release note named the earlier Hugging Face loader "1.0.0"; it was 1.1.0.
+    corpus = registry.get("curiosity_dialogs")
+    format_md = (corpus.loader_dir / "FORMAT.md").read_text(encoding="utf-8")
+    (recorded,) = re.findall(r"^\| earlier Hugging Face loader \| .*, version (\d+\.\d+\.\d+);", format_md, re.MULTILINE)
+    note = corpus.builder_class.RELEASE_NOTES["2.0.0"]
+    assert (recorded, re.findall(r"earlier Hugging Face loader \((\d+\.\d+\.\d+)\)", note)) == ("1.1.0", ["1.1.0"])

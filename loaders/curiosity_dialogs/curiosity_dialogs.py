@@ -242,7 +242,7 @@ class CuriosityDialogs(SourceBuilder, datasets.ArrowBasedBuilder):
     VERSION = _VERSION
     RELEASE_NOTES = {  # version -> what changed for users
         "2.0.0": (
-            "Initial release of this loader, numbered above the earlier Hugging Face loader (1.0.0), "
+            "Initial release of this loader, numbered above the earlier Hugging Face loader (1.1.0), "
             "whose data it changes: the split val is validation, its \"False\"/\"True\" class labels "
             "are booleans, messages and facts are lists of structs (see the card's Errata)."
         ),
