@@ -1,4 +1,4 @@
-"""New Yorker Cartoon Caption Contest ratings collected by the NEXT active-learning system.
+"""New Yorker Cartoon Caption Contest ratings, collected by NEXT to contest 586, then by upstream's own system.
 
 From nextml/caption-contest-data-api at its last commit: per-caption summaries, zipped individual
 responses and the cartoons. The files and their quirks: FORMAT.md; how they are read fast: SCALE.md.
@@ -50,11 +50,12 @@ _CITATION = """\
 """
 
 _DESCRIPTION = """\
-Crowd ratings of New Yorker Cartoon Caption Contest entries collected by the NEXT active-learning
-system: per-caption summaries (funny / somewhat funny / unfunny counts, mean score, precision) per
-contest and sampling algorithm, the individual cardinal ratings and pairwise (dueling) votes, and
-the contests' cartoons with their metadata. How many of each an export holds is in its card's Data
-Splits and Statistics.
+Crowd ratings of New Yorker Cartoon Caption Contest entries, collected by the NEXT active-learning
+system up to contest 586 and by a system of upstream's own on Amazon AWS from contest 587 on
+(FORMAT.md quirk `two-collection-systems`): per-caption summaries (funny / somewhat funny /
+unfunny counts, mean score, precision) per contest and sampling algorithm, the individual
+cardinal ratings and pairwise (dueling) votes, and the contests' cartoons with their metadata. How
+many of each an export holds is in its card's Data Splits and Statistics.
 """
 
 _HOMEPAGE = "https://github.com/nextml/caption-contest-data-api"
@@ -468,7 +469,7 @@ _CONFIGS = [
 
 
 class CaptionContestRatings(SourceBuilder, datasets.ArrowBasedBuilder):
-    """New Yorker caption contest ratings (NEXT): summaries, cardinal and dueling responses, cartoons."""
+    """New Yorker caption contest ratings: summaries, cardinal and dueling responses, cartoons."""
 
     VERSION = _VERSION
     RELEASE_NOTES = {"1.0.0": "Initial release: configs summaries, cardinal_responses, dueling_responses and cartoons."}
