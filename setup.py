@@ -9,6 +9,7 @@ folders need no edit of this file."""
 
 from pathlib import Path
 
+from setuptools import find_packages
 from setuptools import setup
 
 DATA_FOLDERS = {folder: f"corpora._data.{folder}" for folder in ("loaders", "dataset_cards", "dummy_data")}
@@ -26,7 +27,8 @@ def data_packages():
 
 packages = data_packages()
 setup(
-    packages=["corpora", "corpora.commands", "corpora.templates", "corpora.loader_shared", *packages],
+    # Every package under src/ (a listed one was missed when cards/ and diff/ became packages).
+    packages=[*find_packages("src"), "corpora.templates", *packages],
     package_dir={"": "src", **packages},
     # The package's own data; every file of the data folders (not dotfiles, not __pycache__).
     # setuptools' own build folder goes under .cache/: build/ is where `corpora build` exports by default.
