@@ -217,7 +217,7 @@ def check_pushable(api: HfApi, corpus, repo_id: str, remote: Remote, pushed: lis
     """Refuse, before any build, others' files (unless `take_over`) and a push of some configs beside
     others; returns the files a push may delete."""
     name = corpus.name
-    content = [path for path in remote.files if path not in HUB_FILES]
+    content = sorted(path for path in remote.files if path not in HUB_FILES)
     try:
         card = read_file(api, repo_id, remote.sha, "README.md") if "README.md" in remote.files else ""
     except Exception as error:  # noqa: BLE001 - one line, before anything was built
@@ -228,7 +228,9 @@ def check_pushable(api: HfApi, corpus, repo_id: str, remote: Remote, pushed: lis
     if content and not ours and not take_over:
         said = "has no card" if "README.md" not in content else "has a card corpora did not write for " + name
         raise CorporaError(
-            f"{name}: dataset repository {repo_id} holds {len(content)} file(s) and {said}: not pushing into it "
+            # named: after a push that raced another writer (HTTP 412), the other writer's files
+            f"{name}: dataset repository {repo_id} holds {len(content)} file(s) ({', '.join(content[:3])}"
+            f"{', ...' if len(content) > 3 else ''}) and {said}: not pushing into it "
             "(check the repo id; --take-over replaces its card and the files in the folders of the configs pushed)"
         )
     others = sorted({path.split("/")[0] for path in content if path.endswith(".parquet") and "/" in path}
