@@ -356,10 +356,9 @@ def docs_rows() -> list[str]:
         "| HTTP 429 with `Retry-After: 1`, then the file | the build succeeds, after 1 s | 2 |",
         f"| HTTP 429 asking for more than 300 s | {line('the server answered HTTP 429 Too Many Requests, and asks to wait N s (more than 300 s)')} | 1 |",
         "| offline mode (`HF_HUB_OFFLINE=1` or `HF_DATASETS_OFFLINE=1`), files not in the download cache | `corpora build: "
-        "error: NAME: cannot download N files, offline mode is on (HF_HUB_OFFLINE=1 or HF_DATASETS_OFFLINE=1): URL, URL, "
-        "URL, URL, URL, and N more. To build from a local copy of the upstream files instead, pass --data-dir DIR "
-        "(data_dir= in Python) with these files at DIR/PATH, DIR/PATH, DIR/PATH, DIR/PATH, DIR/PATH, and N more` (one "
-        "file: the line of the faults above) | 0 |",
+        "error: NAME: cannot download N files in FOLDER/, offline mode is on (HF_HUB_OFFLINE=1 or HF_DATASETS_OFFLINE=1); "
+        "or build from a local copy: --data-dir DIR` (FOLDER: the one that holds them all, if any; one file: the line of "
+        "the faults above) | 0 |",
         "| no server at the address | `corpora build: error: NAME: cannot download URL: no connection (connection refused): no network, or the host cannot be reached.` | 1 |",
         "| the download cache's file system full | `corpora build: error: $HF_HOME/datasets/downloads/corpora/NAME/data: No space left on device` | 1 |",
         "| the build killed (SIGKILL) during a transfer | nothing (the process is gone); the next build removes the partial file it left in the cache, and succeeds | 2 |",
