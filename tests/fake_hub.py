@@ -2,7 +2,7 @@
 network edge the tests cannot reach. It serves the part of the Hub's HTTP API that huggingface_hub
 (0.25 to 2.x) uses to create a dataset repository, read its info, refs and file tree, pre-upload,
 upload files (regular ones inside the commit, LFS ones through the batch endpoint and a basic PUT
-to an upload URL on this server), commit, tag, branch, open pull requests (refs/pr/N) and
+to an upload URL on this server), commit, tag, branch, open and list pull requests (refs/pr/N; `repo.closed`: closed ones) and
 download files (`/datasets/ORG/NAME/resolve/REV/PATH`). Every commit is kept with its whole file
 tree, so a push onto an earlier one shows what survives.
 
@@ -76,6 +76,7 @@ class Repo:
     branches: dict[str, str] = field(default_factory=dict)
     tags: dict[str, str] = field(default_factory=dict)
     prs: dict[int, str] = field(default_factory=dict)
+    closed: set[int] = field(default_factory=set)  # pull requests closed unmerged (their refs stay)
 
     def resolve(self, revision: str) -> str | None:
         if revision in self.branches:
@@ -227,6 +228,8 @@ class FakeHub:
                                       query.get("recursive") == ["True"], query)
             if action == "refs":
                 return self.refs(repo, bool(query.get("include_prs")))
+            if action == "discussions":
+                return self.discussions(repo, query)
             if action == "preupload":
                 return self.preupload(repo, rest[0], json.loads(body))
             if action == "commit":
@@ -310,6 +313,17 @@ class FakeHub:
             body["pullRequests"] = [{"name": f"refs/pr/{n}", "ref": f"refs/pr/{n}", "targetCommit": s}
                                     for n, s in repo.prs.items()]
         return 200, body, {}
+
+    def discussions(self, repo: Repo, query: dict):
+        """The pull requests, newest first, 50 a page, as the Hub lists them (those a client opens are drafts)."""
+        if query.get("type", ["all"]) not in (["all"], ["pull_request"]):
+            return 200, {"discussions": [], "count": 0, "start": 0}, {}
+        start = 50 * int(query.get("p", ["0"])[0])
+        listed = [{"title": f"pull request {n}", "num": n, "author": {"name": "someone"},
+                   "createdAt": "2026-01-01T00:00:00.000Z", "status": "closed" if n in repo.closed else "draft",
+                   "repo": {"name": repo.id, "type": "dataset"}, "isPullRequest": True}
+                  for n in sorted(repo.prs, reverse=True)]
+        return 200, {"discussions": listed[start:start + 50], "count": len(listed), "start": start}, {}
 
     def preupload(self, repo: Repo, revision: str, request: dict):
         sha = repo.resolve(revision) or self.revision(repo, "main")  # a new branch starts from main

@@ -930,6 +930,27 @@ def test_a_pull_request_push_whose_answer_was_lost_is_finished_by_running_it_aga
     assert len(hub.commits) == 1 and repo.tags == {"v1.0.0": commit["sha"]}
 
 
+
+def test_a_closed_pull_request_is_not_a_release_found(hub, push_here):
+    # An earlier --create-pr push's pull request, closed unmerged: its ref stays, its files are no release.
+    hub.add_repo(REPO_ID)
+    code, out, err = push_here("--create-pr")
+    [first] = hub.commits
+    repo = hub.repos[REPO_ID]
+    repo.closed.add(1)
+    code, out, err = push_here("--create-pr")
+    assert (code, err) == (0, "")
+    second = hub.commits[1]
+    assert out.splitlines()[-1] == (
+        f"opened a pull request: {hub.endpoint}/datasets/{REPO_ID}/discussions/2 (commit {second['sha']}); "
+        "not tagged v1.0.0: push again without --create-pr once it is merged")
+    assert repo.prs == {1: first["sha"], 2: second["sha"]} and repo.tags == {}
+    # The open one is found again: no third.
+    code, out, err = push_here("--create-pr")
+    assert (code, err, len(hub.commits)) == (0, "", 2)
+    assert out == (f"found the files of this export already at commit {second['sha']} (pull request refs/pr/2): no pull "
+                   "request opened; not tagged v1.0.0: push again without --create-pr once it is merged\n")
+
 # --- docs/bad_input.md: the "Push" table ---------------------------------------------------------
 
 START, END = "<!-- push refusals and faults: checked by tests/test_push.py -->", "<!-- end of the push refusals and faults -->"

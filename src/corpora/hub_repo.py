@@ -54,7 +54,9 @@ def read_repo(api: HfApi, name: str, repo_id: str, revision: str | None, create_
         tags = {ref.name: ref.target_commit for ref in refs.tags}
         base = revision if revision in branches or is_pull_request(revision) else "main"
         info = api.repo_info(repo_id, repo_type="dataset", revision=base, files_metadata=True)
-        newest = sorted(refs.pull_requests or [], key=lambda ref: -int(ref.ref.rpartition("/")[2]))[:NEWEST_PULLS]
+        opened = _open_pulls(api, repo_id) if refs.pull_requests else set()  # a closed one's ref stays
+        newest = sorted((ref for ref in refs.pull_requests or [] if ref.ref in opened),
+                        key=lambda ref: -int(ref.ref.rpartition("/")[2]))[:NEWEST_PULLS]
         pulls = {ref.ref: (ref.target_commit, repo_files(api.repo_info(
             repo_id, repo_type="dataset", revision=ref.target_commit, files_metadata=True))) for ref in newest}
     except RepositoryNotFoundError as error:
@@ -64,6 +66,12 @@ def read_repo(api: HfApi, name: str, repo_id: str, revision: str | None, create_
     except Exception as error:  # noqa: BLE001 - one line, before anything was built
         raise Unreadable(name, repo_id, describe_failure(error)) from error
     return Remote(info.sha, repo_files(info), branches, tags, pulls)
+
+
+def _open_pulls(api: HfApi, repo_id: str) -> set[str]:
+    """The refs (refs/pr/N) of the pull requests still open (or drafts, as a push opens them)."""
+    pulls = api.get_repo_discussions(repo_id, repo_type="dataset", discussion_type="pull_request")
+    return {f"refs/pr/{pull.num}" for pull in pulls if pull.status in ("open", "draft")}
 
 
 def repo_files(info) -> dict[str, tuple[str, str | None]]:
