@@ -192,6 +192,31 @@ def test_a_stream_whose_server_cuts_every_read_short_ends_in_one_line(monkeypatc
     assert server.requests["data/test.jsonl"] == 4  # fsspec's GET for the size, then the three tries of the read
 
 
+@pytest.mark.both_legs  # datasets' streaming layer (its retries, its errors) differs between versions
+@pytest.mark.parametrize("fault, reason", [
+    ("500", "the server answered HTTP 500 Internal Server Error"),
+    ("404", "the server answered HTTP 404 Not Found"),
+    ("reset", "the connection was reset"),
+    ("gone", "no connection (connection refused): no network, or the host cannot be reached"),
+])
+def test_a_stream_whose_server_refuses_a_file_names_its_url_and_why(monkeypatch, online, fault, reason):
+    """Not fsspec's bare FileNotFoundError(URL) (`error: URL` on the command line): the line names the URL and why."""
+    from fault_server import FaultServer
+
+    for variable, value in {"RETRIES": "1", "BACKOFF": "0.01"}.items():
+        monkeypatch.setenv(f"CORPORA_DOWNLOAD_{variable}", value)
+    server = FaultServer(EXAMPLE_RELEASE, {"data/test.jsonl": [fault] * 10})
+    if fault == "gone":  # nothing listens at its address any more
+        server.close()
+    with pytest.raises(CorporaError) as caught:
+        streamed_from(server, monkeypatch)
+    assert str(caught.value) == (
+        f"example_ratings/sentences: cannot stream {server.base}data/test.jsonl: {reason}. To stream a local copy of "
+        "the upstream files instead, pass data_dir=DIR with this file at DIR/data/test.jsonl"
+    )
+    assert type(caught.value.__cause__) is FileNotFoundError
+
+
 SENTENCES = ["s16", "s17", "s18", "s19"]  # of the test split
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import email.utils
+import errno
 import functools
 import os
 import re
@@ -279,10 +280,13 @@ def stream_failures(corpus, config: str):
         yield
     except (FileNotFoundError, ConnectionError) as error:
         timed_out, cut, tries = _timed_out(error), errors.caused_by(error, _CUT), settings.retries + 1
-        if isinstance(error, CorporaError) or not (timed_out or cut):
+        refused = isinstance(error, FileNotFoundError) and errors.caused_by(error, ("aiohttp.ClientError",))
+        if isinstance(error, CorporaError) or not (timed_out or cut or refused):
             raise
-        if isinstance(error, FileNotFoundError):  # fsspec's: no answer to the request that opens the file
+        if isinstance(error, FileNotFoundError) and timed_out:  # fsspec's: no answer to the request that opens the file
             url, reason = str(error), f"no answer within {settings.timeout:g} s"
+        elif isinstance(error, FileNotFoundError):  # fsspec's, of an HTTP status or a failed connection
+            url, reason = str(error), _refusal(error.__cause__ or error.__context__)
         elif timed_out:  # datasets' after its retries of reads that timed out
             url, reason = _STREAMED[0], f"nothing came for {settings.timeout:g} s ({tries} tries)"
         else:  # datasets' after its retries of reads the server cut short
@@ -295,6 +299,17 @@ def stream_failures(corpus, config: str):
         ) from error
     finally:
         vars(datasets.config).update(saved)
+
+
+def _refusal(error: BaseException) -> str:
+    """Why aiohttp could not open a file: the HTTP status, else the connection's failure."""
+    found = errors.find(error, [errors.Kind(("aiohttp.ClientResponseError",), None, anywhere=True)])
+    if found is not None and not errors.caused_by(error, ("aiohttp.http_exceptions.HttpProcessingError",)):
+        return errors.server_answered(found[0].status, found[0].message)
+    if errors.find(error, [errors.Kind((OSError,), None, test=lambda cause: cause.errno == errno.ECONNRESET,
+                                       anywhere=True)]):  # older aiohttp: its ClientOSError alone
+        return "the connection was reset"
+    return errors.describe_failure(error, errors.DOWNLOAD_FAILURES)
 
 
 def _timed_out(error: BaseException) -> bool:
