@@ -193,6 +193,32 @@ def test_a_stream_whose_server_cuts_every_read_short_ends_in_one_line(monkeypatc
 
 
 @pytest.mark.both_legs  # datasets' streaming layer (its retries, its errors) differs between versions
+def test_a_cut_stream_shows_the_user_one_line_and_none_of_datasets_retries(tmp_path):
+    """A real process: datasets logs each retry of a read ("Got disconnected from remote data host. Retrying
+    in ...") to standard error; the user sees corpora's line alone, which counts the tries."""
+    import os
+    import subprocess
+    import sys
+
+    from fault_server import FaultServer
+
+    server = FaultServer(EXAMPLE_RELEASE, {"data/test.jsonl": ["short"] * 10})
+    env = dict(os.environ, HF_HUB_OFFLINE="0", HF_DATASETS_OFFLINE="0", CORPORA_DOWNLOAD_RETRIES="2",
+               CORPORA_DOWNLOAD_BACKOFF="0.01", HF_HOME=str(tmp_path / "home"))
+    try:
+        result = subprocess.run([sys.executable, "-c", STREAM_FROM, server.base], capture_output=True, text=True,
+                                env=env, timeout=120, check=False)
+    finally:
+        server.close()
+    assert (result.returncode, result.stderr) == (0, "")
+    assert result.stdout.split(" ", 1)[1] == (
+        f"example_ratings/sentences: cannot stream {server.base}data/test.jsonl: the connection closed before the file "
+        "was whole (3 tries). To stream a local copy of the upstream files instead, pass data_dir=DIR with this file "
+        "at DIR/data/test.jsonl (ConnectionError from ClientPayloadError)\n")
+    assert server.requests["data/test.jsonl"] == 4  # fsspec's GET for the size, then the three tries of the read
+
+
+@pytest.mark.both_legs  # datasets' streaming layer (its retries, its errors) differs between versions
 @pytest.mark.parametrize("fault, reason", [
     ("500", "the server answered HTTP 500 Internal Server Error"),
     ("404", "the server answered HTTP 404 Not Found"),

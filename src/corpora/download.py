@@ -9,6 +9,7 @@ import contextlib
 import email.utils
 import errno
 import functools
+import logging
 import os
 import re
 import secrets
@@ -276,6 +277,8 @@ def stream_failures(corpus, config: str):
     chosen = {name: value for name, value in chosen.items() if hasattr(datasets.config, name)}
     saved = {name: getattr(datasets.config, name) for name in chosen}
     vars(datasets.config).update(chosen)
+    chatter = logging.getLogger("datasets.utils.file_utils")  # its retries, said in the line below if all fail
+    chatter.addFilter(_no_retry_lines)
     try:
         yield
     except (FileNotFoundError, ConnectionError) as error:
@@ -299,6 +302,15 @@ def stream_failures(corpus, config: str):
         ) from error
     finally:
         vars(datasets.config).update(saved)
+        chatter.removeFilter(_no_retry_lines)
+
+
+def _no_retry_lines(record: logging.LogRecord) -> bool:
+    """datasets' words of a retry of a stream's read or open, which corpora's line counts (`N tries`)."""
+    return not record.getMessage().startswith(_RETRY_LINES)
+
+
+_RETRY_LINES = ("Got disconnected from remote data host.", "Failed to connect to remote data host.")
 
 
 def _refusal(error: BaseException) -> str:
