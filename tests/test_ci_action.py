@@ -16,6 +16,7 @@ import shlex
 import shutil
 import site
 import subprocess
+import sys
 import venv
 from pathlib import Path
 
@@ -74,18 +75,32 @@ def environment(python_bin: Path, tmp_path: Path) -> dict[str, str]:
     return env
 
 
-def run_action(action_path: Path, workspace: Path, env: dict[str, str], with_=None, steps=None):
-    """Run the action's steps (all, or the `steps` named) as a job would: `uses: <action_path>`
-    with `with_`, in `workspace`. Returns the last step's CompletedProcess (Actions stops at the first failure)."""
+def expressions(action_path: Path, with_=None) -> dict[str, str]:
+    """The values of the expressions of a job's `uses: <action_path>` with `with_`: its inputs, their defaults."""
     inputs = {name: spec.get("default", "") for name, spec in ACTION["inputs"].items()}
     assert set(with_ or {}) <= set(inputs), f"inputs the action does not take: {set(with_) - set(inputs)}"
     inputs.update(with_ or {})
-    values = {"github.action_path": str(action_path), **{f"inputs.{name}": value for name, value in inputs.items()}}
+    return {"github.action_path": str(action_path), **{f"inputs.{name}": value for name, value in inputs.items()}}
+
+
+def python_asked(with_=None) -> str:
+    """The Python version the action's actions/setup-python step asks for."""
+    (setup,) = [step for step in ACTION["runs"]["steps"] if "uses" in step]
+    assert setup["uses"].startswith("actions/setup-python@"), setup
+    return substitute(str(setup["with"]["python-version"]), expressions(Path("."), with_))
+
+
+def run_action(action_path: Path, workspace: Path, env: dict[str, str], with_=None, steps=None):
+    """Run the action's steps (all, or the `steps` named) as a job would: `uses: <action_path>`
+    with `with_`, in `workspace`. Returns the last step's CompletedProcess (Actions stops at the first failure)."""
+    values = expressions(action_path, with_)
     result = None
     for step in ACTION["runs"]["steps"]:
         if "uses" in step:
-            # actions/setup-python: puts a Python on PATH; here that is the fresh virtual environment.
-            assert step["uses"].startswith("actions/setup-python@"), step
+            # actions/setup-python: puts the Python asked on PATH; here that is the fresh virtual environment.
+            found = subprocess.run(["python", "-c", "import sys; print('%d.%d' % sys.version_info[:2])"], env=env,
+                                   capture_output=True, text=True, check=True).stdout.strip()
+            assert found == python_asked(with_), f"the job's Python is {found}, the step asks for {python_asked(with_)}"
             continue
         if steps is not None and step["name"] not in steps:
             continue
@@ -112,7 +127,11 @@ def job(tmp_path_factory):
     Path(purelib, "test_dependencies.pth").write_text("\n".join(site.getsitepackages()) + "\n")
     clone = fresh_clone(root / "corpora")
     env = environment(python / "bin", root)
-    return python / "bin", clone, env, run_action(clone, clone, env)
+    # The Python that stands for setup-python's is this one: the version the job asks for.
+    return python / "bin", clone, env, run_action(clone, clone, env, {"python-version": THIS_PYTHON})
+
+
+THIS_PYTHON = f"{sys.version_info.major}.{sys.version_info.minor}"
 
 
 def test_the_action_validates_every_corpus_of_a_clean_clone(job):
@@ -175,6 +194,14 @@ def test_the_action_validates_an_export_folder(job, tmp_path):
     assert refused.stdout.splitlines() == [f"build/{BROKEN}: {check}: {stray if check == 'files' else 'ok'}" for check in checks]
 
 
+def test_the_action_sets_up_the_python_version_asked(job):
+    assert (python_asked(), python_asked({"python-version": "3.12"})) == ("3.11", "3.12")
+    # The job above ran on this Python because it asked for it: another version is not what runs here.
+    _, clone, env, _ = job
+    with pytest.raises(AssertionError, match=re.escape(f"the job's Python is {THIS_PYTHON}, the step asks for 3.9")):
+        run_action(clone, clone, env, {"python-version": "3.9"}, steps=[])
+
+
 def test_an_expression_the_test_does_not_know_fails():
     with pytest.raises(AssertionError, match=re.escape("${{ secrets.HF_TOKEN }}")):
         substitute("echo ${{ secrets.HF_TOKEN }}", {"inputs.corpora": "--all"})
@@ -220,6 +247,7 @@ def test_the_docs_paste_the_action_and_the_hook_as_they_are():
     assert uses["with"]["corpora"] in registry.names()  # a corpus of the collection (this file names none)
     assert set(uses["with"]) == set(ACTION["inputs"])
     assert ACTION["inputs"]["datasets-version"]["default"] == ">=5,<6"  # the page says so
+    assert (uses["with"]["python-version"], ACTION["inputs"]["python-version"]["default"]) == ("3.12", "3.11")
     (config,) = [document for document in documents if "repos" in document]
     assert config == {"repos": [{"repo": "https://github.com/<owner>/corpora", "rev": "<tag>",
                                  "hooks": [{"id": HOOKS[0]["id"]}]}]}
