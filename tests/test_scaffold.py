@@ -96,6 +96,19 @@ def test_the_skeleton_passes_the_generic_tests_and_its_own(checkout, tmp_path):
         assert outcomes[script] == "PASSED"
 
 
+def test_the_skeleton_card_declares_a_figure_its_card_defines(checkout, new):
+    """The card source has `figures:` (docs/cards.md), with one figure on the skeleton's fields, which the
+    loader's card defines under Statistics."""
+    import yaml
+
+    assert new(NAME) == (0, "")
+    source = yaml.safe_load((checkout / "dataset_cards" / f"{NAME}.yaml").read_text(encoding="utf-8"))
+    assert source["figures"] == {"distinct_texts": {"what": "distinct `text` values", "distinct": "text"}}
+    card = (checkout / "loaders" / NAME / "README.md").read_text(encoding="utf-8").splitlines()
+    assert [line for line in card if line.startswith("| distinct `text` values |")] == [
+        "| distinct `text` values | `default` | distinct values of `text` (missing values not counted) |"]
+
+
 @pytest.mark.parametrize("name,message", [
     ("MyCorpus", "corpora new: error: 'MyCorpus' is not a corpus name: lower-case words joined by _ (a Python module name)"),
     ("my-corpus", "corpora new: error: 'my-corpus' is not a corpus name: lower-case words joined by _ (a Python module name)"),
