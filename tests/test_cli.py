@@ -422,6 +422,27 @@ def test_a_reader_that_stops_early_ends_the_command_quietly(tmp_path):
     assert process.stderr.read() == b""
 
 
+@pytest.mark.parametrize("stdout", ["closed", "a pipe closed"])
+def test_a_build_whose_output_cannot_be_written_keeps_its_export_and_says_so_in_one_line(tmp_path, stdout):
+    # `corpora build ... >&-`: its table goes nowhere, said on one line; `| head -0`: the reader went away, as above.
+    script = Path(sys.executable).with_name("corpora")
+    build = [str(script), "build", NAME, "--dummy", "--config", "ratings"]
+    shell = '"$@" >&-' if stdout == "closed" else '"$@" | head -c 0; exit ${PIPESTATUS[0]}'
+    result = subprocess.run(["bash", "-c", shell, "bash", *build, "--out", str(tmp_path / "out")], capture_output=True,
+                            text=True, check=False, timeout=120)
+    said = (1, "corpora build: error: standard output is closed: 5 line(s) of output not written\n")
+    assert (result.returncode, result.stderr) == (said if stdout == "closed" else (141, ""))
+    whole = subprocess.run([*build, "--out", str(tmp_path / "whole")], capture_output=True, text=True, check=False,
+                           timeout=120)
+    assert (whole.returncode, len(whole.stdout.splitlines())) == (0, 5)
+
+    def files(folder):
+        return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()
+                and p.name != ".corpora-export.json"}  # the mark records its folder
+
+    assert files(tmp_path / "out" / NAME) == files(tmp_path / "whole" / NAME)
+
+
 def test_diff_reports_trouble_with_status_two(capsys, tmp_path):
     assert run(capsys, "diff", str(tmp_path / "old"), str(tmp_path / "new"))[0] == 2
 

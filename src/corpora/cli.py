@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import sys
 
@@ -47,6 +48,9 @@ def main(argv: list[str] | None = None) -> int:
     handlers = signals.handle_stops()
     command, debug = command_name(argv), "--debug" in (sys.argv[1:] if argv is None else argv)
     error_status = 1
+    unwritten = None
+    if sys.stdout is None:  # started with standard output closed (`>&-`): what it would show is counted, and said
+        sys.stdout = unwritten = _Unwritten()
     try:
         args = make_parser().parse_args(argv)
         command, debug = args.command, args.debug
@@ -55,6 +59,8 @@ def main(argv: list[str] | None = None) -> int:
         signals.import_lasting(getattr(module, "LASTING_IMPORTS", ()))
         status = module.run(args)
         signals.stop_if_asked()  # raised where Python ignored it, after the last phase
+        if unwritten is not None and unwritten.lines:
+            raise errors.CorporaError(f"standard output is closed: {unwritten.lines} line(s) of output not written")
         return signals.ended(status)
     except BaseException as error:  # noqa: BLE001 - each kind of ending has its status and line (errors.ENDINGS)
         ending = None if debug or isinstance(error, SystemExit) else errors.ending(error, error_status)
@@ -67,6 +73,21 @@ def main(argv: list[str] | None = None) -> int:
         return signals.ended(ending.status)
     finally:
         signals.restore(handlers)
+        if unwritten is not None:
+            sys.stdout = None
+
+
+class _Unwritten(io.TextIOBase):
+    """Standard output when it is closed: the lines written to it, counted."""
+
+    lines = 0
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        self.lines += text.count("\n")
+        return len(text)
 
 
 if __name__ == "__main__":

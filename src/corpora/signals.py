@@ -153,7 +153,8 @@ def ended(status: int) -> int:
     if AS_COMMAND:
         for stream in (sys.stdout, sys.stderr):
             with contextlib.suppress(OSError, ValueError):
-                stream.flush()
+                if stream is not None:  # None: closed when the command started (`2>&-`)
+                    stream.flush()
         os._exit(status)
     return status
 
