@@ -9,14 +9,17 @@ maximum resident set size (os.wait4), worker processes of num_proc included as t
    - the builder alone (download_and_prepare), the builder + the Parquet export (what raw pyarrow
      does), `corpora build --config summaries` (the builder, its Parquet files, the rows-in =
      rows-out count in a thread alongside, per-split statistics, card, croissant.json, the
-     export's rows counted as load_dataset resolves its files), and the count alone; the builder
-     without its read-ahead thread (what `read_ahead` in the loader's _fast_io.py buys).
+     export's rows counted as load_dataset resolves its files), and the count alone.
 2. cardinal responses, 20 million rows in 8 zipped CSVs shaped like the real ones (about 48 bytes
    per row zipped, 200 unzipped): rows per second of the builder with num_proc 1 and 2, and with
-   num_proc 1 held to one core; raw pyarrow (unzip + typed CSV read, nothing written) in one and in
-   two processes and on one core, which shows what two processes can get out of the machine; the
-   builder without its read-ahead threads, in one process and in num_proc 2 worker processes
-   (whether threads still pay beside a second process); the record count; peak memory.
+   num_proc 1 held to one core; raw pyarrow (the zipfile stream of the member + a typed open_csv,
+   nothing written: the plain reader) in one and in two processes and on one core, which shows
+   what two processes can get out of the machine; raw pyarrow reading the member's bytes inflated
+   whole, as the loader does (its _reader.py says why: pyarrow's thread on a Python file aborts
+   the process at exit), so that the cost of that workaround shows; the record count; peak memory.
+
+The tasks run interleaved, round after round (`--runs` rounds), each in a process of its own; the
+figures are the medians. On a shared machine, run it under `taskset -c 1` too (one core).
 
 Usage: python bench/caption_contest_ratings_build.py [--quick] [--scale 0.05] [--runs N] [--only summaries|cardinal]
 (--quick: summaries at full size and 400,000 cardinal rows, one run each.)
@@ -108,16 +111,6 @@ def task_prepare_parquet_summaries(root, work):
     return written["train"].rows
 
 
-def _without_read_ahead():
-    # The loader's threads are all started by `read_ahead` of its _fast_io.py.
-    sys.modules[f"{loader().__package__}._fast_io"].read_ahead = lambda items, depth=None: items
-
-
-def task_prepare_summaries_sequential(root, work):
-    _without_read_ahead()
-    return task_prepare_summaries(root, work)
-
-
 def task_build_summaries(root, work):
     from corpora import export_folder
     from corpora import prepare
@@ -163,20 +156,10 @@ def task_cardinal_1(root, work):
     return builder.info.splits["train"].num_examples
 
 
-def task_cardinal_1_sequential(root, work):
-    _without_read_ahead()
-    return task_cardinal_1(root, work)
-
-
 def task_cardinal_2(root, work):
     builder = _cardinal_builder(root, work)
     builder.download_and_prepare(num_proc=2)
     return builder.info.splits["train"].num_examples
-
-
-def task_cardinal_2_sequential(root, work):
-    _without_read_ahead()  # before the fork: the worker processes inherit it
-    return task_cardinal_2(root, work)
 
 
 def _cardinal_types():
@@ -207,6 +190,32 @@ def _raw_read_archive(path, types):
         rows = sum(batch.num_rows for batch in reader)
         reader.close()
     return rows
+
+
+def _raw_read_archive_whole(path, types):
+    """Rows of one archive read as the loader reads it, with nothing else: the member inflated
+    whole by zipfile, then a typed open_csv over its bytes."""
+    import zipfile
+
+    import pyarrow
+    import pyarrow.csv
+
+    with zipfile.ZipFile(path) as archive:
+        data = archive.read(archive.namelist()[0])
+    reader = pyarrow.csv.open_csv(
+        pyarrow.BufferReader(pyarrow.py_buffer(data)),
+        read_options=pyarrow.csv.ReadOptions(block_size=16 << 20, use_threads=False),
+        parse_options=pyarrow.csv.ParseOptions(newlines_in_values=True),
+        convert_options=pyarrow.csv.ConvertOptions(
+            column_types=types, null_values=[""], strings_can_be_null=True, quoted_strings_can_be_null=True
+        ),
+    )
+    return sum(batch.num_rows for batch in reader)
+
+
+def task_raw_cardinal_whole(root, work):
+    types = _cardinal_types()
+    return sum(_raw_read_archive_whole(path, types) for path in _archives(root))
 
 
 def _archives(root):
@@ -281,18 +290,27 @@ class TaskFailed(Exception):
     pass
 
 
-def best(task, root, runs):
-    results = []
-    for _ in range(runs):
-        try:
-            results.append(run(task, root))
-        except TaskFailed as failure:
-            # Rarely (once in the runs of this benchmark, in the raw pyarrow task), a pyarrow
-            # CSV reader on a Python file object aborts the process at exit; said, and run again.
-            print(f"  {failure}; running it again", flush=True)
-            results.append(run(task, root))
-    seconds, rows, rss, _ = min(results, key=lambda r: r[0])
-    return seconds, rows, rss, min(r[3] for r in results)
+def interleaved(tasks, root, runs):
+    """{task: (seconds, rows, peak MiB, CPU seconds)}, the medians of `runs` rounds of every task in turn."""
+    import statistics
+
+    results = {task: [] for task in tasks}
+    for round_ in range(runs):
+        for task in tasks:
+            try:
+                results[task].append(run(task, root))
+            except TaskFailed as failure:
+                # A pyarrow CSV reader on a Python file object (the raw tasks) may abort the
+                # process at exit; said, and run again.
+                print(f"  {failure}; running it again", flush=True)
+                results[task].append(run(task, root))
+            seconds, rows, rss, cpu = results[task][-1]
+            print(f"  round {round_ + 1}: {task:28s} {seconds:7.2f} s  CPU {cpu:6.2f} s  {rss:6.0f} MiB", flush=True)
+    return {
+        task: (statistics.median(r[0] for r in runs_), runs_[0][1], max(r[2] for r in runs_),
+               statistics.median(r[3] for r in runs_))
+        for task, runs_ in results.items()
+    }
 
 
 def ratio(results, a, b):
@@ -313,19 +331,16 @@ def bench_summaries(scale, runs):
             f"(generated in {time.perf_counter() - start:.0f} s); best of {runs}",
             flush=True,
         )
-        results = {}
-        tasks = ["raw_summaries", "csv_builder", "prepare_summaries", "prepare_summaries_sequential"]
-        tasks += ["prepare_parquet_summaries", "count_summaries"]
+        tasks = ["raw_summaries", "csv_builder", "prepare_summaries", "prepare_parquet_summaries", "count_summaries"]
         if scale == 1:  # corpora build checks the official size, so only at full size
             tasks += ["build_summaries", "build_summaries_without_count"]
+        results = interleaved(tasks, root, runs)
         for task in tasks:
-            results[task] = best(task, root, runs)
             seconds, rows, rss, cpu = results[task]
             print(f"  {task:32s} {seconds:7.2f} s  CPU {cpu:6.2f} s  {rows:>11,} rows  peak {rss:6.0f} MiB", flush=True)
         r = results
         print(f"  builder (prepare) / raw pyarrow: {ratio(r, 'prepare_summaries', 'raw_summaries')}")
         print(f"  builder (prepare) / load_dataset('csv'): {ratio(r, 'prepare_summaries', 'csv_builder')}")
-        print(f"  without / with read-ahead: {ratio(r, 'prepare_summaries_sequential', 'prepare_summaries')}")
         print(f"  builder + Parquet export / raw pyarrow: {ratio(r, 'prepare_parquet_summaries', 'raw_summaries')}")
         print(f"  source-record count / raw pyarrow: {ratio(r, 'count_summaries', 'raw_summaries')}")
         if "build_summaries" in results:
@@ -367,11 +382,10 @@ def bench_cardinal(scale, runs):
             f" best of {runs}",
             flush=True,
         )
-        results = {}
-        tasks = ["raw_cardinal", "raw_cardinal_2", "raw_cardinal_one_core", "count_cardinal"]
-        tasks += ["cardinal_1", "cardinal_1_sequential", "cardinal_2", "cardinal_2_sequential", "cardinal_1_one_core"]
+        tasks = ["raw_cardinal", "raw_cardinal_whole", "cardinal_1", "raw_cardinal_2", "raw_cardinal_one_core"]
+        tasks += ["cardinal_1_one_core", "count_cardinal", "cardinal_2"]
+        results = interleaved(tasks, root, runs)
         for task in tasks:
-            results[task] = best(task, root, runs)
             seconds, rows, rss, cpu = results[task]
             print(
                 f"  {task:32s} {seconds:7.2f} s  CPU {cpu:6.2f} s  {rows:>11,} rows"
@@ -380,8 +394,7 @@ def bench_cardinal(scale, runs):
             )
         r = results
         print(f"  builder (num_proc 1) / raw pyarrow read: {ratio(r, 'cardinal_1', 'raw_cardinal')}")
-        print(f"  without / with read-ahead: {ratio(r, 'cardinal_1_sequential', 'cardinal_1')}")
-        print(f"  num_proc 2, without / with read-ahead: {ratio(r, 'cardinal_2_sequential', 'cardinal_2')}")
+        print(f"  raw pyarrow, member read whole / zipfile stream: {ratio(r, 'raw_cardinal_whole', 'raw_cardinal')}")
         print(f"  on one core, builder / raw pyarrow: {ratio(r, 'cardinal_1_one_core', 'raw_cardinal_one_core')}")
         print(f"  num_proc 1 / num_proc 2 (rate of 2 vs 1): {ratio(r, 'cardinal_1', 'cardinal_2')}")
         print(f"  raw pyarrow, 1 / 2 processes: {ratio(r, 'raw_cardinal', 'raw_cardinal_2')}")

@@ -15,7 +15,6 @@ import io
 import zipfile
 
 import pandas
-import pyarrow as pa
 import pytest
 from hypothesis import example
 from hypothesis import given
@@ -27,7 +26,7 @@ from synthetic_caption_contest_ratings import archive_bytes
 
 corpus = registry.get("caption_contest_ratings")
 loader = corpus.module
-fast_io = importlib.import_module(f"{loader.__package__}._fast_io")
+reader = importlib.import_module(f"{loader.__package__}._reader")
 RESPONSES = "contests/responses/"
 CONFIGS = {
     "cardinal_responses": (loader._CARDINAL_COLUMNS, loader._cardinal_tables),
@@ -36,7 +35,7 @@ CONFIGS = {
 
 
 def loader_rows(config, path, source):
-    tables = CONFIGS[config][1](loader._read_archive(str(path), source), str(path), source)
+    tables = CONFIGS[config][1](*loader._read_archive(str(path), source), source)
     return [row for table in tables for row in table.to_pylist()]
 
 
@@ -156,9 +155,9 @@ ENDS_WITH_A_BLANK_LINE = ("cardinal_responses", CR_LF_ACROSS_BLOCKS[1], [cardina
 
 # Not a FUZZ row: its oracle is pandas' reading of the same bytes, value by value, which a Fuzz row cannot state.
 @settings(max_examples=150, deadline=None)
-@given(archives(), st.sampled_from([fast_io.BLOCK_SIZE, 512, 1024]))  # a block holds the header
+@given(archives(), st.sampled_from([reader.BLOCK_SIZE, 512, 1024]))  # a block holds the header
 @example(CR_LF_ACROSS_BLOCKS, 512)
-@example(ENDS_WITH_A_BLANK_LINE, fast_io.BLOCK_SIZE)
+@example(ENDS_WITH_A_BLANK_LINE, reader.BLOCK_SIZE)
 def test_the_loader_reads_what_pandas_reads(tmp_path_factory, shape, block_size):
     config, header, rows, newline = shape
     source = RESPONSES + "556-responses.csv.zip"
@@ -168,9 +167,8 @@ def test_the_loader_reads_what_pandas_reads(tmp_path_factory, shape, block_size)
     with zipfile.ZipFile(path) as archive:
         csv_data = archive.read("556-responses.csv")
     with pytest.MonkeyPatch.context() as patch:
-        # small pieces inflated and small chunks: cuts inside quoted captions, many batches
-        patch.setattr(fast_io, "READ_SIZE", 16 if block_size < fast_io.BLOCK_SIZE else fast_io.READ_SIZE)
-        patch.setattr(fast_io, "BLOCK_SIZE", block_size)
+        # small blocks: block ends inside quoted captions, many batches
+        patch.setattr(reader, "BLOCK_SIZE", block_size)
         assert loader_rows(config, path, source) == pandas_rows(config, csv_data, source)
         assert corpus.count_source_records(config, "train", [str(path)]) == len([row for row in rows if row])
 
@@ -210,17 +208,27 @@ def test_the_dummy_archives_show_upstreams_shapes():
     }
 
 
-TEXT_FORMAT = fast_io.CsvFormat(
-    fast_io.exact_headers([["a", "b", "c"]]), {"a": pa.int32(), "b": pa.string(), "c": pa.string()}, "records", True
-)
+SUMMARY = "contests/summaries/510_summary_LilUCB.csv"
+SUMMARY_HEADER = b"rank,funny,somewhat_funny,unfunny,count,score,precision,contest,caption\n"
+SUMMARY_ROWS = [b'1,18,27,24,69,1.9130434782608696,0.09402238590614731,510,"A, b"\n', b'2,1,0,0,1,3.0,inf,510,"c\n\nd"\n']
 
 
-def test_a_cr_lf_inside_a_quoted_value_survives_the_whole_file_read(monkeypatch):
-    # pyarrow's reader drops the LF of a CR LF inside a quoted value where one of its blocks ends
-    # between the two; the whole-file read (the fallback after a bad cut) reads in one block.
-    monkeypatch.setattr(fast_io, "BLOCK_SIZE", 512)
-    for pad in range(480, 540):
-        data = f'a,b,c\n1,{"x" * pad},y\n2,z,"a\r\nb"\n'.encode()
-        rows = [row for _, _, batch in fast_io.csv_batches([pa.py_buffer(data)], "t.csv", TEXT_FORMAT)
-                for row in batch.to_pylist()]
-        assert rows == [{"a": 1, "b": "x" * pad, "c": "y"}, {"a": 2, "b": "z", "c": "a\r\nb"}], pad
+@pytest.mark.parametrize("blank", ["at the end", "between records", "two at the end"])
+def test_a_summary_with_blank_lines_reads_as_pandas_reads_it(tmp_path, blank):
+    # pandas skips a blank line (skip_blank_lines); one in a quoted caption is the caption's.
+    rows = {"at the end": SUMMARY_ROWS + [b"\n"], "between records": SUMMARY_ROWS[:1] + [b"\n"] + SUMMARY_ROWS[1:],
+            "two at the end": SUMMARY_ROWS + [b"\n\n"]}[blank]
+    data = SUMMARY_HEADER + b"".join(rows)
+    path = tmp_path / "510_summary_LilUCB.csv"
+    path.write_bytes(data)
+    columns = SUMMARY_HEADER.decode().strip().split(",")
+    read = [{column: row[column] for column in columns if column != "contest"}
+            for table in loader._summary_tables(*loader._read_summary_file(str(path), SUMMARY), SUMMARY) for row in table.to_pylist()]
+    frame = pandas.read_csv(io.BytesIO(data), keep_default_na=False).drop(columns="contest")
+    assert read == frame.to_dict("records") == [
+        {"rank": 1, "funny": 18, "somewhat_funny": 27, "unfunny": 24, "count": 69, "score": 1.9130434782608696,
+         "precision": 0.09402238590614731, "caption": "A, b"},
+        {"rank": 2, "funny": 1, "somewhat_funny": 0, "unfunny": 0, "count": 1, "score": 3.0, "precision": float("inf"),
+         "caption": "c\n\nd"},
+    ]
+    assert corpus.count_source_records("summaries", "train", [str(path)]) == 2

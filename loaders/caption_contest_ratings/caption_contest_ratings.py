@@ -8,7 +8,9 @@ import csv
 import dataclasses
 import functools
 import io
+import os
 import re
+import typing
 
 import datasets
 import numpy as np
@@ -27,18 +29,11 @@ from corpora.loader_shared.loader_common import local_files
 from corpora.loader_shared.loader_common import show
 from corpora.loader_shared.loader_common import utf8
 
-from ._fast_io import CsvFormat
-from ._fast_io import archive_chunks
-from ._fast_io import archive_whole
-from ._fast_io import check_columns
-from ._fast_io import check_rows
-from ._fast_io import columns_by_name
-from ._fast_io import constant_column
-from ._fast_io import count_records_of_files
-from ._fast_io import exact_headers
-from ._fast_io import file_batches
-from ._fast_io import file_chunks
-from ._fast_io import tables_of_files
+from ._reader import EXPECTED_TYPE
+from ._reader import count_records
+from ._reader import csv_batches
+from ._reader import read_archive
+from ._reader import read_file
 
 _CITATION = """\
 @inproceedings{jamieson2015next,
@@ -218,6 +213,56 @@ _CARTOON_FEATURES = datasets.Features(features(_CARTOON_FIELDS))
 _SUMMARY_SCHEMA, _CARTOON_SCHEMA = _SUMMARY_FEATURES.arrow_schema, _CARTOON_FEATURES.arrow_schema  # made once
 
 
+@dataclasses.dataclass(frozen=True)
+class CsvFormat:
+    """How a kind of CSV file is read: its header's check, each column's Arrow type, its records' name."""
+
+    header: typing.Callable  # (source, names, crlf) -> the names, or a ValueError
+    types: dict
+    what: str
+    pandas_written: bool = False  # quirks 21, nan-as-empty-cell; 22, integers-as-floats
+
+    def read_type(self, name, floats=True):
+        """A column's Arrow type; with `floats`, a pandas-written file's integers as float64."""
+        target = self.types[name]
+        return pa.float64() if floats and self.pandas_written and pa.types.is_integer(target) else target
+
+
+def _exact_headers(expected):
+    """A `CsvFormat.header` that takes exactly one of `expected` (lists of names), with LF line ends."""
+
+    def header(source, names, crlf):
+        if crlf:
+            raise ValueError(f"{source}: line 1 ends with CR LF; the release files use LF only")
+        if names not in expected:
+            shown = " or ".join(repr(",".join(header)) for header in expected)
+            raise ValueError(f"{source}: unexpected header: expected columns {shown}; found {','.join(names)!r}")
+        return names
+
+    return header
+
+
+def _columns_by_name(columns, index_names):
+    """A `CsvFormat.header` taking `columns` in any order after an optional index column, LF or CR LF."""
+
+    def header(source, names, crlf):
+        named = names[1:] if names and names[0] in index_names else names
+        unknown = [name for name in named if name not in columns]
+        missing = [name for name in columns if name not in named]
+        repeated = sorted({name for name in named if named.count(name) > 1} & set(columns))
+        said = [f"{what} column(s) {', '.join(map(repr, names_))}"
+                for what, names_ in [("unknown", unknown), ("missing", missing), ("repeated", repeated)] if names_]
+        if said:
+            index = " or ".join(repr(name) for name in index_names)
+            raise ValueError(
+                f"{source}: unexpected header: {'; '.join(said)}; expected the columns {','.join(columns)!r} "
+                f"in any order, after an optional pandas index column named {index}"
+            )
+        return names
+
+    return header
+
+
 def _file_fields(fields):
     """{column: Field} of the fields read from a file's columns."""
     return {field.source(name): field for name, field in fields.items() if name not in _RESPONSE_DERIVED}
@@ -231,12 +276,12 @@ def _column_types(fields):
 def _response_format(fields, what):
     columns = sorted(_file_fields(fields))
     index_types = dict.fromkeys(_INDEX_COLUMNS, _RESPONSE_FIELDS["row_index"].feature.pa_type)
-    header = columns_by_name(columns, _INDEX_COLUMNS)
+    header = _columns_by_name(columns, _INDEX_COLUMNS)
     return columns, CsvFormat(header, {**index_types, **_column_types(fields)}, what, pandas_written=True)
 
 
 _SUMMARY_FORMAT = CsvFormat(
-    exact_headers([_SUMMARY_HEADER, _SUMMARY_HEADER[1:]]), _column_types(_SUMMARY_FIELDS), "records"
+    _exact_headers([_SUMMARY_HEADER, _SUMMARY_HEADER[1:]]), _column_types(_SUMMARY_FIELDS), "records"
 )
 _CARDINAL_COLUMNS, _CARDINAL_FORMAT = _response_format(_CARDINAL_FIELDS, "ratings")
 _DUELING_COLUMNS, _DUELING_FORMAT = _response_format(_DUELING_FIELDS, "votes")
@@ -256,19 +301,18 @@ _WORD = re.compile(r"[a-z][a-z0-9' -]*")
 _JPEG_OR_PNG = (b"\xff\xd8\xff", b"\x89PNG\r\n\x1a\n")
 
 # datasets' xopen opens local paths and URLs alike (a streaming build reads the files from their URLs).
-_read_summary_file = functools.partial(file_chunks, xopen)  # a summary file is a few hundred KB: one chunk
-_read_archive = functools.partial(archive_chunks, xopen)
-_read_archive_whole = functools.partial(archive_whole, xopen)
+_read_summary_file = functools.partial(read_file, xopen)
+_read_archive = functools.partial(read_archive, xopen)
 
 
 def _count_summary_records(config, split, local_paths):
     """CSV records, counted without typing: pyarrow converts only a CSV's last column."""
-    return count_records_of_files(_read_summary_file, None, local_paths)
+    return sum(count_records(_read_summary_file(path, os.path.basename(path))[1]) for path in local_paths)
 
 
 def _count_response_records(config, split, local_paths):
     """CSV records, counted without typing: pyarrow converts only a CSV's last column."""
-    return count_records_of_files(_read_archive, _read_archive_whole, local_paths)
+    return sum(count_records(_read_archive(path, os.path.basename(path))[1]) for path in local_paths)
 
 
 def _count_images(config, split, local_paths):
@@ -306,40 +350,62 @@ def _parse_summary_name(source):
     }
 
 
-def _summary_tables(chunks, file, source):
+def _gather_small_tables(tables, min_rows):
+    """(key, table) pairs with tables under a quarter of `min_rows` joined into ones of about
+    `min_rows`: the small summary files give row groups of the export of that size."""
+    pending, pending_rows, first = [], 0, None
+    for key, table in tables:
+        if table.num_rows >= min_rows // 4:
+            if pending:
+                yield first, pa.concat_tables(pending)
+                pending, pending_rows = [], 0
+            yield key, table
+            continue
+        if not pending:
+            first = key
+        pending.append(table)
+        pending_rows += table.num_rows
+        if pending_rows >= min_rows:
+            yield first, pa.concat_tables(pending)
+            pending, pending_rows = [], 0
+    if pending:
+        yield first, pa.concat_tables(pending)
+
+
+def _summary_tables(where, data, source):
     meta = _parse_summary_name(source)
     context = {"contest": _CONTEST_FIELD_EXCEPTIONS.get(meta["source_file"], meta["contest"])}
     meta["algorithm"] = _ALGORITHMS.index(meta["algorithm"])
     schema = _SUMMARY_SCHEMA
-    for where, header, offset, batch in file_batches(chunks, _SUMMARY_FORMAT):
+    for header, offset, batch in csv_batches(where, data, _SUMMARY_FORMAT):
         n, col = batch.num_rows, batch.column
         context["column"] = col
-        check_columns(functools.partial(check_rows, where, offset, batch), _SUMMARY_FIELDS, header, context)
-        columns = [constant_column(meta[name], schema.field(name).type, n) for name in _SUMMARY_NAME_FIELDS]
+        _check_columns(functools.partial(_check_rows, where, offset, batch), _SUMMARY_FIELDS, header, context)
+        columns = [_constant_column(meta[name], schema.field(name).type, n) for name in _SUMMARY_NAME_FIELDS]
         for name, field in _SUMMARY_FIELDS.items():
             column = field.source(name)
             columns.append(col(column) if column in header else pa.nulls(n, schema.field(name).type))
         yield pa.Table.from_arrays(columns, schema=schema)
 
 
-def _response_tables(schema, fields, csv_format, chunks, file, source):
+def _response_tables(schema, fields, csv_format, where, data, source):
     """The tables of a response archive, of `schema`, read as `csv_format` says."""
     shape = "<contest>[-<qualifier>]-responses.csv.zip"
     name, match = _name_match(source, _ARCHIVE_NAME, f"response archive name ({shape})")
     nullable = {column for column, field in _file_fields(fields).items() if field.nulls}
-    whole = functools.partial(_read_archive_whole, file, source)
-    for where, header, offset, batch in file_batches(chunks, csv_format, whole):
+    for header, offset, batch in csv_batches(where, data, csv_format):
+        batch = _exact_integers(batch, csv_format, where, offset)
         n, col = batch.num_rows, batch.column
-        check = functools.partial(check_rows, where, offset, batch)
+        check = functools.partial(_check_rows, where, offset, batch)
         index = header[0] if header[0] in _INDEX_COLUMNS else None
         for column in header:
             if column not in nullable and col(column).null_count:
                 check(column, pc.is_null(col(column)), "a value (the cell is empty)")
         checked = fields if index is None else {**fields, "row_index": fields["row_index"]._replace(key=index)}
-        check_columns(check, checked, header, {"column": col})
+        _check_columns(check, checked, header, {"column": col})
         columns = {
-            "contest": constant_column(int(match["contest"]), pa.int32(), n),
-            "source_file": constant_column(name, pa.string(), n),
+            "contest": _constant_column(int(match["contest"]), pa.int32(), n),
+            "source_file": _constant_column(name, pa.string(), n),
             "row_index": col(index) if index is not None else pa.array(np.arange(offset, offset + n, dtype=np.int64)),
         }
         if "rating_label" in fields:
@@ -352,6 +418,45 @@ _cardinal_tables = functools.partial(
     _response_tables, _CARDINAL_FEATURES.arrow_schema, _CARDINAL_FIELDS, _CARDINAL_FORMAT
 )
 _dueling_tables = functools.partial(_response_tables, _DUELING_FEATURES.arrow_schema, _DUELING_FIELDS, _DUELING_FORMAT)
+
+
+def _check_rows(where, offset, batch, field, bad, expected):
+    """Raise the error of the first row of `batch` (record `offset` + 1 on) where `bad` is true or null."""
+    bad = pc.fill_null(bad, True)
+    if not pc.any(bad).as_py():
+        return
+    index = pc.index(bad, True).as_py()
+    raise invalid(f"{where}, record {offset + index + 1}", field, batch.column(field)[index].as_py(), expected)
+
+
+def _exact_integers(batch, csv_format, source, offset):
+    """`batch` with the integer columns read as floats as integers (quirk 22, integers-as-floats)."""
+    columns = []
+    for name, column in zip(batch.schema.names, batch.columns, strict=True):
+        target = csv_format.types[name]
+        if pa.types.is_integer(target) and pa.types.is_floating(column.type):
+            # The type's range; from 2**53 on (either sign) a float may be the rounding of another integer.
+            bits = min(target.bit_width - 1, 53)
+            low, high = -(2.0**bits) + (bits == 53), 2.0**bits
+            in_range = pc.and_(pc.greater_equal(column, low), pc.less(column, high))
+            bad = pc.invert(pc.and_(pc.equal(column, pc.trunc(column)), in_range))  # NaN too
+            _check_rows(source, offset, batch, name, pc.fill_null(bad, False), EXPECTED_TYPE[str(target)])
+            column = column.cast(target)
+        columns.append(column)
+    return pa.RecordBatch.from_arrays(columns, names=batch.schema.names)
+
+
+def _check_columns(check, fields, header, context):
+    """Each column check of a table of `Field`s on the columns of `header`, in the table's order."""
+    for name, field in fields.items():
+        column = field.source(name)
+        if column in header:
+            for bad, expected in field.column_checks():
+                check(column, bad(context["column"](column), context), expected.format_map(context))
+
+
+def _constant_column(value, type_, length):
+    return pa.nulls(length, type_) if value is None else pa.repeat(pa.scalar(value, type_), length)
 
 
 def _read_metadata(files):
@@ -426,8 +531,8 @@ def _read_word_lists(file, source):
 # --- the configs and the builder -----------------------------------------------------------------
 @dataclasses.dataclass
 class CaptionContestConfig(SourceConfig):
-    """A config. `read(file, source)` cuts one of its CSV files into chunks of records, which
-    `tables(chunks, file, source)` types; a config with `metadata` (paths among its files) has
+    """A config. `read(file, source)` gives one of its CSV files' (where, bytes), which
+    `tables(where, data, source)` reads into typed tables; a config with `metadata` (paths among its files) has
     images instead, each joined with the metadata. `contests` restricts it to those contests'
     files (checked in `_split_generators`)."""
 
@@ -505,7 +610,10 @@ class CaptionContestRatings(SourceBuilder, datasets.ArrowBasedBuilder):
 
     def _generate_tables(self, files, sources, metadata):
         if not self.config.metadata:
-            yield from tables_of_files(self.config.read, self.config.tables, files, sources, _MIN_ROWS_PER_TABLE)
+            tables = ((f"{os.path.basename(source)}:{number}", table)
+                      for file, source in zip(files, sources, strict=True)
+                      for number, table in enumerate(self.config.tables(*self.config.read(file, source), source)))
+            yield from _gather_small_tables(tables, _MIN_ROWS_PER_TABLE)
             return
         # Images joined with the metadata; called once per image when streaming: the metadata is read once.
         if getattr(self, "_metadata", (None,))[0] != metadata:
