@@ -5,6 +5,7 @@ dummy file). BAD_INPUT is run by tests/test_bad_input.py. Each test runs once pe
 checks nothing for a corpus that declares nothing (a new corpus, README "Add a corpus")."""
 
 import importlib
+import posixpath
 import re
 from pathlib import Path
 
@@ -28,6 +29,7 @@ from corpora import load
 from corpora import prepare
 from corpora import registry
 from corpora.cli import main
+from corpora.errors import OFFLINE
 from corpora.errors import CorporaError
 
 each_corpus = pytest.mark.parametrize("name", registry.names())
@@ -166,7 +168,15 @@ def test_without_a_data_dir_the_pinned_urls_are_downloaded(name, tmp_path):
     config = downloads.configs[0]
     with pytest.raises(Exception) as caught:
         load(name, config, cache_dir=tmp_path)
-    assert any(base + path in str(caught.value) for base in pinned for path in corpus.config(config).paths), caught.value
+    paths = corpus.config(config).paths  # one file: its pinned URL; several: how many, and their folder
+    folder = posixpath.commonpath([posixpath.dirname(path) for path in paths])
+    assert str(caught.value) == (
+        f"{name}: cannot download {urls[paths[0]]}: {OFFLINE}. To build from a local copy of the upstream files "
+        f"instead, pass --data-dir DIR (data_dir= in Python) with this file at DIR/{paths[0]}"
+        if len(paths) == 1
+        else f"{name}: cannot download {len(paths)} files{f' in {folder}/' if folder else ''}, {OFFLINE}; "
+        "or build from a local copy: --data-dir DIR"
+    )
 
 
 # --- a copy of the release at the official sizes --------------------------------------------------
