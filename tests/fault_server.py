@@ -17,7 +17,7 @@ import struct
 import threading
 from pathlib import Path
 
-from conftest import LFS
+from helpers import LFS
 
 HTML = b"<!DOCTYPE html>\n<html><head><title>Rate limited</title></head><body>Try again later</body></html>\n"
 

@@ -42,6 +42,9 @@ CARDINAL_HEADER = [
     "target_reward",
     "timestamp_query_generated",
 ]
+# A valid summary of the second header kind, and a valid response row (the bad-input and parser tests' base).
+GOOD_B = b"rank,funny,somewhat_funny,unfunny,count,score,precision,contest,caption\n1,18,27,24,69,1.9130434782608696,0.09402238590614731,510,\"A, b\"\n"
+ROW = [0, "KLUCB", "0.67", "abc_def", "28.3", "A caption", 4181, 3, "2017-07-28 17:05:39.090118"]
 DUELING_HEADER = [
     "",
     "alg_label",

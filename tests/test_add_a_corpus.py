@@ -3,23 +3,26 @@ corpus (its loader folder, module and class, card source and dummy data), added 
 collection with no other edit, gets its card from `corpora card` and passes every generic test,
 exactly the ones the original gets."""
 
-import importlib
 import os
 import re
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import COLLECTION
-from conftest import DATASETS_MAJOR
-from conftest import LEG
-from conftest import add_renamed_copy
-from conftest import own_test_file
-from conftest import quickest_corpus
 from corpora import registry
+from helpers import COLLECTION
+from helpers import DATASETS_MAJOR
+from helpers import LEG
+from helpers import add_renamed_copy
+from helpers import declared
+from helpers import generated_id
+from helpers import not_the_data
+from helpers import one_of_each_kind
+from helpers import own_test_file
+from helpers import quickest_corpus
+from helpers import run_process
 
 # The corpus with the smallest dummy data (the quickest to test), and a new name for its copy
 # (its first word and "_copy") that no test id of another corpus contains.
@@ -44,11 +47,6 @@ def collection(tmp_path_factory):
     return root
 
 
-def run(args, root, tmp_path, **env):
-    env = dict(os.environ, CORPORA_ROOT=str(root), HF_HOME=str(tmp_path / "hf-home"), **env)
-    return subprocess.run([sys.executable, *args], cwd=CHECKOUT, env=env, capture_output=True, text=True, check=False)
-
-
 def generic_test_files(root):
     """Every test file but the per-corpus ones (tests/test_<name>.py, tests/test_<name>_*.py)
     and this one."""
@@ -65,17 +63,18 @@ def generic_test_files(root):
 def test_a_renamed_copy_gets_its_card_and_passes_the_generic_tests(collection, tmp_path):
     assert not any(COPY in name or name in COPY for name in registry.names())
     assert sorted(p.name for p in collection.iterdir()) == ["dataset_cards", "dummy_data", "loaders"]
-    card = run(["-m", "corpora.cli", "card", COPY], collection, tmp_path)
+    card = run_process([sys.executable, "-m", "corpora.cli", "card", COPY], cwd=CHECKOUT,
+                       env={"CORPORA_ROOT": str(collection), "HF_HOME": str(tmp_path / "hf-home")})
     assert card.returncode == 0, card.stderr
     assert (collection / "loaders" / COPY / "README.md").read_text().startswith("---\n")
 
     collected = tmp_path / "collected.txt"  # every test of this leg, written by conftest before -k
-    result = run(
-        # --basetemp: its exit would delete other runs' folders among pytest's shared numbered ones
-        ["-m", "pytest", "-p", "no:cacheprovider", "--basetemp", str(tmp_path / "tmp"), "-v", "-k", COPY,
+    # --basetemp: its exit would delete other runs' folders among pytest's shared numbered ones
+    result = run_process(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--basetemp", str(tmp_path / "tmp"), "-v", "-k", COPY,
          *generic_test_files(collection)],
-        collection, tmp_path, CORPORA_COLLECTED_TESTS=str(collected),
-    )
+        cwd=CHECKOUT, env={"CORPORA_ROOT": str(collection), "HF_HOME": str(tmp_path / "hf-home"),
+                           "CORPORA_COLLECTED_TESTS": str(collected)})
     assert result.returncode == 0, result.stdout[-3000:]
     expected = sorted(
         renamed(test) for test in generic_over_every_corpus(collected.read_text())
@@ -94,17 +93,14 @@ def test_a_renamed_copy_gets_its_card_and_passes_the_generic_tests(collection, t
 def own_bad_input_cases() -> list[str]:
     """The bad inputs the original declares in its own tests/test_<name>.py (README, "Add a
     corpus"): that file is optional and not part of the copy, so neither are these cases."""
-    own = TESTS / f"test_{ORIGINAL}.py"
-    return [bad.case for bad in importlib.import_module(own.stem).BAD_INPUT] if own.is_file() else []
+    return [bad.case for bad in declared(ORIGINAL, "BAD_INPUT", [])]
 
 
 def own_files_not_the_data() -> list[str]:
     """The generated not-the-data cases (tests/test_bad_input.py) the original has only because
     its own table changes that file: the copy has no table, so not these either."""
-    import test_bad_input
-
-    return [test_bad_input.generated_id(bad) for bad in test_bad_input.GENERATED[ORIGINAL]
-            if bad.file not in test_bad_input.one_of_each_kind(ORIGINAL, bad.config)]
+    return [generated_id(bad) for bad in not_the_data(ORIGINAL)
+            if bad.file not in one_of_each_kind(ORIGINAL, bad.config)]
 
 
 def generic_over_every_corpus(collected: str) -> list[str]:

@@ -1,5 +1,5 @@
 """Every corpus's bad input, found by convention: each `tests/test_<name>.py` of a corpus declares
-`BAD_INPUT`, a list of conftest.BadInput. Each case is a real build from a corrupted copy of the
+`BAD_INPUT`, a list of helpers.BadInput. Each case is a real build from a corrupted copy of the
 dummy data, which must stop with exactly the declared line (or, for `message=None`, give the same
 rows). A file that is not the data (a Git LFS pointer, an HTML page, a UTF-8 byte order mark) is
 no corpus's own case: those are generated here for every config, from the files it reads.
@@ -10,19 +10,18 @@ docs/bad_input.md lists every case with its line, between two markers; it is gen
 No corpus is named here: a new corpus with a tests/test_<name>.py is found like the others.
 """
 
-import importlib
-import re
-import sys
 from pathlib import Path
 
 import pytest
 
 import corpora
-from conftest import HTML
-from conftest import LFS
-from conftest import BadInput
-from conftest import build_error
 from corpora import registry
+from helpers import NOT_THE_DATA
+from helpers import BadInput
+from helpers import build_error
+from helpers import declared
+from helpers import generated_id
+from helpers import not_the_data
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs" / "bad_input.md"
@@ -31,58 +30,10 @@ END = "<!-- end of the generated bad-input cases -->"
 ACCEPTED = "(accepted: the same rows as without it)"
 
 
-def declared():
-    """{corpus: its BAD_INPUT}, for every corpus with a tests/test_<name>.py."""
-    sys.path.insert(0, str(Path(__file__).parent))
-    found = {}
-    for name in registry.names():
-        if (Path(__file__).parent / f"test_{name}.py").is_file():
-            found[name] = importlib.import_module(f"test_{name}").BAD_INPUT
-    return found
-
-
-BAD_INPUT = declared()
+BAD_INPUT = {name: declared(name, "BAD_INPUT") for name in registry.names() if declared(name, "BAD_INPUT") is not None}
 CASES = [(name, bad) for name, cases in BAD_INPUT.items() for bad in cases]
-
-# Files that are not the data, each named as such before any parsing (loader_common.check_is_data):
-# (case, the file's bytes -> the variant, the line after the file's path).
-NOT_THE_DATA = [
-    ("Git LFS pointer", lambda raw: LFS, "is a Git LFS pointer, not the data; fetch the real file (git lfs pull)"),
-    ("HTML error page", lambda raw: HTML, "is an HTML page, not the data (an error page saved in its place?)"),
-    ("UTF-8 BOM", lambda raw: b"\xef\xbb\xbf" + raw, "starts with a UTF-8 byte order mark; the release files have none"),
-]
-
-
-def one_of_each_kind(name, config):
-    """The first file of each kind `config` reads (paths alike but for their numbers: a split of
-    199 summary files is read by one reader)."""
-    kinds = {}
-    for path in registry.get(name).config(config).paths:
-        kinds.setdefault(re.sub(r"[0-9]+", "#", path), path)
-    return list(kinds.values())
-
-
-def files_not_the_data(name, config):
-    """The files of `config` that get the NOT_THE_DATA cases, in its order: one of each kind, and
-    each file a declared case of the config changes (the file its table shows)."""
-    corpus = registry.get(name)
-    changed = {bad.file for bad in BAD_INPUT.get(name, []) if (bad.config or corpus.default_config) == config}
-    kinds = one_of_each_kind(name, config)
-    return [path for path in corpus.config(config).paths if path in kinds or path in changed]
-
-
-GENERATED = {
-    name: [BadInput(path, case, variant, f"{path}: {line}", config)
-           for config in registry.get(name).configs for path in files_not_the_data(name, config)
-           for case, variant, line in NOT_THE_DATA]
-    for name in registry.names()
-}
+GENERATED = {name: not_the_data(name) for name in registry.names()}
 GENERATED_CASES = [(name, bad) for name, cases in GENERATED.items() for bad in cases]
-
-
-def generated_id(bad):
-    """A generated case's test id after the corpus name: no spaces (tests/test_add_a_corpus.py reads ids as words)."""
-    return f"{bad.config}-{bad.file}-{bad.case.replace(' ', '-')}"
 
 
 def test_every_declaration_is_a_bad_input_with_a_unique_case():
@@ -129,7 +80,7 @@ def test_every_corpus_has_at_least_ten_bad_inputs():
     short = {name: len(BAD_INPUT.get(name, [])) for name in registry.names() if len(BAD_INPUT.get(name, [])) < 10}
     assert not short, "; ".join(
         f"tests/test_{name}.py declares {count} bad input(s) in BAD_INPUT: add at least {10 - count} more "
-        "(conftest.BadInput; README, \"Add a corpus\")"
+        "(helpers.BadInput; README, \"Add a corpus\")"
         for name, count in short.items()
     )
 

@@ -14,16 +14,15 @@ import datasets
 import pytest
 from hypothesis import strategies as st
 
-from conftest import CSV_UNSAFE
-from conftest import Downloads
-from conftest import Fuzz
 from corpora import cards
 from corpora import load
 from corpora import registry
 from corpora.errors import CorporaError
+from helpers import CSV_UNSAFE
+from helpers import Downloads
+from helpers import Fuzz
 from synthetic_caption_contest_ratings import SUMMARY_A
 from synthetic_caption_contest_ratings import SUMMARY_B
-from test_caption_contest_ratings_bad_input import BAD_INPUT  # noqa: F401  (its table, in a file of its own)
 
 NAME = "caption_contest_ratings"
 corpus = registry.get(NAME)
@@ -197,8 +196,6 @@ def test_cartoons_png_and_metadata(dummy_build):  # quirk 16
     by_contest = {row["contest"]: row for row in cartoons}
     assert by_contest[571]["image"]["bytes"].startswith(b"\x89PNG\r\n\x1a\n")  # its other values: QUIRKS
     assert by_contest[508]["image"]["bytes"].startswith(b"\xff\xd8\xff")
-
-
 def test_streaming_cartoons_reads_each_file_once(monkeypatch):
     # Streaming calls the generator once per image: the metadata files are read at the first, once.
     module = registry.get(NAME).module  # the module the builder is built from now

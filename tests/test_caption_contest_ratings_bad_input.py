@@ -1,13 +1,15 @@
 """caption_contest_ratings's bad input: what `corpora build caption_contest_ratings` prints for
-each malformed file (conftest.BadInput rows; tests/test_bad_input.py runs them and writes
+each malformed file (helpers.BadInput rows; tests/test_bad_input.py runs them and writes
 docs/bad_input.md). Its own file beside tests/test_caption_contest_ratings.py, which declares it."""
 
 import tempfile
 import zipfile
 from pathlib import Path
 
-from conftest import BadInput
+from helpers import BadInput
 from synthetic_caption_contest_ratings import CARDINAL_HEADER
+from synthetic_caption_contest_ratings import GOOD_B
+from synthetic_caption_contest_ratings import ROW
 from synthetic_caption_contest_ratings import archive_bytes
 from synthetic_caption_contest_ratings import write_archive
 
@@ -17,8 +19,6 @@ SUMMARY = SUMMARIES + "510_summary_LilUCB.csv"
 ARCHIVE = RESPONSES + "577-responses.csv.zip"
 WHERE = f"{ARCHIVE}!577-responses.csv"
 JPG = "contests/info/571/571.jpg"
-GOOD_B = b"rank,funny,somewhat_funny,unfunny,count,score,precision,contest,caption\n1,18,27,24,69,1.9130434782608696,0.09402238590614731,510,\"A, b\"\n"
-ROW = [0, "KLUCB", "0.67", "abc_def", "28.3", "A caption", 4181, 3, "2017-07-28 17:05:39.090118"]
 
 
 def zipped(rows, header=CARDINAL_HEADER, **kwargs):

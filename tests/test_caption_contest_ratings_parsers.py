@@ -15,15 +15,15 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from conftest import CSV_UNSAFE
 from corpora import registry
+from helpers import CSV_UNSAFE
 from synthetic_caption_contest_ratings import CARDINAL_HEADER
+from synthetic_caption_contest_ratings import GOOD_B
+from synthetic_caption_contest_ratings import ROW
 from synthetic_caption_contest_ratings import SUMMARY_A
 from synthetic_caption_contest_ratings import SUMMARY_B
 from synthetic_caption_contest_ratings import cardinal_csv
 from synthetic_caption_contest_ratings import write_archive
-from test_caption_contest_ratings_bad_input import GOOD_B
-from test_caption_contest_ratings_bad_input import ROW
 
 NAME = "caption_contest_ratings"
 corpus = registry.get(NAME)

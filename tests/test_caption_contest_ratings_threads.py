@@ -19,12 +19,12 @@ from pathlib import Path
 import datasets
 import pytest
 
-from conftest import namespace_with_tmpfs
-from conftest import written_once
 from corpora import export_folder
 from corpora import parquet_files
 from corpora import prepare
 from corpora import registry
+from helpers import namespace_with_tmpfs
+from helpers import written_once
 from synthetic_caption_contest_ratings import write_big_cardinal
 
 corpus = registry.get("caption_contest_ratings")

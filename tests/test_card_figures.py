@@ -8,15 +8,15 @@ import pyarrow as pa
 import pytest
 import yaml
 
-from conftest import EXAMPLE
-from conftest import EXAMPLE_COLLECTION
 from corpora import cards
 from corpora import registry
 from corpora.cards import figures
 from corpora.cli import main
 from corpora.errors import CorporaError
-from test_cards import edit_source
-from test_cards import repo_copy  # noqa: F401 F811  (the fixture)
+from helpers import EXAMPLE
+from helpers import EXAMPLE_COLLECTION
+from helpers import edit_source
+from helpers import figure_rows
 
 # How hand-written card text is told to state a figure (a count, share or range of the release, which only the
 # build can know): any number written in digits, except
@@ -208,26 +208,13 @@ def test_a_wrong_figure_is_a_clear_error(spec, message):
     assert problems == [message]
 
 
-def test_a_wrong_figure_stops_the_card(repo_copy):  # noqa: F811
+def test_a_wrong_figure_stops_the_card(repo_copy):
     edit_source(repo_copy, lambda s: s["figures"].update(typo={"what": "w", "distinct": "raters.name"}))
     with pytest.raises(CorporaError, match=r"figures: 'typo': no config has the field\(s\) raters.name"):
         cards.render(registry.get(EXAMPLE), {})
 
 
 # --- the figures of a real export (a real corpus's: tests/test_saf_micro_job_german.py)
-def figure_rows(card: str) -> dict[tuple[str, str, str], str]:
-    """(config, figure, split) -> value, from the figure tables of an export's card."""
-    found, config, table = {}, None, False
-    for line in card.splitlines():
-        if line.startswith("#### `"):
-            config = line.strip("#` ")
-        table = line.startswith("| figure (declared by the card) |") or (table and line.startswith("|"))
-        cells = [cell.strip() for cell in line.strip("|").split("|")]
-        if table and cells[0] not in ("figure (declared by the card)", "---"):
-            found[config, cells[0], cells[1]] = cells[2]
-    return found
-
-
 
 
 

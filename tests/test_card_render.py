@@ -15,14 +15,14 @@ import pyarrow.parquet as pq
 import pytest
 from markdown_it import MarkdownIt
 
-from conftest import EXAMPLE
-from conftest import REPO
-from conftest import class_labels_snippet
 from corpora import cards
 from corpora import registry
 from corpora.cards import figures
 from corpora.cli import main
 from corpora.commands import print_table
+from helpers import EXAMPLE
+from helpers import REPO
+from helpers import class_labels_snippet
 
 NAMES = registry.names()
 TEMPLATE = (REPO / "src" / "corpora" / "templates" / "dataset_card.md.j2").read_text()

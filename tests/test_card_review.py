@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from conftest import EXAMPLE
-from conftest import EXAMPLE_COLLECTION
-from conftest import using_example
 from corpora.cards import review
 from corpora.cli import main
+from helpers import EXAMPLE
+from helpers import EXAMPLE_COLLECTION
+from helpers import using_example
 
 pytestmark = pytest.mark.usefixtures("example_collection")
 

@@ -4,20 +4,19 @@ The generic tests check the card of every corpus of the collection; the others r
 corpus (tests/example_collection), whose figures can be read off its files."""
 
 import json
-import shutil
 
 import pytest
 import yaml
 from datasets.info import DatasetInfosDict
 from huggingface_hub import DatasetCard
 
-from conftest import EXAMPLE
-from conftest import EXAMPLE_COLLECTION
 from corpora import cards
 from corpora import prepare
 from corpora import registry
 from corpora.cli import main
 from corpora.errors import CorporaError
+from helpers import EXAMPLE
+from helpers import edit_source
 
 
 @pytest.mark.both_legs  # the YAML header comes from datasets' own classes, which differ between versions
@@ -75,24 +74,6 @@ def test_size_category_comes_from_the_official_sizes(monkeypatch):
     assert cards.size_category(corpus) == "1K<n<10K"
     monkeypatch.setattr(corpus.config("ratings"), "split_sizes", {"train": None, "validation": 7, "test": 10})
     assert cards.size_category(corpus) == "n<1K"
-
-
-@pytest.fixture
-def repo_copy(tmp_path, monkeypatch):
-    """A copy of the example collection to break; the registry reads it through CORPORA_ROOT."""
-    for folder in ("loaders", "dataset_cards", "dummy_data"):
-        shutil.copytree(EXAMPLE_COLLECTION / folder, tmp_path / folder, ignore=shutil.ignore_patterns("__pycache__"))
-    monkeypatch.setenv("CORPORA_ROOT", str(tmp_path))
-    registry.forget()
-    yield tmp_path
-    registry.forget()
-
-
-def edit_source(root, change):
-    path = root / "dataset_cards" / f"{EXAMPLE}.yaml"
-    source = yaml.safe_load(path.read_text())
-    change(source)
-    path.write_text(yaml.safe_dump(source, sort_keys=False, allow_unicode=True))
 
 
 @pytest.mark.parametrize(

@@ -23,9 +23,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import REPO
-from conftest import quickest_corpus
 from corpora import registry
+from helpers import REPO
+from helpers import quickest_corpus
 
 pytestmark = pytest.mark.datasets5
 

@@ -3,7 +3,6 @@ its release, dummy data and official sizes are small enough that every figure be
 off its files."""
 
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -13,18 +12,21 @@ from pathlib import Path
 import datasets
 import pytest
 
-from conftest import EXAMPLE
-from conftest import EXAMPLE_COLLECTION
-from conftest import EXAMPLE_DUMMY_TABLE
-from conftest import EXAMPLE_LISTED
-from conftest import EXAMPLE_RELEASE
-from conftest import add_renamed_copy
-from conftest import rename_config
-from conftest import table_lines
 from corpora import cards
 from corpora import registry
 from corpora import sources
 from corpora.cli import main
+from helpers import CORPORA
+from helpers import EXAMPLE
+from helpers import EXAMPLE_COLLECTION
+from helpers import EXAMPLE_DUMMY_TABLE
+from helpers import EXAMPLE_LISTED
+from helpers import EXAMPLE_RELEASE
+from helpers import add_renamed_copy
+from helpers import corpora_here
+from helpers import rename_config
+from helpers import run_process
+from helpers import table_lines
 
 pytestmark = pytest.mark.usefixtures("example_collection")
 
@@ -52,13 +54,6 @@ RELEASE_TABLE = [
 ]
 
 
-def run(capsys, *argv):
-    """Exit code, stdout, and the last line of stderr (progress bars come before it)."""
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err.rstrip("\n").split("\n")[-1].split("\r")[-1] + "\n" if err else ""
-
-
 def cut_last_line(path):
     """The file without its last line (a copy cut short)."""
     lines = path.read_bytes().splitlines(keepends=True)
@@ -66,14 +61,14 @@ def cut_last_line(path):
 
 
 def test_list_shows_every_corpus_config_split_and_official_size(capsys):
-    code, out, _ = run(capsys, "list")
+    code, out, _ = corpora_here("list")
     assert code == 0
     assert out.splitlines()[0].split() == ["corpus", "config", "split", "official", "rows"]
     assert [line.split() for line in out.splitlines()[1:]] == EXAMPLE_LISTED
 
 
 def test_build_dummy_writes_the_export_and_reports_reloaded_rows(capsys, tmp_path):
-    code, out, err = run(capsys, "build", NAME, "--dummy", "--out", str(tmp_path))
+    code, out, err = corpora_here("build", NAME, "--dummy", "--out", str(tmp_path))
     assert code == 0, err
     assert table_lines(out) == EXAMPLE_DUMMY_TABLE
     folder = tmp_path / NAME
@@ -115,7 +110,7 @@ def test_build_dummy_writes_the_export_and_reports_reloaded_rows(capsys, tmp_pat
 
 
 def test_build_one_config(capsys, tmp_path):
-    code, out, _ = run(capsys, "build", NAME, "--dummy", "--config", "ratings", "--out", str(tmp_path))
+    code, out, _ = corpora_here("build", NAME, "--dummy", "--config", "ratings", "--out", str(tmp_path))
     assert code == 0
     assert [row[1] for row in table_lines(out)] == ["ratings"] * 3
     assert sorted(p.name for p in (tmp_path / NAME).iterdir()) == [".corpora-export.json", "README.md", "croissant.json",
@@ -124,7 +119,7 @@ def test_build_one_config(capsys, tmp_path):
 
 def test_build_from_a_full_size_copy_gives_the_official_sizes(capsys, tmp_path):
     # The release is what checksums.tsv records: no flag needed.
-    code, out, err = run(capsys, "build", NAME, "--data-dir", str(EXAMPLE_RELEASE), "--out", str(tmp_path / "out"))
+    code, out, err = corpora_here("build", NAME, "--data-dir", str(EXAMPLE_RELEASE), "--out", str(tmp_path / "out"))
     assert code == 0, err
     assert table_lines(out) == RELEASE_TABLE
 
@@ -132,7 +127,7 @@ def test_build_from_a_full_size_copy_gives_the_official_sizes(capsys, tmp_path):
 def test_build_from_files_that_are_not_the_recorded_release_is_refused(capsys, tmp_path, example_release):
     cut_last_line(example_release / "data" / "test.jsonl")  # 3 of 4 sentences
     cut_last_line(example_release / "raters.csv")  # 4 of 5 raters
-    code, out, err = run(capsys, "build", NAME, "--data-dir", str(example_release), "--out", str(tmp_path))
+    code, out, err = corpora_here("build", NAME, "--data-dir", str(example_release), "--out", str(tmp_path))
     assert code == 1
     assert err == (
         "corpora build: error: example_ratings: 2 source file(s) differ from the recorded release: "
@@ -150,7 +145,7 @@ def test_files_with_the_recorded_checksums_build_without_the_flag(capsys, tmp_pa
     path.write_text(text.replace('"Add salt, then wait."', '"Add salt, then stir."'), encoding="utf-8")
     assert path.read_text(encoding="utf-8") != text  # no longer the committed release
     record_release(NAME, example_release)
-    code, out, err = run(capsys, "build", NAME, "--data-dir", str(example_release), "--out", str(tmp_path / "out"))
+    code, out, err = corpora_here("build", NAME, "--data-dir", str(example_release), "--out", str(tmp_path / "out"))
     assert code == 0, err
     assert table_lines(out) == RELEASE_TABLE
 
@@ -158,17 +153,17 @@ def test_files_with_the_recorded_checksums_build_without_the_flag(capsys, tmp_pa
 def test_checksums_measures_a_copy_and_update_records_it(capsys, example_release, record_release):
     corpus = registry.get(NAME)
     record_release(NAME, corpus.dummy_dir)  # a temporary checksums.tsv, so the real one is untouched
-    code, out, err = run(capsys, "checksums", NAME, "--data-dir", str(example_release))
+    code, out, err = corpora_here("checksums", NAME, "--data-dir", str(example_release))
     assert code == 1  # differs from the record: reported, not written
     assert [line.split() for line in out.splitlines()[1:]] == [
         [path, str(size), sha256, "differs"] for path, (size, sha256) in RELEASE.items()
     ]
-    code, out, err = run(capsys, "checksums", NAME, "--data-dir", str(example_release), "--update")
+    code, out, err = corpora_here("checksums", NAME, "--data-dir", str(example_release), "--update")
     assert code == 0
     assert sources.read_records(corpus) == {
         URL + path: sources.Record(size, sha256) for path, (size, sha256) in RELEASE.items()
     }
-    code, out, err = run(capsys, "checksums", NAME, "--data-dir", str(example_release))
+    code, out, err = corpora_here("checksums", NAME, "--data-dir", str(example_release))
     assert code == 0
     assert [line.split()[-1] for line in out.splitlines()[1:]] == ["ok"] * 6
 
@@ -194,7 +189,7 @@ def test_checksums_says_a_file_recorded_as_never_measured_so(capsys, example_rel
     records = sources.read_records(corpus)
     records[URL + first] = None  # recorded as "- -", as `corpora new` writes every URL
     sources.write_records(corpus, records)
-    code, out, err = run(capsys, "checksums", NAME, "--data-dir", str(example_release))
+    code, out, err = corpora_here("checksums", NAME, "--data-dir", str(example_release))
     assert code == 1  # not the record: reported, not written
     # Whole rows: the cells are two or more spaces apart ("not measured" is one cell).
     assert [re.split(r" {2,}", line) for line in out.splitlines()] == [
@@ -208,7 +203,7 @@ def test_checksums_says_a_file_recorded_as_never_measured_so(capsys, example_rel
 def test_a_copy_with_other_split_sizes_is_refused_without_the_flag(capsys, tmp_path, record_release):
     dummy = registry.get(NAME).dummy_dir
     record_release(NAME, dummy)  # the release checksums pass: only the sizes differ
-    code, out, err = run(capsys, "build", NAME, "--data-dir", str(dummy), "--out", str(tmp_path / "out"))
+    code, out, err = corpora_here("build", NAME, "--data-dir", str(dummy), "--out", str(tmp_path / "out"))
     assert code == 1
     # The first config built stops the build: the others are not built for nothing.
     assert err == (
@@ -223,7 +218,7 @@ def test_a_copy_with_other_split_sizes_is_refused_without_the_flag(capsys, tmp_p
 
 def test_allow_modified_sources_builds_a_cut_copy_and_shows_the_official_sizes(capsys, tmp_path):
     dummy = registry.get(NAME).dummy_dir
-    code, out, err = run(capsys, "build", NAME, "--data-dir", str(dummy), "--out", str(tmp_path),
+    code, out, err = corpora_here("build", NAME, "--data-dir", str(dummy), "--out", str(tmp_path),
                          "--allow-modified-sources")
     assert code == 0, err
     assert table_lines(out) == [
@@ -259,18 +254,18 @@ def test_the_help_of_allow_modified_sources_says_what_it_lifts_and_what_stays(co
 
 
 def test_errors_are_one_line_without_traceback(capsys, tmp_path):
-    code, _, err = run(capsys, "build", "nope", "--dummy", "--out", str(tmp_path))
+    code, _, err = corpora_here("build", "nope", "--dummy", "--out", str(tmp_path))
     assert code == 1
     assert err == "corpora build: error: unknown corpus 'nope'; known: example_ratings\n"
 
-    code, _, err = run(capsys, "build", NAME, "--data-dir", str(tmp_path / "nowhere"), "--out", str(tmp_path))
+    code, _, err = corpora_here("build", NAME, "--data-dir", str(tmp_path / "nowhere"), "--out", str(tmp_path))
     assert code == 1
     assert err == (
         f"corpora build: error: example_ratings: {tmp_path / 'nowhere'}: no such folder (the local copy of the "
         "sources to read)\n"
     )
     (tmp_path / "empty").mkdir()
-    code, _, err = run(capsys, "build", NAME, "--data-dir", str(tmp_path / "empty"), "--out", str(tmp_path))
+    code, _, err = corpora_here("build", NAME, "--data-dir", str(tmp_path / "empty"), "--out", str(tmp_path))
     assert code == 1
     missing = ", ".join(
         str(tmp_path / "empty" / f)
@@ -286,7 +281,7 @@ def test_a_bad_record_is_named_on_one_line(capsys, tmp_path, dummy_copy):
     # line 2 (s18) is rated [2, 4, 1]; a score of 6 is out of the scale
     path.write_text(path.read_text(encoding="utf-8").replace('"scores": [2, 4, 1]', '"scores": [2, 4, 6]'),
                     encoding="utf-8")
-    code, _, err = run(capsys, "build", NAME, "--data-dir", str(data_dir), "--out", str(tmp_path),
+    code, _, err = corpora_here("build", NAME, "--data-dir", str(data_dir), "--out", str(tmp_path),
                        "--allow-modified-sources")
     assert code == 1
     assert err == (
@@ -301,18 +296,18 @@ def test_debug_shows_the_traceback(capsys, tmp_path):
 
 @pytest.mark.parametrize("command", ["build", "card", "checksums", "validate"])
 def test_names_or_all(capsys, command):
-    assert run(capsys, command)[2] == f"corpora {command}: error: give at least one corpus name, or --all\n"
-    assert run(capsys, command, NAME, "--all")[2] == f"corpora {command}: error: give corpus names or --all, not both\n"
+    assert corpora_here(command)[2] == f"corpora {command}: error: give at least one corpus name, or --all\n"
+    assert corpora_here(command, NAME, "--all")[2] == f"corpora {command}: error: give corpus names or --all, not both\n"
 
 
 def test_card_check_is_clean(capsys):
-    code, out, _ = run(capsys, "card", "--all", "--check")
+    code, out, _ = corpora_here("card", "--all", "--check")
     assert code == 0
     assert out.splitlines() == ["example_ratings: card up to date"]
 
 
 def test_validate_passes_on_the_committed_tree(capsys):
-    code, out, _ = run(capsys, "validate", "--all")  # the example collection holds NAME alone
+    code, out, _ = corpora_here("validate", "--all")  # the example collection holds NAME alone
     assert code == 0
     assert out.splitlines() == [
         f"{NAME}: dummy build sentences: ok",
@@ -324,26 +319,16 @@ def test_validate_passes_on_the_committed_tree(capsys):
 
 
 def test_console_script_runs(tmp_path):
-    script = Path(sys.executable).with_name("corpora")
-    result = subprocess.run(
-        [str(script), "build", NAME, "--dummy", "--config", "ratings", "--out", str(tmp_path)],
-        capture_output=True, text=True, env=os.environ.copy(), check=False,  # CORPORA_ROOT included
-    )
+    result = run_process([CORPORA, "build", NAME, "--dummy", "--config", "ratings", "--out", tmp_path])  # CORPORA_ROOT included
     assert result.returncode == 0, result.stderr
     assert [NAME, "ratings", "validation", "5", "5", "5"] in table_lines(result.stdout)
-
-
 def test_build_with_worker_processes_gives_the_rows_of_one_process(tmp_path):
     # In a subprocess with a timeout, so a hang (see the test below) fails instead of waiting.
     # The dummy train split is three files: two processes prepare a shard each, which the export
     # writes as one Parquet file, the same bytes as one process writes.
-    script = Path(sys.executable).with_name("corpora")
     for num_proc in ("1", "2"):
-        result = subprocess.run(
-            [str(script), "build", NAME, "--dummy", "--config", "ratings", "--num-proc", num_proc,
-             "--out", str(tmp_path / num_proc)],
-            capture_output=True, text=True, env=os.environ.copy(), check=False, timeout=120,
-        )
+        result = run_process([CORPORA, "build", NAME, "--dummy", "--config", "ratings", "--num-proc", num_proc,
+                              "--out", tmp_path / num_proc], timeout=120)
         assert result.returncode == 0, result.stderr
         assert table_lines(result.stdout) == [
             [NAME, "ratings", "train", "10", "10", "10"],
@@ -444,7 +429,7 @@ def test_a_build_whose_output_cannot_be_written_keeps_its_export_and_says_so_in_
 
 
 def test_diff_reports_trouble_with_status_two(capsys, tmp_path):
-    assert run(capsys, "diff", str(tmp_path / "old"), str(tmp_path / "new"))[0] == 2
+    assert corpora_here("diff", str(tmp_path / "old"), str(tmp_path / "new"))[0] == 2
 
 
 # --- a collection of two corpora: --all and the lists of names ---------------------------------
@@ -465,25 +450,25 @@ def two_corpora(tmp_path, monkeypatch):
 
 
 def test_every_command_with_all_takes_every_corpus_in_name_order(two_corpora, tmp_path, capsys):
-    code, out, _ = run(capsys, "list")
+    code, out, _ = corpora_here("list")
     assert code == 0
     twin = [[TWIN, *cells[1:]] for cells in EXAMPLE_LISTED]
     assert [line.split() for line in out.splitlines()[1:]] == EXAMPLE_LISTED + twin
-    assert run(capsys, "card", TWIN) == (0, f"wrote loaders/{TWIN}/README.md\n", "")
-    assert run(capsys, "card", TWIN) == (0, f"loaders/{TWIN}/README.md: unchanged\n", "")
-    code, out, _ = run(capsys, "card", "--all", "--check")
+    assert corpora_here("card", TWIN) == (0, f"wrote loaders/{TWIN}/README.md\n", "")
+    assert corpora_here("card", TWIN) == (0, f"loaders/{TWIN}/README.md: unchanged\n", "")
+    code, out, _ = corpora_here("card", "--all", "--check")
     assert (code, out) == (0, f"{NAME}: card up to date\n{TWIN}: card up to date\n")
-    code, out, _ = run(capsys, "build", "--all", "--dummy", "--out", str(tmp_path / "out"))
+    code, out, _ = corpora_here("build", "--all", "--dummy", "--out", str(tmp_path / "out"))
     assert code == 0
     assert table_lines(out) == EXAMPLE_DUMMY_TABLE + [[TWIN, *cells[1:]] for cells in EXAMPLE_DUMMY_TABLE]
     assert sorted(p.name for p in (tmp_path / "out").iterdir() if not p.name.startswith(".")) == [NAME, TWIN]
-    code, _, err = run(capsys, "build", "example", "--dummy", "--out", str(tmp_path / "out"))
+    code, _, err = corpora_here("build", "example", "--dummy", "--out", str(tmp_path / "out"))
     assert (code, err) == (1, f"corpora build: error: unknown corpus 'example'; known: {NAME}, {TWIN}\n")
 
 
 def test_a_build_of_several_corpora_that_stops_says_what_it_exported_first(two_corpora, tmp_path, capsys):
     (tmp_path / "out" / TWIN).mkdir(parents=True)  # someone's own folder: refused, kept
-    code, out, err = run(capsys, "build", "--all", "--dummy", "--out", str(tmp_path / "out"))
+    code, out, err = corpora_here("build", "--all", "--dummy", "--out", str(tmp_path / "out"))
     assert code == 1
     assert out.splitlines()[0] == f"exported to {tmp_path / 'out'}/ before {TWIN} stopped:"
     assert [line.split() for line in out.splitlines()[2:]] == EXAMPLE_DUMMY_TABLE
@@ -516,7 +501,7 @@ def exported_card(folder):
 
 
 def test_the_card_of_a_build_of_some_configs_describes_those_only(capsys, tmp_path):
-    assert run(capsys, "build", NAME, "--dummy", "--config", "ratings", "--out", str(tmp_path))[0] == 0
+    assert corpora_here("build", NAME, "--dummy", "--config", "ratings", "--out", str(tmp_path))[0] == 0
     text, header = exported_card(tmp_path / NAME)
     assert [c["config_name"] for c in header["configs"]] == ["ratings"]
     info = header["dataset_info"]
@@ -534,7 +519,7 @@ def test_the_card_of_a_build_of_some_configs_describes_those_only(capsys, tmp_pa
 def test_a_build_from_modified_sources_says_so_at_the_top_of_its_card_and_in_croissant(capsys, tmp_path, example_release):
     cut_last_line(example_release / "data" / "test.jsonl")
     argv = ["build", NAME, "--data-dir", str(example_release), "--allow-modified-sources", "--out", str(tmp_path)]
-    assert run(capsys, *argv)[0] == 0
+    assert corpora_here(*argv)[0] == 0
     text, _ = exported_card(tmp_path / NAME)
     notice = (f"This export was built from 1 source file(s) that differ from the recorded release: {URL}data/test.jsonl "
               "(443 bytes, recorded 589). Its rows, sizes and statistics are those of these files.")
@@ -550,14 +535,14 @@ def test_a_build_from_modified_sources_says_so_at_the_top_of_its_card_and_in_cro
 
 
 def test_validate_an_export_folder_on_disk(capsys, tmp_path):
-    assert run(capsys, "build", NAME, "--dummy", "--out", str(tmp_path))[0] == 0
+    assert corpora_here("build", NAME, "--dummy", "--out", str(tmp_path))[0] == 0
     folder = tmp_path / NAME
     checks = ["mark", "card", "files", "croissant.json", "parquet files", "reload sentences", "reload ratings",
               "reload raters"]
-    assert run(capsys, "validate", str(folder)) == (0, "".join(f"{folder}: {check}: ok\n" for check in checks), "")
+    assert corpora_here("validate", str(folder)) == (0, "".join(f"{folder}: {check}: ok\n" for check in checks), "")
     shard = folder / "ratings" / "test-00000-of-00001.parquet"
     shard.write_bytes(shard.read_bytes() + b"x")  # no longer ends with Parquet's magic bytes
-    code, out, err = run(capsys, "validate", str(folder))
+    code, out, err = corpora_here("validate", str(folder))
     assert (code, err) == (1, "")
     magic = "Parquet magic bytes not found in footer. Either the file is corrupted or this is not a parquet file."
     assert out.splitlines() == [
@@ -572,7 +557,7 @@ def test_validate_an_export_folder_on_disk(capsys, tmp_path):
         f"{folder}: reload raters: ok",
     ]
     (folder / ".corpora-export.json").unlink()
-    assert run(capsys, "validate", str(folder)) == (
+    assert corpora_here("validate", str(folder)) == (
         1, f"{folder}: mark: FAILED: {folder} is not an export of a corpus of this collection (no .corpora-export.json "
            "naming one)\n", "")
 
@@ -580,13 +565,13 @@ def test_validate_an_export_folder_on_disk(capsys, tmp_path):
 def test_validate_a_path_that_does_not_exist_says_so(capsys, tmp_path):
     missing, file = tmp_path / "build" / NAME, tmp_path / "file"
     file.write_text("not an export")
-    assert run(capsys, "validate", str(missing)) == (1, f"{missing}: mark: FAILED: {missing} does not exist\n", "")
-    assert run(capsys, "validate", str(file)) == (1, f"{file}: mark: FAILED: {file} is not a folder\n", "")
+    assert corpora_here("validate", str(missing)) == (1, f"{missing}: mark: FAILED: {missing} does not exist\n", "")
+    assert corpora_here("validate", str(file)) == (1, f"{file}: mark: FAILED: {file} is not a folder\n", "")
 
 
 @pytest.mark.parametrize("mark_lists_files", [True, False])
 def test_validate_names_a_file_that_is_not_part_of_the_export(capsys, tmp_path, mark_lists_files):
-    assert run(capsys, "build", NAME, "--dummy", "--out", str(tmp_path))[0] == 0
+    assert corpora_here("build", NAME, "--dummy", "--out", str(tmp_path))[0] == 0
     folder = tmp_path / NAME
     if not mark_lists_files:  # an export of corpora 0.1.0's first version: the card says what is the export's
         mark = json.loads((folder / ".corpora-export.json").read_text())
@@ -597,7 +582,7 @@ def test_validate_names_a_file_that_is_not_part_of_the_export(capsys, tmp_path, 
     (folder / ".DS_Store").write_bytes(b"\0")
     # A shard the build did not write, which the card's `ratings/train-*` names all the same.
     shutil.copy(folder / "ratings" / "train-00000-of-00001.parquet", folder / "ratings" / "train-copy.parquet")
-    code, out, _ = run(capsys, "validate", str(folder))
+    code, out, _ = corpora_here("validate", str(folder))
     assert code == 1
     stray = ".DS_Store, ratings/notes.txt, ratings/train-copy.parquet" if mark_lists_files else (
         ".DS_Store, ratings/notes.txt")  # the copy: the card and croissant.json checks name it
@@ -608,11 +593,11 @@ def test_validate_names_a_file_that_is_not_part_of_the_export(capsys, tmp_path, 
 
 
 def test_validate_an_export_of_a_config_the_loader_no_longer_has(capsys, tmp_path):
-    assert run(capsys, "build", NAME, "--dummy", "--out", str(tmp_path))[0] == 0
+    assert corpora_here("build", NAME, "--dummy", "--out", str(tmp_path))[0] == 0
     folder = tmp_path / NAME
     rename_config(folder, "ratings", "ratings_v0")
     checks = ["mark", "card", "files", "croissant.json", "parquet files", "reload sentences"]
-    assert run(capsys, "validate", str(folder)) == (1, "".join(f"{folder}: {check}: ok\n" for check in checks) + (
+    assert corpora_here("validate", str(folder)) == (1, "".join(f"{folder}: {check}: ok\n" for check in checks) + (
         f"{folder}: reload ratings_v0: FAILED: {NAME} has no config 'ratings_v0'; configs: sentences, ratings, "
         f"raters; `corpora build {NAME} --out {tmp_path} --drop-other-configs` replaces the export without it\n"
         f"{folder}: reload raters: ok\n"

@@ -10,10 +10,10 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import EXAMPLE
 from corpora import cards
 from corpora import registry
 from corpora.cards import croissant
+from helpers import EXAMPLE
 
 mlc = pytest.importorskip("mlcroissant")
 

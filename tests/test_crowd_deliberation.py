@@ -10,17 +10,16 @@ import re
 import pytest
 from hypothesis import strategies as st
 
-from conftest import CSV_UNSAFE
-from conftest import Downloads
-from conftest import FullSize
-from conftest import Fuzz
-from conftest import json_values
 from corpora import load
 from corpora import registry
+from helpers import CSV_UNSAFE
+from helpers import Downloads
+from helpers import FullSize
+from helpers import Fuzz
+from helpers import json_values
 from synthetic_crowd_deliberation import read_rows
+from synthetic_crowd_deliberation import set_cell
 from synthetic_crowd_deliberation import write_full_size
-from test_crowd_deliberation_bad_input import BAD_INPUT  # noqa: F401  (its table, in a file of its own)
-from test_crowd_deliberation_bad_input import set_cell
 
 NAME = "crowd_deliberation"
 corpus = registry.get(NAME)

@@ -1,11 +1,10 @@
 """crowd_deliberation's bad input: what `corpora build crowd_deliberation` prints for each
-malformed file (conftest.BadInput rows; tests/test_bad_input.py runs them and writes
+malformed file (helpers.BadInput rows; tests/test_bad_input.py runs them and writes
 docs/bad_input.md). Its own file beside tests/test_crowd_deliberation.py, which declares it."""
 
-import csv
-import io
-
-from conftest import BadInput
+from helpers import BadInput
+from synthetic_crowd_deliberation import csv_variant
+from synthetic_crowd_deliberation import set_cell
 
 DATA, LABELS, DELIBERATIONS = "data.csv", "labels.csv", "deliberations.csv"
 EXPECTATION = "QUESTION_DO_YOU_THINK_OTHER_PEOPLE_MIGHT_CHOOSE_A_DIFFERENT_ANSWER_THAN_YOU_DID"
@@ -20,29 +19,6 @@ SARCASM = "'sarcastic' or 'not_sarcastic'"
 RELATION = "'relation_expressed' or 'relation_not_expressed'"
 CONFIDENCE = "'0' or '0.5' or '1'"
 ID = "a non-negative integer below 2**31"
-
-
-def csv_variant(change, delimiter=","):
-    """A variant of a CSV file: its rows changed by `change`, written the way upstream writes."""
-    def variant(raw):
-        rows = list(csv.reader(io.StringIO(raw.decode("utf-8"), newline="")))
-        change(rows)
-        out = io.StringIO()
-        csv.writer(out, delimiter=delimiter, lineterminator="\n").writerows(rows)
-        return out.getvalue().encode("utf-8")
-
-    return variant
-
-
-def cell(line, column, value):
-    def change(rows):
-        rows[line - 1][rows[0].index(column)] = value
-
-    return change
-
-
-def set_cell(line, column, value):
-    return csv_variant(cell(line, column, value))
 
 
 def swap(rows):

@@ -13,8 +13,8 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from conftest import CSV_UNSAFE
 from corpora import registry
+from helpers import CSV_UNSAFE
 
 DATA = "data.csv"
 loader = registry.get("crowd_deliberation").module

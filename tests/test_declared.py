@@ -4,10 +4,8 @@ over real HTTP), FULL_SIZE (a copy of the release at the official sizes) and FUZ
 dummy file). BAD_INPUT is run by tests/test_bad_input.py. Each test runs once per corpus, and
 checks nothing for a corpus that declares nothing (a new corpus, README "Add a corpus")."""
 
-import importlib
 import posixpath
 import re
-from pathlib import Path
 
 import datasets
 import pytest
@@ -16,14 +14,6 @@ from hypothesis import example
 from hypothesis import given
 from hypothesis import settings
 
-from conftest import Downloads
-from conftest import FullSize
-from conftest import Fuzz
-from conftest import builder_rows
-from conftest import declared
-from conftest import official_sizes_of_the_dummy_data
-from conftest import table_lines
-from conftest import written_once
 from corpora import export_folder
 from corpora import load
 from corpora import prepare
@@ -31,6 +21,15 @@ from corpora import registry
 from corpora.cli import main
 from corpora.errors import OFFLINE
 from corpora.errors import CorporaError
+from helpers import Downloads
+from helpers import FullSize
+from helpers import Fuzz
+from helpers import builder_rows
+from helpers import declarations
+from helpers import declared
+from helpers import official_sizes_of_the_dummy_data
+from helpers import table_lines
+from helpers import written_once
 
 each_corpus = pytest.mark.parametrize("name", registry.names())
 
@@ -86,11 +85,9 @@ def row_by_key(dataset, key_columns, key):
 def test_each_declaration_is_under_its_name(name):
     """A corpus that declares nothing runs nothing here: a declaration under another name (a
     typo, an import under an alias) would pass unseen."""
-    if not (Path(__file__).parent / f"test_{name}.py").is_file():
-        return
     names = {Downloads: "DOWNLOADS", FullSize: "FULL_SIZE", Fuzz: "FUZZ"}
     misplaced = []
-    for attribute, value in vars(importlib.import_module(f"test_{name}")).items():
+    for attribute, value in declarations(name).items():
         for item in value if isinstance(value, list) else [value]:
             if type(item) in names and attribute != names[type(item)]:
                 misplaced.append(f"{attribute} holds a {type(item).__name__}, which only {names[type(item)]} runs")

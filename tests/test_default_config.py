@@ -10,10 +10,10 @@ import shutil
 import pytest
 import yaml
 
-from conftest import EXAMPLE
-from conftest import EXAMPLE_COLLECTION
 from corpora import registry
-from corpora.cli import main
+from helpers import EXAMPLE
+from helpers import EXAMPLE_COLLECTION
+from helpers import corpora_here
 
 NAME = EXAMPLE
 DROPPED = ["ratings", "raters"]  # the configs cut from the example
@@ -50,16 +50,10 @@ def one_default_config(tmp_path, monkeypatch):
     registry.forget()
 
 
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
 def test_a_single_config_named_default_builds_cards_validates_pushes_and_diffs(capsys, tmp_path, one_default_config):
     assert registry.get(NAME).configs == ["default"]
-    assert run(capsys, "card", NAME)[:2] == (0, f"wrote loaders/{NAME}/README.md\n")
-    code, out, err = run(capsys, "build", NAME, "--dummy", "--out", str(tmp_path / "out"))
+    assert corpora_here("card", NAME)[:2] == (0, f"wrote loaders/{NAME}/README.md\n")
+    code, out, err = corpora_here("build", NAME, "--dummy", "--out", str(tmp_path / "out"))
     assert (code, err) == (0, "")
     folder = tmp_path / "out" / NAME
     header = yaml.safe_load((folder / "README.md").read_text().split("---\n")[1])
@@ -67,12 +61,12 @@ def test_a_single_config_named_default_builds_cards_validates_pushes_and_diffs(c
     assert [s["num_examples"] for s in header["dataset_info"]["splits"]] == [4, 2, 2]
     assert [c["config_name"] for c in header["configs"]] == ["default"]
     checks = ["mark", "card", "files", "croissant.json", "parquet files", "reload default"]
-    assert run(capsys, "validate", str(folder)) == (0, "".join(f"{folder}: {c}: ok\n" for c in checks), "")
-    code, out, _ = run(capsys, "validate", NAME)
+    assert corpora_here("validate", str(folder)) == (0, "".join(f"{folder}: {c}: ok\n" for c in checks), "")
+    code, out, _ = corpora_here("validate", NAME)
     assert code == 0 and "FAILED" not in out
-    code, out, err = run(capsys, "push", NAME, "--repo-id", "a/b", "--dry-run", "--allow-modified-sources",
+    code, out, err = corpora_here("push", NAME, "--repo-id", "a/b", "--dry-run", "--allow-modified-sources",
                          "--data-dir", str(registry.get(NAME).dummy_dir), "--out", str(tmp_path / "pushed"))
     assert (code, err) == (0, "")
-    code, out, err = run(capsys, "diff", str(folder), str(tmp_path / "pushed" / NAME))
+    code, out, err = corpora_here("diff", str(folder), str(tmp_path / "pushed" / NAME))
     assert (code, err) == (0, "")
     assert "config default (rows matched by sentence_id):" in out

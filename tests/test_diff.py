@@ -17,8 +17,6 @@ import pyarrow.parquet
 import pytest
 
 import corpora
-from conftest import EXAMPLE
-from conftest import using_example
 from corpora import cards
 from corpora import diff
 from corpora import export_folder
@@ -27,21 +25,12 @@ from corpora import registry
 from corpora.cli import main
 from corpora.exports import MARK
 from corpora.feature_spelling import spell
+from helpers import EXAMPLE
+from helpers import corpora_here
+from helpers import using_example
 
 NAME = EXAMPLE
 pytestmark = [pytest.mark.usefixtures("example_collection"), pytest.mark.other_dependencies]
-
-
-@pytest.fixture
-def cli(capsys):
-    """cli(*argv): `corpora ...` in this process: exit code, stdout, stderr."""
-    def run(*argv):
-        capsys.readouterr()  # only what the command prints
-        code = main([str(arg) for arg in argv])
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return run
 
 
 def edit_jsonl(path, line_number, edit):
@@ -150,9 +139,9 @@ def test_edited_removed_and_added_rows(exports):
     assert report.configs[2].identical
 
 
-def test_text_output_and_exit_status(exports, cli):
+def test_text_output_and_exit_status(exports):
     old, new = exports
-    code, out, err = cli("diff", old, new)
+    code, out, err = corpora_here("diff", old, new)
     assert (code, err) == (1, "")
     lines = out.splitlines()
     assert lines[:2] == [f"old: {old}", f"new: {new}"]
@@ -169,9 +158,9 @@ def test_text_output_and_exit_status(exports, cli):
     assert lines[-1] == "the exports differ"
 
 
-def test_markdown_output(exports, cli):
+def test_markdown_output(exports):
     old, new = exports
-    code, out, _ = cli("diff", old, new, "--format", "markdown")
+    code, out, _ = corpora_here("diff", old, new, "--format", "markdown")
     assert code == 1
     lines = out.splitlines()
     assert lines[0] == f"### corpora diff: {NAME}"
@@ -197,9 +186,9 @@ def test_markdown_output(exports, cli):
     ]
 
 
-def test_json_output(exports, cli):
+def test_json_output(exports):
     old, new = exports
-    code, out, _ = cli("diff", old, new, "--format", "json")
+    code, out, _ = corpora_here("diff", old, new, "--format", "json")
     assert code == 1
     report = json.loads(out)
     assert (report["identical"], report["corpus"], report["old"], report["new"]) == (False, NAME, str(old), str(new))
@@ -213,7 +202,7 @@ def test_json_output(exports, cli):
     }
 
 
-def test_retyped_and_removed_feature_new_split_and_new_config(exports, tmp_path, cli):
+def test_retyped_and_removed_feature_new_split_and_new_config(exports, tmp_path):
     old, _ = exports
     new = tmp_path / NAME
     shutil.copytree(old, new)
@@ -231,7 +220,7 @@ def test_retyped_and_removed_feature_new_split_and_new_config(exports, tmp_path,
     (new / "scores").mkdir()
     shutil.copy(old / "ratings" / "validation-00000-of-00001.parquet", new / "scores" / "train-00000-of-00001.parquet")
 
-    code, out, err = cli("diff", old, new)
+    code, out, err = corpora_here("diff", old, new)
     assert (code, err) == (1, "")
     assert out.splitlines()[2:] == [
         "config scores: added: train (5 rows)",
@@ -252,7 +241,7 @@ def test_retyped_and_removed_feature_new_split_and_new_config(exports, tmp_path,
         "the exports differ",
     ]
     # and the other way round
-    code, out, _ = cli("diff", new, old, "--format", "json")
+    code, out, _ = corpora_here("diff", new, old, "--format", "json")
     report = json.loads(out)
     assert code == 1
     assert report["configs_removed"] == {"scores": {"train": 5}}
@@ -301,12 +290,12 @@ def test_rows_without_a_key_are_matched_by_position_and_labels_shown_by_name(tmp
     assert next(c for c in report.configs if c.name == "raters").key == ["rater"]  # still by its key
 
 
-def test_a_duplicate_key_is_an_error_naming_it(exports, tmp_path, cli):
+def test_a_duplicate_key_is_an_error_naming_it(exports, tmp_path):
     old, _ = exports
     new = tmp_path / NAME
     shutil.copytree(old, new)
     rewrite(new / "ratings" / "train-00000-of-00001.parquet", lambda table, _: pyarrow.concat_tables([table, table.slice(2, 1)]))
-    code, out, err = cli("diff", old, new)
+    code, out, err = corpora_here("diff", old, new)
     assert (code, out) == (2, "")
     assert err == (
         "corpora diff: error: new ratings/train: key (sentence_id, rater) is not unique: "
@@ -314,21 +303,21 @@ def test_a_duplicate_key_is_an_error_naming_it(exports, tmp_path, cli):
     )
 
 
-def test_errors_exit_2(tmp_path, exports, cli):
+def test_errors_exit_2(tmp_path, exports):
     old, _ = exports
-    code, out, err = cli("diff", old, tmp_path / "missing")
+    code, out, err = corpora_here("diff", old, tmp_path / "missing")
     assert (code, out, err) == (2, "", f"corpora diff: error: new export {tmp_path / 'missing'} is not a folder\n")
     (tmp_path / "empty").mkdir()
-    code, _, err = cli("diff", tmp_path / "empty", old)
+    code, _, err = corpora_here("diff", tmp_path / "empty", old)
     assert (code, err) == (2, f"corpora diff: error: old export {tmp_path / 'empty'} holds no <config>/<split>-*.parquet files\n")
 
 
-def test_exports_of_two_corpora_are_an_error(tmp_path, exports, cli):
+def test_exports_of_two_corpora_are_an_error(tmp_path, exports):
     old, _ = exports
     other = shutil.copytree(old, tmp_path / "other")
     mark = json.loads((other / MARK).read_text())
     (other / MARK).write_text(json.dumps(dict(mark, corpus="another_corpus")))
-    code, out, err = cli("diff", old, other)
+    code, out, err = corpora_here("diff", old, other)
     assert (code, out, err) == (2, "", (
         f"corpora diff: error: {old} is an export of {NAME} and {other} one of another_corpus: "
         "a diff compares two exports of one corpus\n"))
@@ -449,19 +438,19 @@ def test_key_option_overrides_the_loader_key(exports, capsys):
     assert capsys.readouterr().err == "corpora diff: error: --key ratings: expected CONFIG=COL[,COL] (or CONFIG= for position)\n"
 
 
-def test_a_key_column_that_does_not_exist_is_an_error_naming_it(exports, cli):
+def test_a_key_column_that_does_not_exist_is_an_error_naming_it(exports):
     old, new = exports
-    code, out, err = cli("diff", old, new, "--key", "ratings=game")
+    code, out, err = corpora_here("diff", old, new, "--key", "ratings=game")
     assert (code, out) == (2, "")
     assert err == ("corpora diff: error: --key ratings=game: no column 'game' in config 'ratings'; its columns: "
                    "language, rater, score, sentence_id\n")
-    code, out, err = cli("diff", old, new, "--key", "messages=game")
+    code, out, err = corpora_here("diff", old, new, "--key", "messages=game")
     assert (code, out, err) == (2, "", "corpora diff: error: --key messages=...: no config 'messages' in either export\n")
 
 
-def test_an_unknown_config_is_an_error(exports, cli):
+def test_an_unknown_config_is_an_error(exports):
     old, new = exports
-    code, out, err = cli("diff", old, new, "--config", "rating")
+    code, out, err = corpora_here("diff", old, new, "--config", "rating")
     assert (code, out, err) == (2, "", "corpora diff: error: no config rating in either export\n")
 
 

@@ -9,15 +9,15 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from conftest import BadInput
-from conftest import Downloads
-from conftest import FullSize
-from conftest import Fuzz
-from conftest import builder_rows
-from conftest import class_labels_snippet
-from conftest import json_values
-from conftest import near_valid
 from corpora import registry
+from helpers import BadInput
+from helpers import Downloads
+from helpers import FullSize
+from helpers import Fuzz
+from helpers import builder_rows
+from helpers import class_labels_snippet
+from helpers import json_values
+from helpers import near_valid
 from synthetic_diplomacy_detection import write_diplomacy
 
 NAME = "diplomacy_detection"

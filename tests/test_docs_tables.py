@@ -7,8 +7,8 @@ import re
 import pytest
 from markdown_it import MarkdownIt
 
-from conftest import REPO
 from corpora import registry
+from helpers import REPO
 
 CODE = re.compile(r"`([^`]+)`")
 

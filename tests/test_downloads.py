@@ -14,16 +14,16 @@ import datasets
 import huggingface_hub
 import pytest
 
-from conftest import EXAMPLE
-from conftest import EXAMPLE_COLLECTION
-from conftest import EXAMPLE_RELEASE
-from conftest import docs_table_rows
-from conftest import write_docs_table
 from corpora import download
 from corpora import registry
 from corpora.cli import main
 from fault_server import HTML
 from fault_server import FaultServer
+from helpers import EXAMPLE
+from helpers import EXAMPLE_COLLECTION
+from helpers import EXAMPLE_RELEASE
+from helpers import docs_table_rows
+from helpers import write_docs_table
 
 pytestmark = [pytest.mark.usefixtures("example_collection"), pytest.mark.other_dependencies]
 
@@ -39,7 +39,7 @@ SENTENCE_FILES = ["data/train-1.jsonl", "data/train-2.jsonl", "data/train-3.json
 
 @pytest.fixture
 def cache(tmp_path, monkeypatch, online):
-    """A download cache of the test's own, online (only 127.0.0.1 is reachable: conftest's guard),
+    """A download cache of the test's own, online (only 127.0.0.1 is reachable: the no_network guard of tests/conftest.py),
     a 1 s timeout, 2 retries and short waits."""
     monkeypatch.setattr(datasets.config, "DOWNLOADED_DATASETS_PATH", tmp_path / "downloads")
     monkeypatch.setenv("CORPORA_DOWNLOAD_TIMEOUT", "1")

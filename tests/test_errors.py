@@ -13,15 +13,16 @@ import threading
 import datasets
 import pytest
 
-from conftest import COLLECTION
-from conftest import EXAMPLE
-from conftest import EXAMPLE_RELEASE
-from conftest import LFS
 from corpora import errors
 from corpora import push
 from corpora import registry
 from corpora import signals
-from corpora.cli import main
+from helpers import COLLECTION
+from helpers import EXAMPLE
+from helpers import EXAMPLE_RELEASE
+from helpers import LFS
+from helpers import QuietHandler
+from helpers import corpora_here
 
 pytestmark = pytest.mark.usefixtures("example_collection")
 
@@ -31,13 +32,6 @@ NAME = EXAMPLE
 SENTENCE_FILES = ["data/train-1.jsonl", "data/train-2.jsonl", "data/train-3.jsonl", "data/validation.jsonl",
                   "data/test.jsonl"]
 ALL_FILES = [*SENTENCE_FILES, "raters.csv"]
-
-
-def run(capsys, *argv):
-    """Exit code, stdout, and the last line of stderr (progress bars come before it)."""
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err.rstrip("\n").split("\n")[-1].split("\r")[-1] + "\n" if err else ""
 
 
 def copy_of(name, tmp_path):
@@ -63,14 +57,14 @@ def train_in_shards(monkeypatch, count):
 def test_lfs_pointers_are_found_before_the_checksums(capsys, tmp_path):
     copy = copy_of(NAME, tmp_path)
     (copy / "data" / "validation.jsonl").write_bytes(LFS)
-    code, _, err = run(capsys, "build", NAME, "--data-dir", str(copy), "--out", str(tmp_path / "out"))
+    code, _, err = corpora_here("build", NAME, "--data-dir", str(copy), "--out", str(tmp_path / "out"))
     assert code == 1
     assert err == (
         f"corpora build: error: example_ratings: 1 source file(s) in {copy} are Git LFS pointers, not the data: "
         f"data/validation.jsonl; run `git lfs pull` in {copy} (a clone needs Git LFS for these files)\n"
     )
     # Modified sources are not compared with the release: the loader names the pointer itself.
-    code, _, err = run(capsys, "build", NAME, "--data-dir", str(copy), "--out", str(tmp_path / "out"),
+    code, _, err = corpora_here("build", NAME, "--data-dir", str(copy), "--out", str(tmp_path / "out"),
                        "--allow-modified-sources")
     assert (code, err) == (1, "corpora build: error: data/validation.jsonl: is a Git LFS pointer, not the data; "
                               "fetch the real file (git lfs pull)\n")
@@ -80,7 +74,7 @@ def test_many_lfs_pointers_are_counted_and_cut(capsys, tmp_path, monkeypatch):
     copy = copy_of(NAME, tmp_path)
     for path in ALL_FILES:
         (copy / path).write_bytes(LFS)
-    code, _, err = run(capsys, "build", NAME, "--data-dir", str(copy), "--out", str(tmp_path / "out"))
+    code, _, err = corpora_here("build", NAME, "--data-dir", str(copy), "--out", str(tmp_path / "out"))
     assert code == 1
     assert err == (  # six are all named
         f"corpora build: error: example_ratings: 6 source file(s) in {copy} are Git LFS pointers, not the data: "
@@ -90,7 +84,7 @@ def test_many_lfs_pointers_are_counted_and_cut(capsys, tmp_path, monkeypatch):
     train_in_shards(monkeypatch, 5)  # 8 files: the first five are named
     for shard in (4, 5):
         (copy / "data" / f"train-{shard}.jsonl").write_bytes(LFS)
-    code, _, err = run(capsys, "build", NAME, "--data-dir", str(copy), "--out", str(tmp_path / "out"))
+    code, _, err = corpora_here("build", NAME, "--data-dir", str(copy), "--out", str(tmp_path / "out"))
     assert code == 1
     assert err == (
         f"corpora build: error: example_ratings: 8 source file(s) in {copy} are Git LFS pointers, not the data: "
@@ -104,7 +98,7 @@ def test_checksums_update_refuses_to_record_a_pointer(capsys, tmp_path, record_r
     recorded = record_release(NAME, copy)  # a temporary checksums.tsv, so the real one is untouched
     before = recorded.read_text()
     (copy / "data" / "test.jsonl").write_bytes(LFS)
-    code, out, err = run(capsys, "checksums", NAME, "--data-dir", str(copy), "--update")
+    code, out, err = corpora_here("checksums", NAME, "--data-dir", str(copy), "--update")
     assert code == 1
     assert err == (
         f"corpora checksums: error: example_ratings: 1 source file(s) in {copy} are Git LFS pointers, not the "
@@ -119,15 +113,15 @@ def test_checksums_update_refuses_to_record_a_pointer(capsys, tmp_path, record_r
 
 def test_checksums_of_one_config(capsys):
     dummy = registry.get(NAME).dummy_dir
-    code, out, _ = run(capsys, "checksums", NAME, "--config", "raters", "--data-dir", str(dummy))
+    code, out, _ = corpora_here("checksums", NAME, "--config", "raters", "--data-dir", str(dummy))
     assert code == 1  # the dummy files are not the release
     assert [line.split() for line in out.splitlines()[1:]] == [
         ["raters.csv", "64", "6a176703da456b4fbe54ee97ab3196a3a29b4fde2aa2c449d1f65167a53cf647", "differs"]
     ]
-    code, out, _ = run(capsys, "checksums", NAME, "--config", "ratings", "--data-dir", str(dummy))
+    code, out, _ = corpora_here("checksums", NAME, "--config", "ratings", "--data-dir", str(dummy))
     assert code == 1
     assert [line.split()[0] for line in out.splitlines()[1:]] == SENTENCE_FILES
-    code, _, err = run(capsys, "checksums", NAME, "--config", "xml")
+    code, _, err = corpora_here("checksums", NAME, "--config", "xml")
     assert (code, err) == (
         1, "corpora checksums: error: example_ratings has no config 'xml'; configs: sentences, ratings, raters\n"
     )
@@ -149,7 +143,7 @@ def test_a_data_dir_of_another_config_says_which_config_reads_it(capsys, tmp_pat
     copy = copy_of(NAME, tmp_path)
     for path in SENTENCE_FILES:
         (copy / path).unlink()  # the raters' file only
-    code, _, err = run(capsys, "build", NAME, "--data-dir", str(copy), "--out", str(tmp_path / "out"))
+    code, _, err = corpora_here("build", NAME, "--data-dir", str(copy), "--out", str(tmp_path / "out"))
     assert code == 1
     assert err == (
         f"corpora build: error: example_ratings: 5 source file(s) missing: {copy / 'data/train-1.jsonl'}, "
@@ -158,14 +152,14 @@ def test_a_data_dir_of_another_config_says_which_config_reads_it(capsys, tmp_pat
     )
     # The advice works for every command that reads a --data-dir: push takes --config too.
     push = ["push", NAME, "--repo-id", "a/b", "--dry-run", "--allow-modified-sources", "--data-dir", str(copy)]
-    code, out, err = run(capsys, *push, "--config", "raters", "--out", str(tmp_path / "pushed"))
+    code, out, err = corpora_here(*push, "--config", "raters", "--out", str(tmp_path / "pushed"))
     assert (code, err) == (0, "")
     assert sorted(p.parent.name for p in (tmp_path / "pushed" / NAME).rglob("*.parquet")) == ["raters"]
     # The other way round: the files of two configs, and either can be built.
     shutil.rmtree(copy)
     copy = copy_of(NAME, tmp_path)
     (copy / "raters.csv").unlink()
-    code, _, err = run(capsys, "build", NAME, "--data-dir", str(copy), "--out", str(tmp_path / "out"))
+    code, _, err = corpora_here("build", NAME, "--data-dir", str(copy), "--out", str(tmp_path / "out"))
     assert code == 1
     assert err == (
         f"corpora build: error: example_ratings: 1 source file(s) missing: {copy / 'raters.csv'}. {copy} holds the "
@@ -176,7 +170,7 @@ def test_a_data_dir_of_another_config_says_which_config_reads_it(capsys, tmp_pat
 def test_a_long_list_of_missing_files_is_cut(capsys, tmp_path, monkeypatch):
     data_dir = tmp_path / "src"  # not around --out/NAME: that is refused first
     data_dir.mkdir()
-    code, _, err = run(capsys, "build", NAME, "--data-dir", str(data_dir), "--out", str(tmp_path / "out"))
+    code, _, err = corpora_here("build", NAME, "--data-dir", str(data_dir), "--out", str(tmp_path / "out"))
     assert code == 1
     assert err == (  # six are all named
         f"corpora build: error: example_ratings: 6 source file(s) missing: {data_dir / 'data/train-1.jsonl'}, "
@@ -184,7 +178,7 @@ def test_a_long_list_of_missing_files_is_cut(capsys, tmp_path, monkeypatch):
         f"{data_dir / 'data/test.jsonl'}, {data_dir / 'raters.csv'}\n"
     )
     train_in_shards(monkeypatch, 6)  # 9 files: the first five are named
-    code, _, err = run(capsys, "build", NAME, "--data-dir", str(data_dir), "--out", str(tmp_path / "out"))
+    code, _, err = corpora_here("build", NAME, "--data-dir", str(data_dir), "--out", str(tmp_path / "out"))
     assert code == 1
     assert err == (
         f"corpora build: error: example_ratings: 9 source file(s) missing: {data_dir / 'data/train-1.jsonl'}, "
@@ -197,8 +191,7 @@ def test_a_long_list_of_missing_files_is_cut(capsys, tmp_path, monkeypatch):
 
 
 def serve(folder):
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(folder))
-    handler.log_message = lambda *args: None
+    handler = functools.partial(QuietHandler, directory=str(folder))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server
@@ -227,7 +220,7 @@ def test_a_missing_file_on_the_server_is_named_with_its_status(capsys, tmp_path,
     base = f"http://127.0.0.1:{server.server_port}/"
     point_urls_at(monkeypatch, base)
     try:
-        code, _, err = run(capsys, "build", NAME, "--out", str(tmp_path / "out"))
+        code, _, err = corpora_here("build", NAME, "--out", str(tmp_path / "out"))
     finally:
         server.shutdown()
     assert code == 1
@@ -240,7 +233,7 @@ def test_a_missing_file_on_the_server_is_named_with_its_status(capsys, tmp_path,
 def test_no_connection(capsys, tmp_path, monkeypatch, online):
     port = closed_port()
     point_urls_at(monkeypatch, f"http://127.0.0.1:{port}/")
-    code, _, err = run(capsys, "checksums", NAME)
+    code, _, err = corpora_here("checksums", NAME)
     assert code == 1
     assert err == (
         f"corpora checksums: error: example_ratings: cannot download http://127.0.0.1:{port}/data/validation.jsonl: "
@@ -260,7 +253,7 @@ def empty_download_cache(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("command", [["build", NAME], ["checksums", NAME], ["push", NAME, "--repo-id", "a/b", "--dry-run"]])
 def test_offline_without_a_data_dir_counts_every_file_missing(capsys, tmp_path, empty_download_cache, command):
-    code, _, err = run(capsys, *command, *(["--out", str(tmp_path)] if command[0] != "checksums" else []))
+    code, _, err = corpora_here(*command, *(["--out", str(tmp_path)] if command[0] != "checksums" else []))
     assert (code, err) == (1, (  # in no common folder: data/ and the top
         f"corpora {command[0]}: error: example_ratings: cannot download 6 files, offline mode is on "
         "(HF_HUB_OFFLINE=1 or HF_DATASETS_OFFLINE=1); or build from a local copy: --data-dir DIR\n"))
@@ -272,13 +265,13 @@ def test_offline_counts_the_files_the_download_cache_lacks(capsys, tmp_path, emp
         (empty_download_cache / path).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(EXAMPLE_RELEASE / path, empty_download_cache / path)
     (empty_download_cache / "data" / "test.jsonl").write_text("gone bad\n")
-    code, _, err = run(capsys, "build", NAME, "--config", "sentences", "--out", str(tmp_path / "out"))
+    code, _, err = corpora_here("build", NAME, "--config", "sentences", "--out", str(tmp_path / "out"))
     assert (code, err) == (1, (  # both in data/
         "corpora build: error: example_ratings: cannot download 2 files in data/, offline mode is on (HF_HUB_OFFLINE=1 "
         "or HF_DATASETS_OFFLINE=1); or build from a local copy: --data-dir DIR\n"))
     (empty_download_cache / "data" / "test.jsonl").unlink()
     shutil.copy(EXAMPLE_RELEASE / "data" / "test.jsonl", empty_download_cache / "data" / "test.jsonl")
-    code, _, err = run(capsys, "build", NAME, "--config", "sentences", "--out", str(tmp_path / "out"))
+    code, _, err = corpora_here("build", NAME, "--config", "sentences", "--out", str(tmp_path / "out"))
     assert (code, err) == (1, (  # one file: the line it always was
         f"corpora build: error: example_ratings: cannot download {RELEASE_URL}data/train-1.jsonl: offline mode is on "
         f"(HF_HUB_OFFLINE=1 or HF_DATASETS_OFFLINE=1). {LOCAL_COPY} with this file at DIR/data/train-1.jsonl\n"))
@@ -290,7 +283,7 @@ def test_offline_many_files_are_one_short_line(capsys, empty_download_cache, mon
     folder, in at most 200 characters (once 1,364, with five URLs and five paths)."""
     monkeypatch.setenv("CORPORA_ROOT", str(COLLECTION))
     name = max(registry.names(), key=lambda each: len(registry.get(each).source_files()))
-    code, _, err = run(capsys, command, name, *(["--out", str(tmp_path)] if command == "build" else []))
+    code, _, err = corpora_here(command, name, *(["--out", str(tmp_path)] if command == "build" else []))
     line = (f"corpora {command}: error: {name}: cannot download 476 files in contests/, offline mode is on "
             "(HF_HUB_OFFLINE=1 or HF_DATASETS_OFFLINE=1); or build from a local copy: --data-dir DIR")
     assert (code, err, len(line)) == (1, line + "\n", {"build": 193, "checksums": 197}[command])
@@ -302,7 +295,7 @@ def test_offline_many_files_are_one_short_line(capsys, empty_download_cache, mon
 def test_push_without_a_token_stops_before_building(capsys, tmp_path, monkeypatch):
     monkeypatch.delenv("HF_TOKEN", raising=False)
     monkeypatch.delenv("HUGGING_FACE_HUB_TOKEN", raising=False)
-    code, out, err = run(capsys, "push", NAME, "--repo-id", "my-org/ratings", "--data-dir",
+    code, out, err = corpora_here("push", NAME, "--repo-id", "my-org/ratings", "--data-dir",
                          str(registry.get(NAME).dummy_dir), "--allow-modified-sources", "--out", str(tmp_path / "out"))
     assert code == 1
     assert err == (
@@ -339,7 +332,7 @@ def upload(capsys, tmp_path, monkeypatch, endpoint):
     monkeypatch.setenv("HF_TOKEN", "hf_fakeTokenThatMustNeverBePrinted")
     monkeypatch.setattr(constants, "ENDPOINT", endpoint)
     monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
-    return run(capsys, "push", NAME, "--repo-id", "my-org/ratings", "--data-dir", str(registry.get(NAME).dummy_dir),
+    return corpora_here("push", NAME, "--repo-id", "my-org/ratings", "--data-dir", str(registry.get(NAME).dummy_dir),
                "--allow-modified-sources", "--out", str(tmp_path / "out"))
 
 

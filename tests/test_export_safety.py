@@ -25,10 +25,6 @@ import datasets
 import pyarrow.parquet
 import pytest
 
-from conftest import EXAMPLE
-from conftest import corpora_here
-from conftest import namespace_with_tmpfs
-from conftest import rename_config
 from corpora import datasets_adapter
 from corpora import export_folder
 from corpora import exports
@@ -36,6 +32,11 @@ from corpora import prepare
 from corpora import registry
 from corpora import signals
 from corpora.cli import main
+from helpers import EXAMPLE
+from helpers import corpora_here
+from helpers import namespace_with_tmpfs
+from helpers import rename_config
+from helpers import run_process
 
 NAME = EXAMPLE
 pytestmark = pytest.mark.usefixtures("example_collection")
@@ -59,19 +60,18 @@ def command(out, *extra, source=("--dummy",), pause=None, interrupt=None, exchan
 
 
 def build_here(out, *extra, source=("--dummy",)):
-    """`corpora build` of the example corpus run in this process (conftest.corpora_here): for the
+    """`corpora build` of the example corpus run in this process (helpers.corpora_here): for the
     tests of what a build refuses and writes, where the process is not what is tested."""
     return corpora_here("build", NAME, *source, "--out", str(out), *extra)
 
 
+# Added to the environment of the moment (CORPORA_ROOT: the example collection, set by its fixture).
+QUIET = {"HF_DATASETS_DISABLE_PROGRESS_BARS": "1"}
+
+
 def environment(**extra):
-    """The environment of the moment (CORPORA_ROOT: the example collection, set by its fixture)."""
-    return dict(os.environ, HF_DATASETS_DISABLE_PROGRESS_BARS="1", **extra)
-
-
-def run(args, prefix=()):
-    return subprocess.run([*prefix, *args], capture_output=True, text=True, env=environment(), timeout=300,
-                          check=False)
+    """The environment of the moment, quiet, for a process started with popen."""
+    return dict(os.environ, **QUIET, **extra)
 
 
 STARTED = []  # every build a test starts, killed after the test whatever its outcome
@@ -174,7 +174,7 @@ def test_a_second_build_waits_for_the_first_and_gives_up_after_its_timeout(tmp_p
     out = tmp_path / "out"
     first = start(out, pause="writing")
     wait_for_line(first, "corpora: paused at writing")
-    result = run(command(out, "--lock-timeout", "0.5"))
+    result = run_process(command(out, "--lock-timeout", "0.5"), env=QUIET, timeout=300)
     waiting, error = result.stderr.splitlines(keepends=True)
     assert WAITING.fullmatch(waiting)[1] == str(out / NAME)
     assert WAITING.fullmatch(waiting)[2] == str(first.pid)
@@ -208,7 +208,7 @@ def test_a_build_killed_at_any_phase_leaves_the_previous_export_and_the_next_bui
     assert leftovers == {f".{NAME}.partial"}
     if phase == "writing":  # the killed build's datasets cache is inside its partial folder
         assert len(list(out.glob(f".{NAME}.partial-*/cache/{NAME}"))) == 1
-    result = run(command(out))
+    result = run_process(command(out), env=QUIET, timeout=300)
     assert (result.returncode, result.stderr) == (0, "")
     assert check_export(out / NAME, tmp_path / "cache") == DUMMY_COUNTS
     only_the_export(out)
@@ -226,7 +226,7 @@ def test_a_swap_without_an_atomic_exchange_killed_between_its_renames_is_put_bac
     assert (out / f".{NAME}.swap").exists()
     # The next build puts it back first, so even a build that then fails leaves it.
     (tmp_path / "empty").mkdir()
-    result = run(command(out, source=("--data-dir", str(tmp_path / "empty"))))
+    result = run_process(command(out, source=("--data-dir", str(tmp_path / "empty"))), env=QUIET, timeout=300)
     assert result.returncode == 1
     assert result.stderr.startswith(f"corpora build: error: {NAME}: 6 source file(s) missing: ")
     assert files_of(out / NAME) == before
@@ -236,8 +236,7 @@ def test_a_swap_without_an_atomic_exchange_killed_between_its_renames_is_put_bac
 def test_a_swap_without_an_atomic_exchange_replaces_the_export(tmp_path):
     out = tmp_path / "out"
     export_folder.export(prepare.Request(registry.get(NAME), configs=["ratings"], dummy=True), out)
-    result = subprocess.run(command(out, exchange=False), capture_output=True, text=True, timeout=300, check=False,
-                            env=environment())
+    result = run_process(command(out, exchange=False), env=QUIET, timeout=300)
     assert (result.returncode, result.stderr) == (0, "")
     assert check_export(out / NAME, tmp_path / "cache") == DUMMY_COUNTS
     only_the_export(out)
@@ -274,8 +273,7 @@ def test_a_signal_at_the_swap_leaves_the_previous_export_and_nothing_else(tmp_pa
 def test_a_stop_while_the_workspace_is_removed_waits_for_it(tmp_path):
     # After the swap: the new export is in place, and Ctrl-C comes as its workspace (cache, locks) is removed.
     out = tmp_path / "out"
-    result = subprocess.run(command(out, interrupt="removing"), capture_output=True, text=True, env=environment(),
-                            timeout=120)
+    result = run_process(command(out, interrupt="removing"), env=QUIET, timeout=120)
     assert (result.returncode, result.stderr) == (130, "corpora build: interrupted\n")
     only_the_export(out)
     assert card_counts((out / NAME / "README.md").read_text()) == DUMMY_COUNTS
@@ -365,7 +363,7 @@ def test_a_full_file_system_is_one_line_and_leaves_nothing(tmp_path):
     prefix = namespace_with_tmpfs(mount, "size=32k")  # the dummy export takes 56 kB, about 88 kB while built
     # The listing is taken inside the namespace, before its tmpfs is gone.
     script = f'{shlex.join(command(mount))}; code=$?; ls -A "{mount}"; exit $code'
-    result = run(["sh", "-c", script], prefix=prefix)
+    result = run_process([*prefix, "sh", "-c", script], env=QUIET, timeout=300)
     assert (result.returncode, result.stderr) == (1, f"corpora build: error: {mount / NAME}: No space left on device\n")
     assert result.stdout == f".{NAME}.lock\n"
 
@@ -373,7 +371,7 @@ def test_a_full_file_system_is_one_line_and_leaves_nothing(tmp_path):
 def test_a_read_only_file_system_is_one_line(tmp_path):
     mount = tmp_path / "ro"
     prefix = namespace_with_tmpfs(mount, "ro")
-    result = run(command(mount / "out"), prefix=prefix)
+    result = run_process([*prefix, *command(mount / "out")], env=QUIET, timeout=300)
     assert (result.returncode, result.stderr) == (1, f"corpora build: error: {mount / 'out'}: Read-only file system\n")
 
 
@@ -408,17 +406,17 @@ def test_a_folder_without_write_permission_is_one_line(unprivileged):
     out = folder / "out"
     out.mkdir()
     out.chmod(0o555)
-    result = run(command(out), prefix=prefix)
+    result = run_process([*prefix, *command(out)], env=QUIET, timeout=300)
     assert (result.returncode, result.stderr) == (1, f"corpora build: error: {out / f'.{NAME}.lock'}: Permission denied\n")
 
 
 def test_a_folder_made_read_only_after_a_build_names_the_lock_info(unprivileged):
     folder, prefix = unprivileged
     out = folder / "out"
-    assert run(command(out), prefix=prefix).returncode == 0  # leaves OUT/.NAME.lock, which the build's user can open
+    assert run_process([*prefix, *command(out)], env=QUIET, timeout=300).returncode == 0  # leaves OUT/.NAME.lock, which the build's user can open
     out.chmod(0o555)
     try:
-        result = run(command(out), prefix=prefix)
+        result = run_process([*prefix, *command(out)], env=QUIET, timeout=300)
     finally:
         out.chmod(0o755)  # for the fixture to remove it
     assert (result.returncode, result.stderr) == (
@@ -432,7 +430,8 @@ def test_an_unreadable_source_file_is_one_line(unprivileged):
     data_dir = folder / "data_dir"
     shutil.copytree(registry.get(NAME).dummy_dir, data_dir)
     (data_dir / "data" / "validation.jsonl").chmod(0)
-    result = run(command(folder / "out", "--allow-modified-sources", source=("--data-dir", str(data_dir))), prefix=prefix)
+    result = run_process([*prefix, *command(folder / "out", "--allow-modified-sources", source=("--data-dir", str(data_dir)))],
+                         env=QUIET, timeout=300)
     assert (result.returncode, result.stderr) == (
         1, f"corpora build: error: {data_dir / 'data' / 'validation.jsonl'}: Permission denied\n")
 
@@ -701,8 +700,8 @@ def test_a_bad_record_with_worker_processes_is_the_same_one_line(tmp_path):
     shard.write_text(shard.read_text().replace('"scores": [2, 4]', '"scores": [2, "x"]', 1))
     lines = {}
     for workers in ("1", "2"):
-        result = run(command(tmp_path / f"out{workers}", "--num-proc", workers, "--allow-modified-sources",
-                             source=("--data-dir", str(data_dir))))
+        result = run_process(command(tmp_path / f"out{workers}", "--num-proc", workers, "--allow-modified-sources",
+                                     source=("--data-dir", str(data_dir))), env=QUIET, timeout=300)
         lines[workers] = (result.returncode, result.stderr)
     assert lines["1"] == lines["2"] == (
         1, "corpora build: error: data/train-2.jsonl, line 1: field 'scores'[1]: invalid value 'x' "
@@ -826,8 +825,7 @@ def test_a_path_that_is_not_utf8_is_named(tmp_path, option):
     folder = Path(os.fsdecode(os.fsencode(tmp_path) + b"/bad\xffname"))
     shutil.copytree(registry.get(NAME).dummy_dir, folder)
     argv = command(folder / "out") if option == "--out" else command(tmp_path / "out", source=("--data-dir", str(folder)))
-    result = subprocess.run(argv, capture_output=True, text=True, env=environment(), timeout=300, check=False,
-                            errors="surrogateescape")
+    result = run_process(argv, env=QUIET, timeout=300, errors="surrogateescape")
     shown = f"{tmp_path}/bad\\xffname" + ("/out" if option == "--out" else "")
     assert (result.returncode, result.stderr) == (
         1, f"corpora build: error: {shown}: the {option} folder is not valid UTF-8, which datasets and pyarrow need; "

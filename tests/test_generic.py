@@ -7,15 +7,15 @@ import shutil
 import datasets
 import pytest
 
-from conftest import CASES
-from conftest import COLLECTION
-from conftest import LFS
 from corpora import export_folder
 from corpora import prepare
 from corpora import registry
 from corpora import validate
 from corpora.cli import main
 from corpora.errors import CorporaError
+from helpers import CASES
+from helpers import COLLECTION
+from helpers import LFS
 
 each_config = pytest.mark.parametrize("name,config", CASES, ids=[f"{n}-{c}" for n, c in CASES])
 each_corpus = pytest.mark.parametrize("name", registry.names())

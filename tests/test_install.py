@@ -11,89 +11,27 @@ The installed package carries the repository's collection, checked over every co
 (tests/example_collection), which the installed `corpora` reads through $CORPORA_ROOT."""
 
 import json
-import os
-import site
-import subprocess
-import sys
 import tarfile
-import venv
 import zipfile
 from pathlib import Path
 
 import pytest
 
-from conftest import EXAMPLE
-from conftest import EXAMPLE_COLLECTION
-from conftest import EXAMPLE_DUMMY_TABLE
-from conftest import EXAMPLE_LISTED
-from conftest import REPO
-from conftest import quickest_corpus
-from conftest import table_lines
 from corpora import registry
+from helpers import EXAMPLE
+from helpers import EXAMPLE_COLLECTION
+from helpers import EXAMPLE_DUMMY_TABLE
+from helpers import EXAMPLE_LISTED
+from helpers import quickest_corpus
+from helpers import run_process
+from helpers import table_lines
+from helpers.installed import data_files
+from helpers.installed import fresh
 
 pytestmark = pytest.mark.datasets5
 
 NAME = EXAMPLE
-ON_EXAMPLE = {"CORPORA_ROOT": str(EXAMPLE_COLLECTION)}  # for run(): the installed corpora reads the example
-SHIPPED = ["loaders", "dataset_cards", "dummy_data"]
-
-
-def data_files():
-    """Every file of the three folders, relative to the repository (what the package carries)."""
-    files = []
-    for folder in SHIPPED:
-        files += [p.relative_to(REPO).as_posix() for p in (REPO / folder).rglob("*")
-                  if p.is_file() and "__pycache__" not in p.parts]
-    return sorted(files)
-
-
-@pytest.fixture(scope="module")
-def dist(tmp_path_factory):
-    """The wheel and the sdist, built from a copy of what the repository tracks."""
-    import shutil
-
-    source = tmp_path_factory.mktemp("source")
-    for name in ["pyproject.toml", "setup.py", "README.md"]:
-        shutil.copy(REPO / name, source / name)
-    for folder in ["src", *SHIPPED]:
-        shutil.copytree(REPO / folder, source / folder, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
-    out = tmp_path_factory.mktemp("dist")
-    for hook in ("build_wheel", "build_sdist"):  # one process each: setuptools keeps state between them
-        script = f"import sys; from setuptools import build_meta; build_meta.{hook}(sys.argv[1])"
-        result = subprocess.run([sys.executable, "-c", script, str(out)], cwd=source, capture_output=True, text=True,
-                                check=False)
-        assert result.returncode == 0, result.stderr[-3000:]
-        # setuptools warns of data folders it was not given as packages, and says it will stop
-        # shipping them (setup.py lists every one)
-        assert "absent from the `packages` configuration" not in result.stderr, result.stderr[-3000:]
-    # build/ is where `corpora build` exports by default: setuptools builds under .cache/ instead
-    assert not (source / "build").exists() and (source / ".cache" / "setuptools-build").is_dir()
-    return out / "corpora-0.1.0-py3-none-any.whl", out / "corpora-0.1.0.tar.gz"
-
-
-@pytest.fixture(scope="module")
-def installed(dist, tmp_path_factory):
-    """A fresh virtual environment with the wheel installed; returns its bin folder."""
-    env = tmp_path_factory.mktemp("venv")
-    venv.create(env)  # without pip of its own: this environment's pip installs into it (--python)
-    python = env / "bin" / "python"
-    purelib = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                             capture_output=True, text=True, check=True).stdout.strip()
-    # The dependencies: this environment's site-packages, after the fresh one's own.
-    Path(purelib, "test_dependencies.pth").write_text("\n".join(site.getsitepackages()) + "\n")
-    result = subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--no-deps",
-                             "--no-index", str(dist[0])], capture_output=True, text=True, check=False)
-    assert result.returncode == 0, result.stderr
-    return env / "bin"
-
-
-def run(bin_dir, cwd, *argv, env=None):
-    environment = {key: value for key, value in os.environ.items() if key not in ("CORPORA_ROOT", "HF_TOKEN")}
-    environment.update(HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", HF_HOME=str(cwd / "hf-home"), **(env or {}))
-    return subprocess.run([str(bin_dir / argv[0]), *argv[1:]], cwd=cwd, env=environment, capture_output=True,
-                          text=True, check=False)
-
-
+ON_EXAMPLE = {"CORPORA_ROOT": str(EXAMPLE_COLLECTION)}  # for fresh(): the installed corpora reads the example
 def test_the_wheel_and_the_sdist_carry_the_data_folders(dist):
     wheel, sdist = dist
     in_wheel = sorted(n.removeprefix("corpora/_data/") for n in zipfile.ZipFile(wheel).namelist()
@@ -113,7 +51,7 @@ def test_the_wheel_and_the_sdist_carry_the_data_folders(dist):
 
 def test_the_installed_package_uses_its_own_copy(installed, tmp_path):
     script = "import corpora, corpora.registry as r; print(corpora.__file__); print(r.repo_root())"
-    result = run(installed, tmp_path, "python", "-c", script)
+    result = run_process([installed / "python", "-c", script], **fresh(tmp_path))
     assert result.returncode == 0, result.stderr
     module, root = result.stdout.splitlines()
     assert module.startswith(str(installed.parent))  # the installed copy
@@ -125,12 +63,12 @@ def test_list_from_another_folder(installed, tmp_path, capsys):
 
     main(["list"])  # the checkout's answer
     expected = capsys.readouterr().out
-    result = run(installed, tmp_path, "corpora", "list")
+    result = run_process([installed / "corpora", "list"], **fresh(tmp_path))
     assert result.returncode == 0, result.stderr
     assert result.stdout == expected
     # every corpus of the collection, from the package's own copy of it
     assert sorted({line.split()[0] for line in expected.splitlines()[1:]}) == registry.names()
-    example = run(installed, tmp_path, "corpora", "list", env=ON_EXAMPLE)  # and a collection of $CORPORA_ROOT
+    example = run_process([installed / "corpora", "list"], **fresh(tmp_path, **ON_EXAMPLE))  # and a collection of $CORPORA_ROOT
     assert example.returncode == 0, example.stderr
     assert [line.split() for line in example.stdout.splitlines()] == [
         ["corpus", "config", "split", "official", "rows"], *EXAMPLE_LISTED
@@ -138,7 +76,7 @@ def test_list_from_another_folder(installed, tmp_path, capsys):
 
 
 def test_build_dummy_from_another_folder(installed, tmp_path):
-    result = run(installed, tmp_path, "corpora", "build", NAME, "--dummy", "--out", "exports", env=ON_EXAMPLE)
+    result = run_process([installed / "corpora", "build", NAME, "--dummy", "--out", "exports"], **fresh(tmp_path, **ON_EXAMPLE))
     assert result.returncode == 0, result.stderr
     assert table_lines(result.stdout) == EXAMPLE_DUMMY_TABLE
     assert sorted(p.name for p in (tmp_path / "exports" / NAME).iterdir()) == [
@@ -153,7 +91,7 @@ def test_corpora_load_from_another_folder(installed, tmp_path):
         "print(json.dumps(ds.to_list()))\n"
         f"print(sorted(corpora.load({NAME!r}, dummy=True)))\n"
     )
-    result = run(installed, tmp_path, "python", "-c", script, env=ON_EXAMPLE)
+    result = run_process([installed / "python", "-c", script], **fresh(tmp_path, **ON_EXAMPLE))
     assert result.returncode == 0, result.stderr
     rows, splits = result.stdout.splitlines()
     # The dummy ratings: train-1.jsonl's first sentence (s01, three raters), then test.jsonl's two
@@ -170,9 +108,9 @@ def test_corpora_load_from_another_folder(installed, tmp_path):
 
 
 def test_the_other_commands_from_another_folder(installed, tmp_path):
-    check = run(installed, tmp_path, "corpora", "card", NAME, "--check", env=ON_EXAMPLE)
+    check = run_process([installed / "corpora", "card", NAME, "--check"], **fresh(tmp_path, **ON_EXAMPLE))
     assert (check.returncode, check.stdout) == (0, f"{NAME}: card up to date\n"), check.stderr
-    validate = run(installed, tmp_path, "corpora", "validate", NAME, env=ON_EXAMPLE)
+    validate = run_process([installed / "corpora", "validate", NAME], **fresh(tmp_path, **ON_EXAMPLE))
     assert validate.returncode == 0, validate.stderr
     assert validate.stdout.splitlines() == [
         f"{NAME}: dummy build sentences: ok", f"{NAME}: dummy build ratings: ok", f"{NAME}: dummy build raters: ok",
@@ -180,7 +118,7 @@ def test_the_other_commands_from_another_folder(installed, tmp_path):
     ]
     # The package's own copy of the collection is not rewritten: any corpus of it will do.
     own = quickest_corpus()
-    refused = run(installed, tmp_path, "corpora", "card", own)
+    refused = run_process([installed / "corpora", "card", own], **fresh(tmp_path))
     assert refused.returncode == 1
     assert refused.stderr.startswith(f"corpora card: error: loaders/{own}/README.md belongs to the installed package (")
     assert refused.stderr.endswith(
@@ -191,24 +129,24 @@ def test_the_other_commands_from_another_folder(installed, tmp_path):
     clone = tmp_path / "clone"
     for folder in ("loaders", "dataset_cards"):
         (clone / folder).mkdir(parents=True)
-    checked = run(installed, clone, "corpora", "card", own, "--check")
+    checked = run_process([installed / "corpora", "card", own, "--check"], **fresh(clone))
     assert (checked.returncode, checked.stdout) == (0, f"{own}: card up to date\n")
     assert checked.stderr == ("corpora card: checking the cards the installed package carries, not this folder's: "
                               "`CORPORA_ROOT=. corpora card --check ...` checks this folder\n")
-    assert run(installed, tmp_path, "corpora", "card", own, "--check").stderr == ""
+    assert run_process([installed / "corpora", "card", own, "--check"], **fresh(tmp_path)).stderr == ""
     dummy = EXAMPLE_COLLECTION / "dummy_data" / NAME
-    checksums = run(installed, tmp_path, "corpora", "checksums", NAME, "--data-dir", str(dummy), env=ON_EXAMPLE)
+    checksums = run_process([installed / "corpora", "checksums", NAME, "--data-dir", str(dummy)], **fresh(tmp_path, **ON_EXAMPLE))
     assert checksums.returncode == 1  # measured and compared: the dummy files are not the release
     assert [line.split()[-1] for line in checksums.stdout.splitlines()[1:]] == ["differs"] * 6
     url = "https://example.org/corpora-example/ratings/v1/raters.csv"
-    offline = run(installed, tmp_path, "corpora", "build", NAME, "--config", "raters", env=ON_EXAMPLE)
+    offline = run_process([installed / "corpora", "build", NAME, "--config", "raters"], **fresh(tmp_path, **ON_EXAMPLE))
     assert (offline.returncode, offline.stderr) == (1, (
         f"corpora build: error: {NAME}: cannot download {url}: offline mode is on (HF_HUB_OFFLINE=1 or "
         "HF_DATASETS_OFFLINE=1). To build from a local copy of the upstream files instead, pass --data-dir DIR "
         "(data_dir= in Python) with this file at DIR/raters.csv\n"
     ))
-    push = run(installed, tmp_path, "corpora", "push", NAME, "--repo-id", "a/b", "--data-dir", str(dummy),
-               "--allow-modified-sources", "--dry-run", env=ON_EXAMPLE)
+    push = run_process([installed / "corpora", "push", NAME, "--repo-id", "a/b", "--data-dir", str(dummy),
+               "--allow-modified-sources", "--dry-run"], **fresh(tmp_path, **ON_EXAMPLE))
     assert push.returncode == 0, push.stderr
     assert push.stdout.splitlines()[-11].startswith("would upload 9 files, ")
     assert push.stdout.splitlines()[-11].endswith(f" bytes, from build/{NAME} to https://huggingface.co/datasets/a/b (public):")

@@ -11,12 +11,12 @@ import datasets
 import pytest
 
 import corpora
-from conftest import CASES
 from corpora import export_folder
 from corpora import prepare
 from corpora import registry
 from corpora import sources
 from corpora import validate
+from helpers import CASES
 
 ROOT = registry.repo_root()
 
@@ -92,8 +92,6 @@ def wait_for_pause(process) -> str:
     while line and not line.startswith("corpora: paused at"):
         line = process.stderr.readline()
     return line
-
-
 def test_an_interrupted_build_leaves_the_previous_export(tmp_path, request):
     # More than one config written; the smallest such dummy data, the quickest to build three times.
     name = min((c for c in registry.all_corpora() if len(c.configs) > 1),

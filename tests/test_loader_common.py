@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from conftest import EXAMPLE
-from conftest import EXAMPLE_COLLECTION
 from corpora import loader_shared
 from corpora import registry
 from corpora.loader_shared import loader_common
 from corpora.loader_shared import strict_json
+from helpers import EXAMPLE
+from helpers import EXAMPLE_COLLECTION
 
 SHARED = sorted(path.stem for path in Path(loader_shared.__file__).parent.glob("*.py") if path.stem != "__init__")
 

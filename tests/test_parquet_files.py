@@ -16,12 +16,12 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from conftest import EXAMPLE
 from corpora import export_folder
 from corpora import parquet_files
 from corpora import prepare
 from corpora import registry
-from corpora.cli import main
+from helpers import EXAMPLE
+from helpers import corpora_here
 
 pytestmark = [pytest.mark.usefixtures("example_collection"), pytest.mark.both_legs]
 
@@ -154,22 +154,17 @@ def test_no_thread_writes_beside_a_builder_of_examples(tmp_path):
     assert not (tmp_path / "beside").exists()
 
 
-def run(capsys, *argv):
-    code = main(list(argv))
-    return code, capsys.readouterr().out
-
-
 def parquet_line(out, folder):
     (line,) = [line for line in out.splitlines() if line.startswith(f"{folder}: parquet files: ")]
     return line.removeprefix(f"{folder}: parquet files: ")
 
 
 def test_validate_names_a_file_written_with_other_settings(capsys, tmp_path):
-    assert run(capsys, "build", EXAMPLE, "--dummy", "--out", str(tmp_path))[0] == 0
+    assert corpora_here("build", EXAMPLE, "--dummy", "--out", str(tmp_path))[0] == 0
     folder = tmp_path / EXAMPLE
     shard = folder / "raters" / "train-00000-of-00001.parquet"
     pq.write_table(pq.read_table(shard), shard, compression="snappy")  # pyarrow's defaults otherwise
-    code, out = run(capsys, "validate", str(folder))
+    code, out, _ = corpora_here("validate", str(folder))
     assert code == 1
     assert parquet_line(out, folder) == (
         "FAILED: raters/train-00000-of-00001.parquet: no page index for native_language, rater, years_rating; "
@@ -181,13 +176,13 @@ def test_validate_names_a_file_written_with_other_settings(capsys, tmp_path):
 
 
 def test_validate_names_a_row_group_over_the_viewers_limit(capsys, tmp_path, monkeypatch):
-    assert run(capsys, "build", EXAMPLE, "--dummy", "--out", str(tmp_path))[0] == 0
+    assert corpora_here("build", EXAMPLE, "--dummy", "--out", str(tmp_path))[0] == 0
     folder = tmp_path / EXAMPLE
-    assert parquet_line(run(capsys, "validate", str(folder))[1], folder) == "ok"
+    assert parquet_line(corpora_here("validate", str(folder))[1], folder) == "ok"
     sizes = {p.relative_to(folder).as_posix(): footer(p).row_group(0).total_byte_size for p in folder.rglob("*.parquet")}
     biggest = max(sizes, key=sizes.get)
     assert sorted(sizes.values())[-2] < sizes[biggest]  # one file alone is over the limit set below
     monkeypatch.setattr(parquet_files, "VIEWER_ROW_GROUP_LIMIT", sizes[biggest] - 1)
-    assert parquet_line(run(capsys, "validate", str(folder))[1], folder) == (
+    assert parquet_line(corpora_here("validate", str(folder))[1], folder) == (
         f"FAILED: {biggest}: row group 0 holds {sizes[biggest]:,} bytes uncompressed, over the dataset viewer's limit "
         f"of {sizes[biggest] - 1:,}")

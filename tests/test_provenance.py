@@ -7,13 +7,13 @@ import re
 
 import pytest
 
-from conftest import EXAMPLE
-from conftest import REPO
 from corpora import cards
 from corpora import export_folder
 from corpora import prepare
 from corpora import registry
 from corpora import sources
+from helpers import EXAMPLE
+from helpers import REPO
 
 pytestmark = pytest.mark.usefixtures("example_collection")
 

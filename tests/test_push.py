@@ -4,31 +4,30 @@ example corpus (tests/example_collection): its release files as the upstream cop
 
 import contextlib
 import json
-import os
 import shutil
-import signal
 import socket
-import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
 
 import pytest
 
-import conftest
-from conftest import EXAMPLE
-from conftest import EXAMPLE_COLLECTION
-from conftest import EXAMPLE_RELEASE
-from conftest import docs_table_rows
-from conftest import using_example
-from conftest import write_docs_table
 from fake_hub import FakeHub
+from helpers import CORPORA
+from helpers import EXAMPLE
+from helpers import EXAMPLE_COLLECTION
+from helpers import EXAMPLE_RELEASE
+from helpers import docs_table_rows
+from helpers import run_process
+from helpers import using_example
+from helpers import write_docs_table
+from helpers.hub import TOKEN
+from helpers.hub import corpora_at
+from helpers.hub import hub_environment
 
 pytestmark = [pytest.mark.usefixtures("example_collection"), pytest.mark.other_dependencies]  # the subprocesses inherit its CORPORA_ROOT
 
 NAME = EXAMPLE
-TOKEN = "hf_fakeTokenThatMustNeverBePrinted"
 
 
 @pytest.fixture
@@ -56,12 +55,8 @@ EXPORTED = [
 
 
 def corpora(*args, hub, home):
-    # Hub access allowed, to the server on 127.0.0.1 only; Xet is off: the server cannot serve it
-    # (fake_hub.py), so huggingface_hub takes the LFS path.
-    env = dict(os.environ, HF_ENDPOINT=hub.endpoint, HF_TOKEN=TOKEN, HF_HUB_OFFLINE="0", HF_HOME=str(home),
-               HF_HUB_DISABLE_XET="1")
-    command = [str(Path(sys.executable).with_name("corpora")), *args]
-    return subprocess.run(command, capture_output=True, text=True, env=env, check=False)
+    """`corpora ARGS` as a process of its own, with the Hub at `hub`."""
+    return run_process([CORPORA, *args], env=hub_environment(hub.endpoint, home))
 
 
 def test_push_creates_the_repo_and_uploads_the_export(hub, upstream_copy, tmp_path):
@@ -186,54 +181,8 @@ def push_release(hub, upstream_copy, tmp_path, *options, out="out", process=Fals
 
 def corpora_here(*args, hub, home):
     """`corpora(...)`, in this process: quicker (no start, no imports), and the same lines (huggingface_hub's
-    log lines and warnings among them, as conftest.corpora_here captures them)."""
+    log lines and warnings among them, as helpers.corpora_here captures them)."""
     return corpora_at(hub.endpoint, *args, home=home)
-
-
-def corpora_at(endpoint, *args, home, **env):
-    """`corpora ARGS` in this process, with the Hub at `endpoint` and the environment `env`, as a
-    process of its own would run it: huggingface_hub's client made in that environment (its
-    proxies), its first request (its list of AI agents) made again, and a command that never ends
-    stopped after HANG_LIMIT seconds with a TimeoutError (the test fails, the leg goes on)."""
-    from huggingface_hub import constants
-    from huggingface_hub import file_download
-    from huggingface_hub.utils import _http
-
-    try:
-        from huggingface_hub.utils import _detect_agent
-    except ImportError:  # huggingface_hub 0.x asks for no list
-        _detect_agent = None
-    template = endpoint + "/{repo_id}/resolve/{revision}/{filename}"
-    with pytest.MonkeyPatch.context() as patch:
-        for module, name, value in (
-            (constants, "ENDPOINT", endpoint), (constants, "HF_HUB_OFFLINE", False),
-            (constants, "HF_HUB_DISABLE_XET", True),  # none in 0.x
-            (constants, "HUGGINGFACE_CO_URL_TEMPLATE", template), (file_download, "HUGGINGFACE_CO_URL_TEMPLATE", template),
-            (constants, "HF_HUB_CACHE", str(home / "hub")),  # its own cache: the commits' ids recur
-            (constants, "AGENT_HARNESSES_PATH", str(home / "agent_harnesses.json")), (_detect_agent, "_registry", None),
-        ):
-            if module is not None:
-                patch.setattr(module, name, value, raising=False)  # file_download's copy: 0.x only
-        for variable, value in {"HF_TOKEN": TOKEN, **env}.items():
-            patch.setenv(variable, value)
-        previous = signal.signal(signal.SIGALRM, _hung)
-        signal.setitimer(signal.ITIMER_REAL, HANG_LIMIT)
-        try:
-            return conftest.corpora_here(*args)
-        finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, previous)
-            if hasattr(_http, "set_client_factory"):  # huggingface_hub's own client again, for the tests that use it
-                _http.set_client_factory(_http.default_client_factory)
-            else:
-                _http.configure_http_backend()
-
-
-HANG_LIMIT = 120  # seconds
-
-
-def _hung(signum, frame):
-    raise TimeoutError(f"the command did not end within {HANG_LIMIT} s: its time limit failed")
 
 
 def error_line(result) -> str:

@@ -9,11 +9,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import EXAMPLE
-from conftest import REPO
 from corpora import export_folder
 from corpora import prepare
 from corpora import registry
+from helpers import EXAMPLE
+from helpers import REPO
 
 pytestmark = [pytest.mark.usefixtures("example_collection"), pytest.mark.other_dependencies]
 

@@ -10,21 +10,21 @@ from pathlib import Path
 
 import pytest
 
-import test_push
-from conftest import EXAMPLE
-from conftest import EXAMPLE_COLLECTION
-from conftest import using_example
 from corpora import cards
 from corpora import export_folder
 from corpora import prepare
 from corpora import registry
 from corpora import releases
-from corpora.cli import main
 from fake_hub import FakeHub
+from helpers import EXAMPLE
+from helpers import EXAMPLE_COLLECTION
+from helpers import corpora_here
+from helpers import using_example
+from helpers.hub import TOKEN
+from helpers.hub import corpora_at
 
 NAME = EXAMPLE
 LOADER = f"loaders/{NAME}/{NAME}.py"
-TOKEN = test_push.TOKEN  # the token its in-process runner gives the push
 NOTES = {
     "1.0.0": "Initial release.",
     "1.1.0": "Scores are int32 | were int64.",  # a table's separator in a note is escaped in the card's table
@@ -43,13 +43,6 @@ def collection_with(tmp_path, version: str, notes: dict | None) -> Path:
     stated = "" if notes is None else f"    RELEASE_NOTES = {notes!r}\n"
     loader.write_text(text.replace('    RELEASE_NOTES = {"1.0.0": "Initial release."}\n', stated))
     return root
-
-
-def cli(capsys, *argv):
-    capsys.readouterr()
-    code = main([str(arg) for arg in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.mark.parametrize("root", [None, EXAMPLE_COLLECTION], ids=["collection", "example"])
@@ -129,20 +122,20 @@ def test_the_history_keeps_only_the_notes_the_check_accepts(tmp_path, monkeypatc
 ])
 def test_card_check_and_validate_fail_without_the_note_of_the_version(tmp_path, monkeypatch, capsys, notes, says):
     monkeypatch.setenv("CORPORA_ROOT", str(collection_with(tmp_path, "1.1.0", notes)))
-    assert cli(capsys, "card", NAME, "--check") == (1, "", f"corpora card: error: {says}\n")
-    code, out, _ = cli(capsys, "validate", NAME)
+    assert corpora_here("card", NAME, "--check") == (1, "", f"corpora card: error: {says}\n")
+    code, out, _ = corpora_here("validate", NAME)
     assert code == 1
     assert out.splitlines() == [*(f"{NAME}: dummy build {config}: ok" for config in ("sentences", "ratings", "raters")),
                                 f"{NAME}: card: FAILED: {says}", f"{NAME}: export round trip: ok"]
     # Writing the card is refused too: a committed card shows its version's note.
-    assert cli(capsys, "card", NAME) == (1, "", f"corpora card: error: {says}\n")
+    assert corpora_here("card", NAME) == (1, "", f"corpora card: error: {says}\n")
 
 
 def push(root: Path, hub: FakeHub, home: Path, *args):
-    """`corpora push NAME ARGS` of the collection at `root` to `hub`, in this process (tests/test_push.py)."""
+    """`corpora push NAME ARGS` of the collection at `root` to `hub`, in this process (helpers.hub.corpora_at)."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("CORPORA_ROOT", str(root))
-        return test_push.corpora_here("push", NAME, *map(str, args), hub=hub, home=home)
+        return corpora_at(hub.endpoint, "push", NAME, *args, home=home)
 
 
 @pytest.mark.other_dependencies
@@ -216,7 +209,7 @@ def two_versions(tmp_path_factory):
 def test_diff_of_two_versions_prints_their_notes_above_the_rows(two_versions, monkeypatch, capsys):
     root, old, new = two_versions
     monkeypatch.setenv("CORPORA_ROOT", str(root))
-    code, out, err = cli(capsys, "diff", old, new)
+    code, out, err = corpora_here("diff", old, new)
     assert (code, err) == (0, "")  # the same rows: only the loader's version changed
     assert out.splitlines()[:6] == [
         f"old: {old}",
@@ -226,7 +219,7 @@ def test_diff_of_two_versions_prints_their_notes_above_the_rows(two_versions, mo
         f"  1.2.0: {NOTES['1.2.0']}",
         "config sentences (rows matched by sentence_id):",
     ]
-    code, out, _ = cli(capsys, "diff", old, new, "--format", "markdown")
+    code, out, _ = corpora_here("diff", old, new, "--format", "markdown")
     assert out.splitlines()[2:9] == [
         f"`{old}` → `{new}`: **identical**",
         "",
@@ -236,7 +229,7 @@ def test_diff_of_two_versions_prints_their_notes_above_the_rows(two_versions, mo
         f"- `1.2.0`: {NOTES['1.2.0']}",
         "",
     ]
-    code, out, _ = cli(capsys, "diff", new, old, "--format", "json")
+    code, out, _ = corpora_here("diff", new, old, "--format", "json")
     report = json.loads(out)
     assert (report["versions"], report["release_notes"]) == (["1.2.0", "1.0.0"], {
         "1.1.0": NOTES["1.1.0"], "1.2.0": NOTES["1.2.0"]})
@@ -246,10 +239,10 @@ def test_diff_of_two_versions_prints_their_notes_above_the_rows(two_versions, mo
 def test_diff_says_which_note_the_loader_here_does_not_have(two_versions, monkeypatch, capsys):
     _, old, new = two_versions
     monkeypatch.setenv("CORPORA_ROOT", str(EXAMPLE_COLLECTION))  # the loader at 1.0.0 knows no later note
-    code, out, _ = cli(capsys, "diff", old, new)
+    code, out, _ = corpora_here("diff", old, new)
     assert out.splitlines()[2:4] == [
         "loader version 1.0.0 -> 1.2.0, release notes:",
         f"  1.2.0: no release note in {LOADER}",
     ]
-    code, out, _ = cli(capsys, "diff", old, old)  # one version: no notes
+    code, out, _ = corpora_here("diff", old, old)  # one version: no notes
     assert out.splitlines()[2] == "config sentences (rows matched by sentence_id):"

@@ -26,7 +26,7 @@ from pathlib import Path
 import jinja2
 import pytest
 
-from conftest import own_test_file
+from helpers import own_test_file
 
 REPO = Path(__file__).resolve().parents[1]
 SCANNED = ["loaders", "src", "tests", "bench", "docs", "dataset_cards", "README.md"]

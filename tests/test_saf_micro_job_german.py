@@ -10,16 +10,15 @@ import datasets
 import pyarrow
 import pyarrow.parquet
 
-from conftest import Downloads
-from conftest import FullSize
 from corpora import cards
 from corpora import load
 from corpora import registry
 from corpora import validate
 from corpora.cli import main
+from helpers import Downloads
+from helpers import FullSize
+from helpers import figure_rows
 from synthetic_saf_micro_job_german import write_full_size_copy
-from test_card_figures import figure_rows
-from test_saf_micro_job_german_bad_input import BAD_INPUT  # noqa: F401  (its table, in a file of its own)
 
 NAME = "saf_micro_job_german"
 corpus = registry.get(NAME)
@@ -265,8 +264,6 @@ def test_xml_copy_that_is_not_the_release_is_refused(dummy_copy, tmp_path, capsy
     err = capsys.readouterr().err.splitlines()[-1]
     assert err.startswith(f"corpora build: error: {NAME}: 14 source file(s) differ from the recorded release: "
                           f"{corpus.urls[TRAIN_1]} (")
-
-
 def test_streaming_from_a_data_dir_copy(dummy_copy, dummy_build):
     data_dir = dummy_copy(NAME)
     for config in corpus.configs:

@@ -1,5 +1,5 @@
 """saf_micro_job_german's bad input, for both configs: what `corpora build saf_micro_job_german`
-prints for each malformed file (conftest.BadInput rows; tests/test_bad_input.py runs them and
+prints for each malformed file (helpers.BadInput rows; tests/test_bad_input.py runs them and
 writes docs/bad_input.md). Its own file beside tests/test_saf_micro_job_german.py, which declares it."""
 
 import math
@@ -9,8 +9,8 @@ import xml.etree.ElementTree as ET
 import pyarrow
 import pyarrow.parquet
 
-from conftest import BadInput
 from corpora import registry
+from helpers import BadInput
 
 DUMMY = registry.get("saf_micro_job_german").dummy_dir
 TRAIN_PARQUET = "data/train-00000-of-00001-d7d79904ef6ab584.parquet"

@@ -19,12 +19,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import EXAMPLE
-from conftest import EXAMPLE_COLLECTION
 from corpora import cards
 from corpora import prepare
 from corpora import registry
 from corpora.cli import main
+from helpers import EXAMPLE
+from helpers import EXAMPLE_COLLECTION
 
 # The only keys the run may change: measurements.
 MEASURED = re.compile(r"^\s*(num_bytes|num_examples|download_size|dataset_size): \d+$")

@@ -11,11 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from conftest import COLLECTION
-from conftest import DATASETS_MAJOR
-from conftest import LEG
-from conftest import namespace_with_tmpfs
-from corpora.cli import main
+from helpers import COLLECTION
+from helpers import DATASETS_MAJOR
+from helpers import LEG
+from helpers import corpora_here
+from helpers import namespace_with_tmpfs
+from helpers import run_process
 
 # Built from two parts: shared code may not name a corpus, and `corpora new` refuses a word it uses.
 NAME = "scaffolded" + "_corpus"
@@ -42,27 +43,27 @@ def checkout(tmp_path):
     return root
 
 
-def run(args, root, tmp_path):
-    env = dict(os.environ, CORPORA_ROOT=str(root), HF_HOME=str(tmp_path / "hf-home"))
-    return subprocess.run([sys.executable, *args], cwd=root, env=env, capture_output=True, text=True, check=False)
+def in_checkout(checkout, tmp_path) -> dict:
+    """run_process's options for a command run in the checkout, reading its collection."""
+    return dict(cwd=checkout, env={"CORPORA_ROOT": str(checkout), "HF_HOME": str(tmp_path / "hf-home")})
 
 
 @pytest.fixture
-def new(checkout, monkeypatch, capsys):
+def new(checkout, monkeypatch):
     """new(NAME): `corpora new NAME` in this process, on the checkout; (exit status, stderr)."""
     monkeypatch.setenv("CORPORA_ROOT", str(checkout))
     monkeypatch.chdir(checkout)
 
     def run_new(name):
-        status = main(["new", name])
-        return status, capsys.readouterr().err
+        made = corpora_here("new", name)
+        return made.returncode, made.stderr
 
     return run_new
 
 
 @pytest.mark.both_legs  # the skeleton is built, streamed and (datasets 3.x) loaded as a script
 def test_the_skeleton_passes_the_generic_tests_and_its_own(checkout, tmp_path):
-    made = run(["-m", "corpora.cli", "new", NAME], checkout, tmp_path)
+    made = run_process([sys.executable, "-m", "corpora.cli", "new", NAME], **in_checkout(checkout, tmp_path))
     assert made.returncode == 0, made.stderr
     assert made.stdout.splitlines()[: len(PATHS)] == [f"wrote {path}" for path in PATHS]
     assert all((checkout / path).is_file() for path in PATHS)
@@ -74,15 +75,15 @@ def test_the_skeleton_passes_the_generic_tests_and_its_own(checkout, tmp_path):
         f"https://example.org/{NAME}/v1/data/test.jsonl\t-\t-\nhttps://example.org/{NAME}/v1/data/train.jsonl\t-\t-\n"
     )
     # --basetemp: its exit would delete other runs' folders among pytest's shared numbered ones
-    result = run(["-m", "pytest", "-p", "no:cacheprovider", "--basetemp", str(tmp_path / "tmp"), "-v", "-k", NAME, "tests"],
-                 checkout, tmp_path)
+    result = run_process([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--basetemp", str(tmp_path / "tmp"),
+                          "-v", "-k", NAME, "tests"], **in_checkout(checkout, tmp_path))
     assert result.returncode == 0, result.stdout[-3000:]
     outcomes = dict(re.findall(r"^(\S+::.+?) (PASSED|SKIPPED|FAILED|ERROR)", result.stdout, re.MULTILINE))
     assert [test for test, outcome in outcomes.items() if outcome not in ("PASSED", "SKIPPED")] == []
     assert outcomes[f"tests/test_generic.py::test_streaming_yields_the_prepared_rows[{NAME}-default]"] == "PASSED"
     if not LEG:  # the leg that runs every test: the bad inputs, the corpus's own, the repository's checks
-        references = run(["-m", "pytest", "-p", "no:cacheprovider", "--basetemp", str(tmp_path / "tmp-references"), "-q",
-                          "tests/test_repository.py"], checkout, tmp_path)
+        references = run_process([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--basetemp", str(tmp_path / "tmp-references"), "-q",
+                          "tests/test_repository.py"], **in_checkout(checkout, tmp_path))
         assert references.returncode == 0, references.stdout[-3000:]  # no shared code names it, every path resolves
         bad_inputs = [test for test in outcomes if test.startswith("tests/test_bad_input.py::") and NAME in test]
         assert all(outcomes[test] == "PASSED" for test in bad_inputs)

@@ -13,13 +13,12 @@ from pathlib import Path
 import datasets
 import pytest
 
-from conftest import CASES
-from conftest import COLLECTION
 from corpora import registry
 from corpora import validate
-from test_install import dist  # noqa: F401 - the wheel, a fixture of the installed package's tests
-from test_install import installed  # noqa: F401 - a fresh environment with the wheel installed
-from test_install import run
+from helpers import CASES
+from helpers import COLLECTION
+from helpers import run_process
+from helpers.installed import fresh
 
 pytestmark = pytest.mark.datasets3
 
@@ -41,7 +40,7 @@ def test_load_dataset_runs_the_loader_script(name, config, dummy_build, tmp_path
     assert {path.name for path in registry.get(name).loader_dir.glob("*.py")} <= {path.name for path in copied}
 
 
-def test_load_dataset_runs_a_loader_of_the_installed_wheel(installed, dummy_build, tmp_path):  # noqa: F811 - imported above
+def test_load_dataset_runs_a_loader_of_the_installed_wheel(installed, dummy_build, tmp_path):
     # The loader that the wheel carries imports the shared code from the package installed with it.
     name = registry.names()[0]  # any corpus of the collection will do
     script = (
@@ -52,7 +51,7 @@ def test_load_dataset_runs_a_loader_of_the_installed_wheel(installed, dummy_buil
         "trust_remote_code=True, verification_mode='no_checks')\n"
         "print(json.dumps([corpora.__file__, {split: loaded[split].to_list() for split in loaded}], default=str))\n"
     )
-    result = run(installed, tmp_path, "python", "-c", script)
+    result = run_process([installed / "python", "-c", script], **fresh(tmp_path))
     assert result.returncode == 0, result.stderr[-3000:]
     module, rows = json.loads(result.stdout.splitlines()[-1])
     assert module.startswith(str(installed.parent))  # the installed copy

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 import corpora
-from conftest import EXAMPLE
-from conftest import EXAMPLE_COLLECTION
+from helpers import EXAMPLE
+from helpers import EXAMPLE_COLLECTION
 
 DUMMY = EXAMPLE_COLLECTION / "dummy_data" / EXAMPLE
 # The dummy test split of the example's ratings config (data/test.jsonl; language: de 0, en 1).

@@ -10,9 +10,9 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from conftest import EXAMPLE
 from corpora import registry
 from corpora.cards import figures
+from helpers import EXAMPLE
 
 FEATURES = datasets.Features(
     {
