@@ -3,13 +3,10 @@ offline with a throw-away Hugging Face home (the Makefile sets the same variable
 here too so a bare `pytest` cannot reach the network). What the test files share besides
 fixtures is in tests/helpers/."""
 
-import ast
 import atexit
 import functools
 import http.server
-import inspect
 import os
-import re
 import shutil
 import socket
 import tempfile
@@ -37,6 +34,7 @@ from corpora import export_folder  # noqa: E402
 from corpora import prepare  # noqa: E402
 from corpora import registry  # noqa: E402
 from corpora import sources  # noqa: E402
+from corpora.cli import main  # noqa: E402
 from helpers import DATASETS_MAJOR  # noqa: E402
 from helpers import EXAMPLE_COLLECTION  # noqa: E402
 from helpers import EXAMPLE_RELEASE  # noqa: E402
@@ -81,68 +79,16 @@ def no_network():
     socket.getaddrinfo = real_getaddrinfo
 
 
-
-# What differs most between datasets versions: streaming and its shards, worker processes, reading
-# a Parquet export back. A test whose code (or a function of its module that it calls) uses one
-# of these runs in both legs, so a corpus's own tests need no marker for it.
-VERSION_SENSITIVE = re.compile(
-    r"streaming=True|as_streaming_dataset|split_dataset_by_node|num_proc|datasets\.load_dataset\("
-)
-
-
-def uses_version_sensitive_datasets_code(item) -> bool:
-    function = getattr(item, "function", None)
-    return function is not None and _uses_version_sensitive_code(function, item.module)
-
-
-@functools.cache  # once per test function, not once per parameter
-def _uses_version_sensitive_code(function, module) -> bool:
-    source = _source(function)
-    called = [getattr(module, name, None) for name in re.findall(r"\b(\w+)\(", source)]
-    helpers = [f for f in called if inspect.isfunction(f) and f.__module__ == module.__name__]
-    return any(VERSION_SENSITIVE.search(_source(f)) for f in [function, *helpers])
-
-
-def _source(function) -> str:
-    """inspect.getsource(function), decorators included, from one parse of its file (getsource
-    tokenizes the file again for each function: a second of every collection)."""
-    code = inspect.unwrap(function).__code__
-    return _functions_of(code.co_filename).get(code.co_firstlineno, "")  # "": made at run time (st.composite)
-
-
-@functools.cache
-def _functions_of(filename: str) -> dict[int, str]:
-    """{first line: source} of each function of a Python file, its first line its first decorator's."""
-    try:
-        text = Path(filename).read_text(encoding="utf-8")
-    except OSError:
-        return {}
-    lines, found = text.splitlines(keepends=True), {}
-    for node in ast.walk(ast.parse(text)):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            first = min([node.lineno] + [decorator.lineno for decorator in node.decorator_list])
-            found[first] = "".join(lines[first - 1 : node.end_lineno])
-    return found
-
-
-
-
 def pytest_collection_modifyitems(config, items):
-    """The other legs run only what can differ between datasets versions: tests marked
-    `both_legs` (the generic checks on every builder: building, streaming, Parquet read-back, a
-    bad file's error through the builder; the tests that use the HTTP `mirror`, that stream,
-    shard, use worker processes or read an export back) and `datasets3` (script loading). Each
-    corpus's parser and bad-input tests run the loader's own code, the same in every leg, through
-    the builder path that the generic checks cover: the 5.x leg runs them. The minimum-versions
-    leg also runs the tests marked `other_dependencies` (DuckDB, the Hub client, requests). A test
-    marked `main_leg` runs in the main leg alone: what it does through datasets'
-    version-sensitive code, the generic tests do in every leg. tests/test_repository.py fails on
-    a test that uses that code with neither `both_legs` nor `main_leg`."""
-    for item in items:
-        if "main_leg" in item.keywords:
-            continue
-        if "mirror" in getattr(item, "fixturenames", ()) or uses_version_sensitive_datasets_code(item):
-            item.add_marker(pytest.mark.both_legs)
+    """The legs are chosen by markers. The main leg runs every test. The others run what can differ
+    between datasets versions: `both_legs` (the generic checks on every builder: building,
+    streaming, Parquet read-back, a bad file's error through the builder; the tests that use the
+    HTTP `mirror`, stream, shard, use worker processes or read an export back) and `datasets3`
+    (script loading); the minimum-versions leg also `other_dependencies` (DuckDB, the Hub client,
+    requests). Each corpus's parser and bad-input tests run the loader's own code, the same in
+    every leg: the main leg runs them. `main_leg`: uses version-sensitive code, which the generic
+    tests run in every leg. A test that uses that code with none of these three marks fails
+    tests/test_repository.py (helpers/legs.py)."""
     if DATASETS_MAJOR < 4 or LEG:
         # The minimum-versions leg also runs what depends on the other dependencies' versions.
         marks = ("both_legs", "datasets3") + (("other_dependencies",) if LEG == "minimum" else ())
@@ -187,13 +133,10 @@ def repo_copy(tmp_path, monkeypatch):
 @pytest.fixture(scope="session")
 def dummy_build(tmp_path_factory):
     """corpora.load(name, config, dummy=True), built once per session."""
-    built = {}
 
+    @functools.cache
     def get(name, config):
-        if (name, config) not in built:
-            cache = tmp_path_factory.mktemp(f"cache-{name}-{config}")
-            built[name, config] = corpora.load(name, config, dummy=True, cache_dir=cache)
-        return built[name, config]
+        return corpora.load(name, config, dummy=True, cache_dir=tmp_path_factory.mktemp(f"cache-{name}-{config}"))
 
     return get
 
@@ -201,14 +144,12 @@ def dummy_build(tmp_path_factory):
 @pytest.fixture(scope="session")
 def dummy_export(tmp_path_factory):
     """The folder `corpora build NAME --dummy` writes, built once per corpus."""
-    exported = {}
 
+    @functools.cache
     def get(name):
-        if name not in exported:
-            out = tmp_path_factory.mktemp(f"export-{name}")
-            export_folder.export(prepare.Request(registry.get(name), dummy=True), out)
-            exported[name] = out / name
-        return exported[name]
+        out = tmp_path_factory.mktemp(f"export-{name}")
+        export_folder.export(prepare.Request(registry.get(name), dummy=True), out)
+        return out / name
 
     return get
 
@@ -269,8 +210,6 @@ def record_release(tmp_path, monkeypatch):
     return record
 
 
-
-
 @pytest.fixture
 def online(monkeypatch):
     """Downloads allowed (only 127.0.0.1 is reachable: the no_network guard)."""
@@ -299,16 +238,11 @@ def mirror(request, monkeypatch, online):
 @pytest.fixture(scope="session")
 def partial_export(tmp_path_factory):
     """The folder `corpora build NAME --config C ... --dummy` writes, built once per corpus and configs."""
-    from corpora.cli import main
 
-    built = {}
-
+    @functools.cache
     def get(name, configs):
-        key = (name, *configs)
-        if key not in built:
-            out = tmp_path_factory.mktemp("-".join(key))
-            assert main(["build", name, "--dummy", *[f"--config={config}" for config in configs], "--out", str(out)]) == 0
-            built[key] = out / name
-        return built[key]
+        out = tmp_path_factory.mktemp("-".join((name, *configs)))
+        assert main(["build", name, "--dummy", *[f"--config={config}" for config in configs], "--out", str(out)]) == 0
+        return out / name
 
-    return get
+    return lambda name, configs: get(name, tuple(configs))  # a list, as the tests give them, is not hashable

@@ -196,6 +196,9 @@ def test_cartoons_png_and_metadata(dummy_build):  # quirk 16
     by_contest = {row["contest"]: row for row in cartoons}
     assert by_contest[571]["image"]["bytes"].startswith(b"\x89PNG\r\n\x1a\n")  # its other values: QUIRKS
     assert by_contest[508]["image"]["bytes"].startswith(b"\xff\xd8\xff")
+
+
+@pytest.mark.both_legs
 def test_streaming_cartoons_reads_each_file_once(monkeypatch):
     # Streaming calls the generator once per image: the metadata files are read at the first, once.
     module = registry.get(NAME).module  # the module the builder is built from now
@@ -206,6 +209,7 @@ def test_streaming_cartoons_reads_each_file_once(monkeypatch):
     assert sorted(reads) == sorted(corpus.config("cartoons").paths)  # the images and the metadata files
 
 
+@pytest.mark.both_legs
 def test_a_metadata_file_that_stalls_while_streaming_cartoons_is_one_line(monkeypatch, online):
     from fault_server import FaultServer
 

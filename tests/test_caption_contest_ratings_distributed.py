@@ -21,6 +21,9 @@ def summaries(dummy_build):
 def builder_for(config, tmp_path, **kwargs):
     # through the registry: datasets 3.x would check the dummy build against the card's official sizes
     return corpus.builder(config, corpus.dummy_dir, tmp_path, **kwargs)
+
+
+@pytest.mark.both_legs
 def test_contests_restrict_every_config_and_get_their_own_cache(tmp_path):
     plain = builder_for("summaries", tmp_path)
     some = builder_for("summaries", tmp_path, contests=[691, 508])
@@ -50,6 +53,9 @@ def test_bad_contests(tmp_path, contests, message):
 
 
 # --- the distributed path -------------------------------------------------------------------------
+
+
+@pytest.mark.both_legs
 def test_streaming_shards_are_the_files():
     streamed = load(NAME, "summaries", dummy=True, streaming=True)["train"]
     assert streamed.n_shards == 199
@@ -74,11 +80,15 @@ def assert_disjoint_and_complete(parts, expected):
 
 
 @pytest.mark.parametrize("world_size", [2, 3])
+@pytest.mark.both_legs
 def test_split_dataset_by_node_is_disjoint_and_complete(world_size, summaries):
     # 199 files is not a multiple of the world size: datasets then reads every file on every node
     # and keeps every world_size-th example, still disjoint and complete.
     streamed = load(NAME, "summaries", dummy=True, streaming=True)["train"]
     assert_disjoint_and_complete(split_by_node(streamed, world_size), [row_key(row) for row in summaries])
+
+
+@pytest.mark.both_legs
 def test_split_dataset_by_node_gives_whole_files_when_they_divide(tmp_path, summaries):
     # 4 files (508: three, 691: one) over 2 nodes: each node reads its own 2 files.
     streamed = builder_for("summaries", tmp_path, contests=[508, 691]).as_streaming_dataset()["train"]

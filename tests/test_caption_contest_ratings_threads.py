@@ -42,6 +42,7 @@ ARCHIVE = "contests/responses/510-responses.csv.zip"
 
 
 @pytest.mark.parametrize("how", ["a streaming iterator left open", "an error late in the archive"])
+@pytest.mark.both_legs
 def test_a_process_that_stops_inside_a_big_archive_exits_cleanly(tmp_path, how):
     # `next(iter(streaming dataset))`, then exit (the consumer is never closed), or a bad value at
     # record 287,105 of 300,000. Given the zipfile stream of the member, pyarrow's own I/O thread
@@ -156,6 +157,7 @@ def test_ctrl_c_while_the_thread_beside_writes_leaves_the_lock_only(tmp_path):
 
 
 @pytest.mark.skipif(not hasattr(os, "sched_getaffinity"), reason="no CPU affinity to set on this system")
+@pytest.mark.both_legs
 def test_on_one_core_the_files_are_written_after_the_builder(tmp_path):
     # Where the two threads would only take turns, the build writes from the cache (worth_it).
     script = (

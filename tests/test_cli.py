@@ -322,6 +322,9 @@ def test_console_script_runs(tmp_path):
     result = run_process([CORPORA, "build", NAME, "--dummy", "--config", "ratings", "--out", tmp_path])  # CORPORA_ROOT included
     assert result.returncode == 0, result.stderr
     assert [NAME, "ratings", "validation", "5", "5", "5"] in table_lines(result.stdout)
+
+
+@pytest.mark.both_legs
 def test_build_with_worker_processes_gives_the_rows_of_one_process(tmp_path):
     # In a subprocess with a timeout, so a hang (see the test below) fails instead of waiting.
     # The dummy train split is three files: two processes prepare a shard each, which the export

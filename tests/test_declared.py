@@ -116,6 +116,7 @@ def test_quirks_have_their_exact_values(name, dummy_build):
 
 
 @each_corpus
+@pytest.mark.both_legs
 def test_download_from_urls_prepared_and_streaming(name, mirror, tmp_path, dummy_build):
     downloads = declared(name, "DOWNLOADS")
     for config in downloads.configs if downloads else ():
@@ -127,6 +128,7 @@ def test_download_from_urls_prepared_and_streaming(name, mirror, tmp_path, dummy
 
 
 @each_corpus
+@pytest.mark.both_legs
 def test_build_from_the_urls_checks_the_release_and_exports(name, mirror, tmp_path, monkeypatch, record_release):
     # The whole path of a real build: download, size and sha256 against the recorded release,
     # build, rows in = rows out, official sizes, export. The dummy files stand in for the release.
@@ -143,6 +145,7 @@ def test_build_from_the_urls_checks_the_release_and_exports(name, mirror, tmp_pa
 
 
 @each_corpus
+@pytest.mark.both_legs
 def test_downloaded_files_that_are_not_the_release_are_refused(name, mirror, tmp_path):
     if not declared(name, "DOWNLOADS"):
         return

@@ -92,6 +92,9 @@ def wait_for_pause(process) -> str:
     while line and not line.startswith("corpora: paused at"):
         line = process.stderr.readline()
     return line
+
+
+@pytest.mark.both_legs
 def test_an_interrupted_build_leaves_the_previous_export(tmp_path, request):
     # More than one config written; the smallest such dummy data, the quickest to build three times.
     name = min((c for c in registry.all_corpora() if len(c.configs) > 1),

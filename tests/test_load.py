@@ -53,6 +53,9 @@ def test_an_unknown_split_is_named_before_any_work(tmp_path):
         load(NAME, "ratings", split="train+dev[:10]", dummy=True, cache_dir=tmp_path)
     assert str(caught.value) == "example_ratings/ratings has no split 'dev[:10]'; splits: train, validation, test"
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.both_legs
 def test_streaming_one_split(dummy_build):
     stream = load(NAME, "ratings", split="test", dummy=True, streaming=True)
     assert isinstance(stream, datasets.IterableDataset)
@@ -63,6 +66,9 @@ def test_streaming_one_split(dummy_build):
         "example_ratings/ratings: streaming takes one split name (train, validation, test), not 'test[:2]'; "
         "take a part of a stream with .take(n) and .skip(n)"
     )
+
+
+@pytest.mark.both_legs
 def test_streaming_from_the_urls_in_offline_mode_is_one_clear_error(monkeypatch):
     # The tests run offline (HF_DATASETS_OFFLINE=1); fsspec would say FileNotFoundError(URL) at
     # the first row, without why or what to do.
@@ -250,6 +256,9 @@ def streamed_from(server, monkeypatch):
         return list(load(NAME, "sentences", split="test", streaming=True))
     finally:
         server.close()
+
+
+@pytest.mark.both_legs
 def test_num_proc_gives_the_rows_of_one_process(dummy_build, tmp_path):
     # The dummy train split is three files: two processes share them.
     loaded = load(NAME, "sentences", dummy=True, num_proc=2, cache_dir=tmp_path)

@@ -27,6 +27,7 @@ import jinja2
 import pytest
 
 from helpers import own_test_file
+from helpers.legs import unmarked_version_sensitive_tests
 
 REPO = Path(__file__).resolve().parents[1]
 SCANNED = ["loaders", "src", "tests", "bench", "docs", "dataset_cards", "README.md"]
@@ -410,3 +411,79 @@ def test_the_readme_test_command_is_what_ci_runs():
     assert [line.split("#")[0].strip() for line in first_commands.splitlines() if not line.startswith(" ")] == [
         "make demo", "make test"]
     assert (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines()[-1] == "make test"
+
+
+# --- the legs: chosen by markers (tests/conftest.py), checked here (helpers/legs.py) -----------------
+
+
+def test_every_test_of_version_sensitive_datasets_code_says_which_legs_run_it():
+    """A test that streams, shards, uses worker processes, calls load_dataset, runs a loading
+    script or uses the HTTP `mirror` is marked `both_legs`, `main_leg` or `datasets3`: else the
+    other legs would leave it out unseen."""
+    unmarked = [test for path in sorted((REPO / "tests").glob("test_*.py")) for test in unmarked_version_sensitive_tests(path)]
+    assert unmarked == [], "mark each @pytest.mark.both_legs (or main_leg: the generic tests run that code in every leg)"
+
+
+PLANTED = '''
+import datasets
+import pytest
+from datasets import load_dataset
+
+pytestmark = pytest.mark.usefixtures("example_collection")
+
+
+def stream(name):
+    return datasets.load_dataset(name, streaming=True)
+
+
+def test_streams():
+    list(corpora.load("x", streaming=True))
+
+
+def test_through_a_function_of_its_file():
+    stream("x")
+
+
+def test_workers():
+    corpora.load("x", num_proc=2)
+
+
+def test_a_script():
+    load_dataset("loaders/x", trust_remote_code=True)
+
+
+def test_over_http(mirror):
+    pass
+
+
+class TestShards:
+    def test_by_node(self):
+        split_dataset_by_node(None, rank=0, world_size=2)
+
+
+@pytest.mark.both_legs
+def test_marked_for_every_leg():
+    list(corpora.load("x", streaming=True))
+
+
+@pytest.mark.main_leg
+def test_marked_for_the_main_leg():
+    corpora.load("x", num_proc=2)
+
+
+def test_plain():
+    corpora.load("x")
+'''
+
+
+def test_the_leg_check_names_each_test_planted_without_its_marker(tmp_path):
+    planted = tmp_path / "test_planted.py"
+    planted.write_text(PLANTED)
+    assert unmarked_version_sensitive_tests(planted) == [
+        "test_planted.py::test_streams", "test_planted.py::test_through_a_function_of_its_file",
+        "test_planted.py::test_workers", "test_planted.py::test_a_script", "test_planted.py::test_over_http",
+        "test_planted.py::TestShards::test_by_node",
+    ]
+    planted.write_text(PLANTED.replace('pytestmark = pytest.mark.usefixtures("example_collection")',
+                                       "pytestmark = [pytest.mark.both_legs]"))
+    assert unmarked_version_sensitive_tests(planted) == []

@@ -9,6 +9,7 @@ import sys
 import datasets
 import pyarrow
 import pyarrow.parquet
+import pytest
 
 from corpora import cards
 from corpora import load
@@ -264,6 +265,9 @@ def test_xml_copy_that_is_not_the_release_is_refused(dummy_copy, tmp_path, capsy
     err = capsys.readouterr().err.splitlines()[-1]
     assert err.startswith(f"corpora build: error: {NAME}: 14 source file(s) differ from the recorded release: "
                           f"{corpus.urls[TRAIN_1]} (")
+
+
+@pytest.mark.both_legs
 def test_streaming_from_a_data_dir_copy(dummy_copy, dummy_build):
     data_dir = dummy_copy(NAME)
     for config in corpus.configs:
