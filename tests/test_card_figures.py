@@ -155,6 +155,16 @@ def test_figure_kinds(spec, value, shown, monkeypatch):
     assert figures.text(declared[0].kind, value) == shown
 
 
+def test_a_length_range_counts_characters_not_bytes():
+    table = pa.table({"text": ["Über", "naïve café"]})  # 4 and 10 characters, 5 and 12 bytes in UTF-8
+    schema = datasets.Features({"text": datasets.Value("string")})
+    declared, problems = figures.declared({"lengths": {"what": "w", "range": "text"}}, {"c": schema})
+    assert problems == []
+    tally = figures.Tally(declared, schema)
+    tally.add("train", table)
+    assert tally.results() == {"lengths": {"train": (4, 10)}}
+
+
 def test_figures_count_across_batches(monkeypatch):
     monkeypatch.setattr(figures, "BATCH_ROWS", 2)  # four batches: groups and distinct values span them
     declared, _ = figures.declared({"pairs": {"what": "w", "repeated": ["text"]}, "texts": {"what": "w", "distinct":

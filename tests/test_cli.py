@@ -138,6 +138,19 @@ def test_build_from_files_that_are_not_the_recorded_release_is_refused(capsys, t
     assert not (tmp_path / NAME).exists()
 
 
+def test_a_copy_with_the_recorded_size_and_another_sha256_is_refused(tmp_path, example_release):
+    # One character of a sentence changed: the file keeps its recorded size, only its sha256 tells.
+    path = example_release / "data" / "test.jsonl"
+    path.write_bytes(path.read_bytes().replace(b"Wir sehen uns am Montag.", b"Wir sehen uns am Freitag"))
+    assert path.stat().st_size == RELEASE["data/test.jsonl"][0]
+    assert corpora_here("build", NAME, "--data-dir", example_release, "--out", tmp_path / "out") == (1, "", (
+        "corpora build: error: example_ratings: 1 source file(s) differ from the recorded release: "
+        f"{URL}data/test.jsonl (the recorded size, another sha256). If the new files are right, record them with "
+        "`corpora checksums example_ratings --update`; to build them once without recording, use "
+        "--allow-modified-sources.\n"))
+    assert not (tmp_path / "out" / NAME).exists()
+
+
 def test_files_with_the_recorded_checksums_build_without_the_flag(capsys, tmp_path, example_release, record_release):
     # A corrected release: one sentence's text changes, no count does; then recorded as the release.
     path = example_release / "data" / "train-2.jsonl"

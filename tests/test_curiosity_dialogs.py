@@ -5,6 +5,7 @@ import json
 import re
 import shutil
 
+import pytest
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
@@ -257,3 +258,26 @@ def test_the_earlier_loader_version_is_the_one_the_format_notes_record():
     (recorded,) = re.findall(r"^\| earlier Hugging Face loader \| .*, version (\d+\.\d+\.\d+);", format_md, re.MULTILINE)
     note = corpus.builder_class.RELEASE_NOTES["2.0.0"]
     assert (recorded, re.findall(r"earlier Hugging Face loader \((\d+\.\d+\.\d+)\)", note)) == ("1.1.0", ["1.1.0"])
+
+
+# Each documented range at both edges: the last valid value is read as that number, the first
+# invalid one refused with the line of BAD_INPUT's table.
+RATING, WORKER_ID = "an integer from 1 to 5", "a string of decimal digits without leading zeros, below 2**31"
+EDGES = [
+    *[(field, value, None) for field, value in [
+        ("assistant_dialog_rating", 1), ("assistant_dialog_rating", 5), ("user_id", "0"), ("user_id", str(2**31 - 1))]],
+    *[("assistant_dialog_rating", value, RATING) for value in (0, 6)],
+    ("user_id", str(2**31), WORKER_ID),
+]
+
+
+@pytest.mark.parametrize("field,value,refused", EDGES, ids=[f"{field}={value}" for field, value, _ in EDGES])
+def test_each_range_at_both_edges(field, value, refused, dummy_copy):
+    data_dir = dummy_copy(NAME, changed=TRAIN)
+    (data_dir / TRAIN).write_bytes(document(lambda d: d["dialogs"][2].update({field: value}))((data_dir / TRAIN).read_bytes()))
+    if refused is None:
+        assert builder_rows(corpus, "dialogs", str(data_dir))["train"][2][field] == int(value)
+    else:
+        with pytest.raises(ValueError) as caught:
+            builder_rows(corpus, "dialogs", str(data_dir))
+        assert str(caught.value) == f"{TRAIN}, dialog 2: field {field!r}: invalid value {value!r} (expected {refused})"

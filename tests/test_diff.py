@@ -394,6 +394,29 @@ def test_reordered_class_label_names_change_what_the_rows_mean(exports, tmp_path
     ])]
 
 
+def test_a_value_that_becomes_null_and_null_that_becomes_a_value_are_changes(exports, tmp_path):
+    old_export, _ = exports
+    old, new = tmp_path / "old" / NAME, tmp_path / "new" / NAME
+
+    def without(rater):
+        def edit(table, features):
+            years = [None if name == rater else value
+                     for name, value in zip(table["rater"].to_pylist(), table["years_rating"].to_pylist(), strict=True)]
+            column = pyarrow.array(years, table.schema.field("years_rating").type)
+            return table.set_column(table.schema.get_field_index("years_rating"), "years_rating", column)
+
+        return edit
+
+    for folder, rater in ((old, "ben"), (new, "ana")):  # ben: null, then 1; ana: 4, then null
+        shutil.copytree(old_export, folder)
+        rewrite(folder / "raters" / "train-00000-of-00001.parquet", without(rater))
+    (raters,) = diff.compare(old, new, configs=["raters"]).configs
+    (train,) = raters.splits
+    assert (train.added, train.removed, train.changed, train.unchanged) == (0, 0, 2, 1)
+    assert [(f.name, f.rows, f.examples) for f in train.fields] == [
+        ("years_rating", 2, [("rater='ana'", "4", "None"), ("rater='ben'", "None", "1")])]
+
+
 def test_identical_in_every_format(exports, capsys):
     old, _ = exports
     assert main(["diff", str(old), str(old), "--format", "json"]) == 0

@@ -5,6 +5,7 @@ import json
 import re
 import shutil
 
+import pytest
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
@@ -274,3 +275,36 @@ def test_the_class_labels_snippet_runs_as_written(dummy_export, monkeypatch):
     assert list(frame["speaker"]) == [COUNTRIES[row["speaker"]] for row in rows]
     assert list(frame["season"]) == [["Spring", "Fall", "Winter"][row["season"]] for row in rows]
     assert len(rows) == 10
+
+
+# Each documented range at both edges (quirk 5 and the declared features): the last valid value is
+# read as that number, the first invalid one refused with the line of BAD_INPUT's table.
+RANGE = "an integer from 1 to 12"
+EDGES = [
+    *[(field, value, None) for field, value in [
+        ("years", "1901"), ("years", "1918"), ("game_score", "0"), ("game_score", "18"), ("game_score_delta", "-18"),
+        ("game_score_delta", "18"), ("absolute_message_index", 0), ("absolute_message_index", 2**31 - 1),
+        ("game_id", 1), ("game_id", 12)]],
+    *[(field, value, f"field {field!r}[0]: invalid value {value!r} (expected {EXPECTED[field]})") for field, value in [
+        ("years", "1900"), ("years", "1919"), ("game_score", "-1"), ("game_score", "19"), ("game_score_delta", "-19"),
+        ("game_score_delta", "19"), ("absolute_message_index", -1), ("absolute_message_index", 2**31)]],
+    *[("game_id", value, f"field 'game_id': invalid value {value} (expected {RANGE})") for value in (0, 13)],
+]
+
+
+@pytest.mark.parametrize("field,value,refused", EDGES, ids=[f"{field}={value}" for field, value, _ in EDGES])
+def test_each_range_at_both_edges(field, value, refused, dummy_copy):
+    data_dir = dummy_copy(NAME, changed=TRAIN)
+    record = json.loads((data_dir / TRAIN).read_text(encoding="utf-8").splitlines()[0])
+    if field == "game_id":
+        record[field] = value
+    else:
+        record[field][0] = value
+    (data_dir / TRAIN).write_text(json.dumps(record) + "\n", encoding="utf-8")
+    if refused is None:
+        typed = builder_rows(registry.get(NAME), "conversations", str(data_dir))["train"][0]
+        assert (typed[field] if field == "game_id" else typed[field][0]) == int(value)
+    else:
+        with pytest.raises(ValueError) as caught:
+            builder_rows(registry.get(NAME), "conversations", str(data_dir))
+        assert str(caught.value) == f"{TRAIN}, line 1: {refused}"
