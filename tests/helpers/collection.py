@@ -30,6 +30,7 @@ COLLECTION = registry.repo_root()
 EXAMPLE_COLLECTION = TESTS / "example_collection"
 EXAMPLE = "example_ratings"
 EXAMPLE_RELEASE = EXAMPLE_COLLECTION / "release" / EXAMPLE
+EXAMPLE_URL = "https://example.org/corpora-example/ratings/v1/"  # its loader's URLs start so
 # Its figures as the CLI prints them, split into cells: `corpora list` (official sizes), and the
 # table of a build of the dummy data (records read, rows written, dummy_data's expected_counts.json).
 EXAMPLE_LISTED = [
@@ -204,3 +205,9 @@ class QuietHandler(http.server.SimpleHTTPRequestHandler):
 
     def log_message(self, *args):
         pass
+
+
+def cut_last_line(path):
+    """The file without its last line (a copy cut short)."""
+    lines = path.read_bytes().splitlines(keepends=True)
+    path.write_bytes(b"".join(lines[:-1]))
