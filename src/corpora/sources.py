@@ -56,6 +56,8 @@ class Sources:
     files: dict[str, Path]  # {path in the upstream repository: local file}
     kind: str  # "release" (checked against checksums.tsv), "modified" (--allow-modified-sources) or "dummy"
     local: bool  # read from a local copy (--data-dir, or the dummy data), not the pinned URLs
+    urls: dict[str, str] = dataclasses.field(default_factory=dict)  # {path: its pinned URL}, of every file
+    records: dict[str, Record | None] | None = None  # checksums.tsv; None: not read (dummy, modified local copy)
     # Of a "modified" build, each file that differs from the release: measured for an export only.
     differing: tuple[str, ...] = ()
 
@@ -66,47 +68,54 @@ class Sources:
     def with_differences(self) -> Sources:
         if self.kind != "modified":
             return self
-        return dataclasses.replace(self, differing=tuple(differences(self.corpus, self.files)))
+        records = read_records(self.corpus) if self.records is None else self.records
+        return dataclasses.replace(self, differing=tuple(differences(self.files, self.urls, records)))
 
 
 def find(corpus: Corpus, configs, data_dir=None, dummy: bool = False, allow_modified_sources: bool = False,
          partial: bool = False) -> Sources:
     """The one place a build's source files are found and checked (the release, unless
-    `allow_modified_sources`); `partial`: the loader reads some files and names a missing one itself."""
-    folder = local_folder(corpus, data_dir, dummy, [] if partial else configs)
+    `allow_modified_sources`); `partial`: the loader reads some files and names a missing one itself.
+    The corpus is asked once, here, for the paths, URLs and records; what is below takes them as data."""
+    pinned = urls(corpus, configs)
     if dummy:
-        files = {path: folder / path for path in corpus.source_files(configs)}
-        return Sources(corpus, folder, files, "dummy", local=True)
-    files = find_files(corpus, folder, configs, allow_modified_sources)
+        folder = local_folder(corpus, corpus.dummy_dir, [] if partial else list(pinned))
+        return Sources(corpus, folder, {path: folder / path for path in pinned}, "dummy", True, pinned)
+    folder = local_folder(corpus, data_dir, [] if partial else list(pinned))
+    records = read_records(corpus) if folder is None else None  # a local copy's: read only to check it
+    if folder is not None:
+        files = {path: folder / path for path in pinned}
+    else:
+        recorded = {path: records.get(url) for path, url in pinned.items()}  # None: not measured, or not listed
+        files = download_release(corpus, pinned, recorded, allow_modified_sources)
     if partial:
         files = {path: file for path, file in files.items() if file.is_file()}
     if not allow_modified_sources:
-        check_not_lfs_pointers(corpus, files, folder)
-        verify(corpus, files)
+        check_not_lfs_pointers(corpus.name, files, folder)
+        records = read_records(corpus) if records is None else records
+        verify(corpus, files, pinned, records)
     local = folder is not None
     kind = "modified" if allow_modified_sources else "release"
-    return Sources(corpus, folder if local else download.cache_folder(corpus.name), files, kind, local)
+    return Sources(corpus, folder if local else download.cache_folder(corpus.name), files, kind, local, pinned, records)
 
 
-def local_folder(corpus: Corpus, data_dir=None, dummy: bool = False, configs=None) -> Path | None:
-    """The local folder with every source file of `configs`, all missing ones named at once; None: download."""
-    if dummy:
-        data_dir = corpus.dummy_dir
+def local_folder(corpus: Corpus, data_dir, paths: list[str]) -> Path | None:
+    """The local folder with every source file of `paths`, all missing ones named at once; None: download."""
     if data_dir is None:
         return None
     data_dir = Path(data_dir)
     if not data_dir.is_dir():  # said as such, not as every source file missing in it
         raise MissingSourceFiles(f"{corpus.name}: {data_dir}: no such folder (the local copy of the sources to read)")
-    missing = missing_files(data_dir, corpus.source_files(configs))
+    missing = missing_files(data_dir, paths)
     if missing:
         listing = shorten(str(data_dir / path) for path in missing)
         raise MissingSourceFiles(
-            f"{corpus.name}: {len(missing)} source file(s) missing: {listing}{_layout_hint(corpus, data_dir, configs)}"
+            f"{corpus.name}: {len(missing)} source file(s) missing: {listing}{_layout_hint(corpus, data_dir)}"
         )
     return data_dir
 
 
-def _layout_hint(corpus: Corpus, data_dir: Path, configs) -> str:
+def _layout_hint(corpus: Corpus, data_dir: Path) -> str:
     """A folder with every file of some config(s) but not of all asked: say which config reads it."""
     complete = [
         config for config in corpus.configs
@@ -160,30 +169,21 @@ def provenance_line(facts: dict) -> str:
             + (upstream or "source URLs that pin no upstream commit") + ".")
 
 
-def find_files(
-    corpus: Corpus, data_dir: Path | None, configs=None, allow_modified_sources: bool = False
-) -> dict[str, Path]:
-    """Each source path and its local file: in data_dir, or downloaded."""
-    if data_dir is not None:
-        return {path: data_dir / path for path in corpus.source_files(configs)}
-    return download_release(corpus, configs, allow_modified_sources)
-
-
-def download_release(corpus: Corpus, configs=None, allow_modified_sources: bool = False) -> dict[str, Path]:
-    """The pinned files, from the cache if they are the release, else downloaded once more; a
-    fresh copy that differs is kept only with `allow_modified_sources`."""
-    records = read_records(corpus)
+def download_release(corpus: Corpus, pinned: dict[str, str], recorded: dict[str, Record | None],
+                     allow_modified_sources: bool = False) -> dict[str, Path]:
+    """The `pinned` files ({path: URL}), from the cache if they are the release (`recorded`), else downloaded
+    once more; a fresh copy that differs is kept only with `allow_modified_sources`."""
     folder = download.cache_folder(corpus.name)
-    pinned = urls(corpus, configs)
     files, differing = {}, []
-    with download.cache_lock(corpus.name), _progress(corpus, pinned, records, folder) as progress:
+    with download.cache_lock(corpus.name), _progress(corpus.name, pinned, recorded, folder) as progress:
         download.remove_leftovers(corpus.name)  # a killed download's partial files: no one else writes now
         for path, url in pinned.items():
-            target, record = folder / path, records.get(url)
+            target, record = folder / path, recorded[path]
             if target.is_file() and (record is None or measure(target) == record):
                 files[path] = target
                 continue
-            _refuse_offline(corpus, {later: pinned[later] for later in pinned if later not in files})
+            _refuse_offline(corpus.name, {later: pinned[later] for later in pinned if later not in files}, recorded,
+                            folder)
             try:
                 download.fetch(url, target, progress=progress)
             except download.DownloadFailed as error:
@@ -210,35 +210,34 @@ def _local_copy_hint(path: str) -> str:
     )
 
 
-def _refuse_offline(corpus: Corpus, pinned: dict[str, str]) -> None:
-    """In offline mode, name every file of `pinned` the cache lacks, not the first alone."""
+def _refuse_offline(name: str, pinned: dict[str, str], recorded, folder: Path) -> None:
+    """In offline mode, name every file of `pinned` the cache (`folder`) lacks, not the first alone."""
     if not download.offline():
         return
-    folder, records = download.cache_folder(corpus.name), read_records(corpus)
-    missing = [path for path, url in pinned.items() if not (folder / path).is_file()
-               or (records.get(url) is not None and measure(folder / path) != records[url])]
+    missing = [path for path in pinned if not (folder / path).is_file()
+               or (recorded[path] is not None and measure(folder / path) != recorded[path])]
     if len(missing) == 1:
-        raise DownloadError(f"{corpus.name}: cannot download {pinned[missing[0]]}: {OFFLINE}. "
+        raise DownloadError(f"{name}: cannot download {pinned[missing[0]]}: {OFFLINE}. "
                             + _local_copy_hint(missing[0]))
     # Their count and folder, not their URLs: caption's 476 took 1,364 characters on one line.
-    folder = posixpath.commonpath([posixpath.dirname(path) for path in missing])
+    common = posixpath.commonpath([posixpath.dirname(path) for path in missing])
     raise DownloadError(
-        f"{corpus.name}: cannot download {len(missing)} files{f' in {folder}/' if folder else ''}, {OFFLINE}; "
+        f"{name}: cannot download {len(missing)} files{f' in {common}/' if common else ''}, {OFFLINE}; "
         "or build from a local copy: --data-dir DIR"
     )
 
 
 @contextlib.contextmanager
-def _progress(corpus: Corpus, pinned: dict[str, str], records, folder: Path):
+def _progress(name: str, pinned: dict[str, str], recorded, folder: Path):
     """One progress bar of the bytes to download, on a terminal only (nothing in logs)."""
     if not download.show_progress():
         yield None
         return
     from tqdm.auto import tqdm
 
-    missing = [url for path, url in pinned.items() if not (folder / path).is_file()]
-    total = sum(records[url].size for url in missing if records.get(url)) or None
-    with tqdm(total=total, unit="B", unit_scale=True, desc=f"downloading {corpus.name}", leave=False) as bar:
+    missing = [path for path in pinned if not (folder / path).is_file()]
+    total = sum(recorded[path].size for path in missing if recorded[path]) or None
+    with tqdm(total=total, unit="B", unit_scale=True, desc=f"downloading {name}", leave=False) as bar:
         yield bar.update
 
 
@@ -252,7 +251,7 @@ def lfs_pointers(files: dict[str, Path]) -> list[str]:
     return found
 
 
-def check_not_lfs_pointers(corpus: Corpus, files: dict[str, Path], data_dir: Path | None) -> None:
+def check_not_lfs_pointers(name: str, files: dict[str, Path], data_dir: Path | None) -> None:
     """Stop on Git LFS pointers (a clone without `git lfs pull`) before any checksum."""
     found = lfs_pointers(files)
     if not found:
@@ -260,7 +259,7 @@ def check_not_lfs_pointers(corpus: Corpus, files: dict[str, Path], data_dir: Pat
     where = f"in {data_dir}" if data_dir is not None else "downloaded"
     fix = f"run `git lfs pull` in {data_dir}" if data_dir is not None else "download the Git LFS objects, not pointers"
     raise LfsPointers(
-        f"{corpus.name}: {len(found)} source file(s) {where} are Git LFS pointers, not the data: {shorten(found)}; "
+        f"{name}: {len(found)} source file(s) {where} are Git LFS pointers, not the data: {shorten(found)}; "
         f"{fix} (a clone needs Git LFS for these files)"
     )
 
@@ -337,9 +336,8 @@ def _modified_advice(corpus: Corpus) -> str:
     )
 
 
-def differences(corpus: Corpus, files: dict[str, Path]) -> list[str]:
+def differences(files: dict[str, Path], pinned: dict[str, str], records: dict[str, Record | None]) -> list[str]:
     """Each source file that is not as recorded, in a few words with its URL."""
-    records, pinned = read_records(corpus), corpus.urls
     found = []
     for path, local in files.items():
         url = pinned[path]
@@ -353,9 +351,9 @@ def differences(corpus: Corpus, files: dict[str, Path]) -> list[str]:
     return found
 
 
-def verify(corpus: Corpus, files: dict[str, Path]) -> None:
+def verify(corpus: Corpus, files: dict[str, Path], pinned: dict[str, str], records: dict[str, Record | None]) -> None:
     """Stop unless every file is the recorded release."""
-    found = differences(corpus, files)
+    found = differences(files, pinned, records)
     if found:
         raise ChecksumError(
             f"{corpus.name}: {len(found)} source file(s) differ from the recorded release: {shorten(found, 3, '; ')}. "

@@ -32,7 +32,7 @@ def run(args) -> int:
         # Every file, whatever it holds: measuring it is the point.
         given = sources.find(corpus, args.configs, args.data_dir, allow_modified_sources=True)
         files = given.files
-        sources.check_not_lfs_pointers(corpus, files, given.folder if given.local else None)  # never the release
+        sources.check_not_lfs_pointers(corpus.name, files, given.folder if given.local else None)  # never the release
         records, pinned = sources.read_records(corpus), corpus.urls
         rows = []
         for path, file in files.items():
