@@ -16,6 +16,7 @@ from corpora import parquet_files
 from corpora import registry
 from corpora.errors import CorporaError
 from corpora.errors import shorten
+from corpora.loader_shared.builder_base import SourceConfig
 from corpora.sources import Sources
 from corpora.sources import find
 
@@ -65,6 +66,7 @@ def prepare_config(request: Request, config: str, sources: Sources, cache_dir, a
     from the release, the official sizes; `attach(builder)` runs before the build."""
     corpus = request.corpus
     builder = corpus.builder(config, sources.folder, cache_dir, **request.config_kwargs)
+    facts = corpus.config(config)  # its files, record counter and official sizes: asked once, passed on
     if attach is not None:
         attach(builder)
     cached = os.path.isfile(os.path.join(builder.cache_dir, "dataset_info.json"))
@@ -72,13 +74,13 @@ def prepare_config(request: Request, config: str, sources: Sources, cache_dir, a
     # Counted in a thread beside the builder (Arrow and zlib release the GIL); never beside forked workers.
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="count-source-records") as pool:
         beside = counted and (request.num_proc or 1) <= 1
-        counting = pool.submit(count_source_records, corpus, config, sources.files) if beside else None
+        counting = pool.submit(count_source_records, facts, sources.files) if beside else None
         builder.download_and_prepare(num_proc=request.num_proc, max_shard_size=parquet_files.MAX_SHARD_BYTES)
-        read = counting.result() if beside else count_source_records(corpus, config, sources.files) if counted else {}
+        read = counting.result() if beside else count_source_records(facts, sources.files) if counted else {}
     if counted:
-        account_for_rows(corpus, config, builder.info, read)
+        account_for_rows(corpus.name, config, builder.info, read)
     if sources.release and not request.config_kwargs:
-        check_official_sizes(corpus, {config: builder.info})
+        check_official_sizes(corpus.name, {config: dict(facts.split_sizes)}, {config: builder.info})
     return Prepared(builder, read)
 
 
@@ -115,15 +117,15 @@ def dummy_examples(corpus: registry.Corpus) -> dict[str, dict]:
     return examples
 
 
-def count_source_records(corpus: registry.Corpus, config: str, files) -> dict[str, int]:
+def count_source_records(config: SourceConfig, files) -> dict[str, int]:
     """Source records per split, counted by the loader apart from the code that types them."""
     return {
-        split: corpus.count_source_records(config, split, [str(files[path]) for path in paths])
-        for split, paths in corpus.config(config).files.items()
+        split: config.count_source_records(split, [str(files[path]) for path in paths])
+        for split, paths in config.files.items()
     }
 
 
-def account_for_rows(corpus: registry.Corpus, config: str, info: datasets.DatasetInfo, read: dict[str, int]) -> None:
+def account_for_rows(name: str, config: str, info: datasets.DatasetInfo, read: dict[str, int]) -> None:
     """Stop if a split's examples differ from its source records (one lost or invented)."""
     wrong = []
     for split, records in read.items():
@@ -131,27 +133,27 @@ def account_for_rows(corpus: registry.Corpus, config: str, info: datasets.Datase
         if written != records:
             wrong.append(f"{config}/{split}: {records:,} source records read, {written:,} examples written")
     if wrong:
-        raise CorporaError(f"{corpus.name}: rows in != rows out: " + "; ".join(wrong))
+        raise CorporaError(f"{name}: rows in != rows out: " + "; ".join(wrong))
 
 
-def differing_sizes(corpus: registry.Corpus, infos: dict[str, datasets.DatasetInfo]) -> list[str]:
-    """"config/split: N rows (official M)" for each split whose size is not the official one."""
+def differing_sizes(split_sizes: dict[str, dict], infos: dict[str, datasets.DatasetInfo]) -> list[str]:
+    """"config/split: N rows (official M)" for each split whose size is not the official one (`split_sizes`)."""
     found = []
     for config, info in infos.items():
         built = {split: s.num_examples for split, s in (info.splits or {}).items()}
-        for split, official in corpus.split_sizes[config].items():
+        for split, official in split_sizes[config].items():
             if official is not None and built.get(split) != official:
                 rows = "missing" if split not in built else f"{built[split]:,} rows"
                 found.append(f"{config}/{split}: {rows} (official {official:,})")
     return found
 
 
-def check_official_sizes(corpus: registry.Corpus, infos: dict[str, datasets.DatasetInfo]) -> None:
+def check_official_sizes(name: str, split_sizes: dict[str, dict], infos: dict[str, datasets.DatasetInfo]) -> None:
     """Stop unless every split has its official size (an unknown official size is not compared)."""
-    wrong = differing_sizes(corpus, infos)
+    wrong = differing_sizes(split_sizes, infos)
     if wrong:
         raise CorporaError(
-            f"{corpus.name}: split sizes differ from the official ones: {shorten(wrong, 5, '; ')}. "
+            f"{name}: split sizes differ from the official ones: {shorten(wrong, 5, '; ')}. "
             "To build a fixed, extended or cut copy anyway, use --allow-modified-sources "
             "(allow_modified_sources=True in Python)"
         )

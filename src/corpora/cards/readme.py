@@ -227,7 +227,7 @@ def built_from(corpus: registry.Corpus, source, infos: dict[str, datasets.Datase
     where = "a local copy" if source.local else "the pinned URLs"
     checked = "size and sha256 checked" if source.release else "built with --allow-modified-sources"
     described = f"{release}, read from {where} ({checked}; see Source files)"
-    differing = prepare.differing_sizes(corpus, infos)
+    differing = prepare.differing_sizes(corpus.split_sizes, infos)
     if differing:
         described += "; split sizes that differ from the official ones: " + ", ".join(differing)
     return described
