@@ -17,6 +17,7 @@ from markdown_it import MarkdownIt
 
 from corpora import cards
 from corpora import registry
+from corpora import sources
 from corpora.cards import figures
 from corpora.cli import main
 from corpora.commands import print_table
@@ -128,7 +129,8 @@ def test_an_export_card_with_huge_values_stays_small(dummy_export, tmp_path):
 def test_source_files_are_listed_by_pattern():
     # The example's checksums.tsv: five JSON Lines files in data/ (589 + 759 + 601 + 433 + 439
     # bytes: test, train-1, train-2, train-3, validation) and raters.csv (84 bytes), a pattern alone.
-    rows = cards.source_files(registry.get(EXAMPLE))
+    corpus = registry.get(EXAMPLE)
+    rows = cards.source_files(sources.urls(corpus), sources.read_records(corpus))
     assert rows == [
         {
             "pattern": "data/*.jsonl",

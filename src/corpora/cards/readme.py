@@ -118,7 +118,7 @@ def render(
         examples = {config: r.example for config, r in report.items()}
     if examples is None:
         raise CardError(f"{corpus.name}: a card needs the first example of each config")
-    records = sources.read_records(corpus)
+    pinned, records = sources.urls(corpus, exported), sources.read_records(corpus)  # read once, for both lists
     first_config = corpus.default_config if corpus.default_config in exported else exported[0]
     values = dict(
         corpus=corpus,
@@ -141,8 +141,8 @@ def render(
         provenance=origin,
         homepage=corpus.homepage,
         citation=corpus.citation,
-        source_files=source_files(corpus, exported),
-        unmeasured=sum(1 for url in sources.urls(corpus, exported).values() if records.get(url) is None),
+        source_files=source_files(pinned, records),
+        unmeasured=sum(1 for url in pinned.values() if records.get(url) is None),
         wrap=wrap,
         export_path=repo_id or export_path or f"build/{corpus.name}",
         release_notes=releases.notes(corpus),

@@ -10,7 +10,6 @@ from pathlib import Path
 import datasets
 
 from corpora import registry
-from corpora import sources
 from corpora.feature_spelling import list_item
 from corpora.feature_spelling import spell
 
@@ -135,11 +134,11 @@ def wrap(text, indent: str = "", width: int = 100) -> str:
     return ("\n" + indent).join(lines)
 
 
-def source_files(corpus: registry.Corpus, configs=None) -> list[dict]:
-    """The source files by pattern, with their count and size from checksums.tsv (which lists them all)."""
-    records = sources.read_records(corpus)
+def source_files(pinned: dict[str, str], records: dict) -> list[dict]:
+    """The source files ({path: pinned URL}) by pattern, with their count and size from checksums.tsv
+    (`records`, which lists them all)."""
     groups: dict[str, list[tuple[str, str]]] = {}
-    for path, url in sources.urls(corpus, configs).items():
+    for path, url in pinned.items():
         folder, _, name = path.rpartition("/")
         compressed = Path(name).suffix in (".zip", ".gz", ".bz2", ".xz")
         suffixes = Path(name).suffixes[-2:] if compressed else [Path(name).suffix]
