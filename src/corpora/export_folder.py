@@ -77,8 +77,10 @@ def shown_path(out: Path, name: str) -> str:
 def write_files(request: prepare.Request, partial: exports.Partial, repo_id, export_path: str):
     """Prepare every config into the partial folder, then its card and croissant.json; returns the report per config."""
     corpus, sources, folder, name = request.corpus, partial.sources, partial.folder, request.name
-    infos, report = {}, {}
-    for config in request.configs:
+    infos, report, configs = {}, {}, list(request.configs)
+    # The card source read, checked and settled once: the figures counted below, the card and croissant.json.
+    card = source.export_source(corpus, configs)
+    for config in configs:
         features = corpus.features(config)
         # A Ctrl-C swallowed where Python ignores exceptions ends the build here.
         partial.phase("generating")
@@ -92,7 +94,7 @@ def write_files(request: prepare.Request, partial: exports.Partial, repo_id, exp
                 beside.abort()  # after an error: the thread stops, the files are discarded with the partial folder
         builder = prepared.builder
         tables, computing, counting = {}, {}, []
-        tally = figures.Tally(source.declared_figures(corpus, config), features)
+        tally = figures.Tally([figure for figure in card["declared_figures"] if config in figure.configs], features)
         # Statistics and figures in threads beside the Parquet writer: each spends its time in Arrow, free of the GIL.
         with ThreadPoolExecutor(max_workers=2, thread_name_prefix="statistics") as pool:
             for split, dataset in builder.as_dataset().items():
@@ -116,10 +118,10 @@ def write_files(request: prepare.Request, partial: exports.Partial, repo_id, exp
         )
     partial.phase("writing")
     notice = readme.not_the_release(corpus, sources)
-    configs = list(request.configs)
-    croissant.write(corpus, folder, source.export_source(corpus, configs), configs, repo_id, notice)
+    croissant.write(corpus, folder, card, configs, repo_id, notice)
     built_from = readme.built_from(corpus, sources, infos)
-    readme.write_export_card(corpus, infos, folder / "README.md", repo_id, report, built_from, notice, export_path)
+    readme.write_export_card(corpus, infos, folder / "README.md", repo_id, report, built_from, notice, export_path,
+                             card)
     return report
 
 

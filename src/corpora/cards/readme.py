@@ -30,14 +30,8 @@ from corpora.cards.sections import with_label_names
 from corpora.cards.sections import wrap
 from corpora.cards.source import CardError
 from corpora.cards.source import card_source
-from corpora.cards.source import declared_figures
+from corpora.cards.source import export_source
 from corpora.cards.source import for_configs
-from corpora.cards.source import license_value
-from corpora.cards.source import licenses
-from corpora.cards.source import loader_facts
-from corpora.cards.source import problems
-from corpora.cards.source import scope
-from corpora.cards.source import source_for
 from corpora.errors import shorten
 from corpora.path_errors import write_text
 
@@ -70,20 +64,17 @@ def render(
     byte_sizes: dict | None = None,
     notice: str | None = None,
     export_path: str | None = None,
+    source: dict | None = None,
 ) -> str:
     """The loader's card (no `infos`: official sizes, the dummy `examples`), or an export's (its
-    build's `infos` and `report`, `repo_id`, `notice` when not the release): its own configs only."""
-    source = card_source(corpus)
-    found = problems(corpus, source)
-    if found:
-        raise CardError(f"{corpus.name}: " + "; ".join(found))
-    facts = loader_facts(corpus)
+    build's `infos` and `report`, `repo_id`, `notice` when not the release): its own configs only.
+    `source`: the card source as export_source settled it for these configs (read here if not given)."""
     exported = list(infos or corpus.configs)  # an export may hold only some configs
+    source = export_source(corpus, exported) if source is None else source
     fields = field_tables(corpus, exported, source["fields"])
-    source = source_for(source, exported)
     card_data = DatasetCardData(
         pretty_name=source["pretty_name"],
-        license=license_value(corpus, exported),
+        license=source["license"],
         language=source["language"],
         language_creators=source["language_creators"],
         annotations_creators=source["annotations_creators"],
@@ -123,16 +114,16 @@ def render(
     values = dict(
         corpus=corpus,
         source=source,
-        facts=facts,
+        facts=source["loader_facts"],
         fields=fields,
         configs=exported,
-        licenses=licenses(corpus, exported),
-        scope=scope(corpus, exported),
+        licenses=source["licenses"],
+        scope=source["scope"],
         first_config=first_config,
         first_split=next(iter(corpus.split_sizes[first_config])),
         hub_repo=repo_id or f"your-org/{corpus.name}",
         notice=notice,
-        figures=[figure for figure in declared_figures(corpus) if set(figure.configs) & set(exported)],
+        figures=source["declared_figures"],
         figure_text=figures.text,
         examples={config: example_text(with_label_names(example, corpus.features(config)))
                   for config, example in examples.items()},
@@ -268,13 +259,14 @@ def write(corpus: registry.Corpus, examples: dict[str, dict]) -> bool:
 
 
 def write_export_card(corpus: registry.Corpus, infos, path: Path, repo_id=None, report=None, built_from=None,
-                      notice=None, export_path=None) -> None:
+                      notice=None, export_path=None, source=None) -> None:
     """An export's README.md; `download_size` is the Parquet bytes, `dataset_size` the Arrow bytes, as on the Hub."""
     sized = {}
     for config, info in infos.items():
         sized[config] = copy.deepcopy(info)
         sized[config].download_size = sum(p.stat().st_size for p in (path.parent / config).glob("*.parquet"))
-    text = render(corpus, None, sized, repo_id, report, built_from, notice=notice, export_path=export_path)
+    text = render(corpus, None, sized, repo_id, report, built_from, notice=notice, export_path=export_path,
+                  source=source)
     path.write_text(text, encoding="utf-8")
 
 

@@ -96,14 +96,22 @@ def source_for(source: dict, configs) -> dict:
 
 
 def export_source(corpus: registry.Corpus, configs) -> dict:
-    """The card source of an export of `configs` (croissant.json's texts): every per-config part
-    settled, each config's field descriptions (`config_fields`) and the export's `license`."""
+    """The card source of an export of `configs` (or of the loader's card: every config), read, checked
+    and settled once for its card and croissant.json: every per-config part settled, each config's
+    field descriptions (`config_fields`), the export's `license`, `licenses` and `scope`, the
+    loader's texts (`loader_facts`) and the figures it shows (`declared_figures`)."""
     source = card_source(corpus)
+    found = problems(corpus, source)
+    if found:
+        raise CardError(f"{corpus.name}: " + "; ".join(found))
     settled = source_for(source, configs)
     settled["config_fields"] = {config: {name: for_configs(text, [config]) for name, text in source["fields"].items()}
                                 for config in configs}
     settled["license"] = license_value(corpus, configs)
+    settled["licenses"] = licenses(corpus, configs)
     settled["scope"] = scope(corpus, configs)
+    settled["loader_facts"] = loader_facts(corpus)
+    settled["declared_figures"] = [figure for figure in declared_figures(corpus) if set(figure.configs) & set(configs)]
     return settled
 
 
