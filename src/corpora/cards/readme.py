@@ -71,7 +71,24 @@ def render(
     `source`: the card source as export_source settled it for these configs (read here if not given)."""
     exported = list(infos or corpus.configs)  # an export may hold only some configs
     source = export_source(corpus, exported) if source is None else source
+    if report:
+        examples = {config: r.example for config, r in report.items()}
+    if examples is None:
+        raise CardError(f"{corpus.name}: a card needs the first example of each config")
+    # What the card shows, gathered once, a layer at a time: the loader's card's infos and the field
+    # tables, the sources, the card's sections, the releases.
+    if infos is None:
+        infos = committed_infos(corpus, byte_sizes)
     fields = field_tables(corpus, exported, source["fields"])
+    origin = sources.provenance(corpus, exported)
+    pinned, records = sources.urls(corpus, exported), sources.read_records(corpus)
+    unmeasured = sum(1 for url in pinned.values() if records.get(url) is None)
+    size = size_category(corpus, infos if report else None)
+    shown = {config: example_text(with_label_names(example, corpus.features(config)))
+             for config, example in examples.items()}
+    files = source_files(pinned, records)
+    notes = releases.notes(corpus)
+    citation = version_citation(corpus, source["pretty_name"], exported, repo_id, notice)
     card_data = DatasetCardData(
         pretty_name=source["pretty_name"],
         license=source["license"],
@@ -79,13 +96,12 @@ def render(
         language_creators=source["language_creators"],
         annotations_creators=source["annotations_creators"],
         multilinguality=source["multilinguality"],
-        size_categories=[size_category(corpus, infos if report else None)],
+        size_categories=[size],
         source_datasets=source["source_datasets"],
         task_categories=source["task_categories"],
         task_ids=source["task_ids"],
         tags=source["tags"],
     )
-    origin = sources.provenance(corpus, exported)
     if report:  # an export: what built it, machine-readable (the loader's card says it in its text)
         card_data.corpora = {
             "corpus": corpus.name,
@@ -93,8 +109,6 @@ def render(
             "corpora_version": origin["corpora_version"],
             "upstream": [{"repository": r, "commit": c} for r, c in origin["upstream"].items()],
         }
-    if infos is None:
-        infos = committed_infos(corpus, byte_sizes)
     DatasetInfosDict(infos).to_dataset_card_data(card_data)
     MetadataConfigs(
         {
@@ -105,11 +119,6 @@ def render(
             for config in exported
         }
     ).to_dataset_card_data(card_data)
-    if report:
-        examples = {config: r.example for config, r in report.items()}
-    if examples is None:
-        raise CardError(f"{corpus.name}: a card needs the first example of each config")
-    pinned, records = sources.urls(corpus, exported), sources.read_records(corpus)  # read once, for both lists
     first_config = corpus.default_config if corpus.default_config in exported else exported[0]
     values = dict(
         corpus=corpus,
@@ -125,19 +134,18 @@ def render(
         notice=notice,
         figures=source["declared_figures"],
         figure_text=figures.text,
-        examples={config: example_text(with_label_names(example, corpus.features(config)))
-                  for config, example in examples.items()},
+        examples=shown,
         report=report,
         built_from=built_from,
         provenance=origin,
         homepage=corpus.homepage,
         citation=corpus.citation,
-        source_files=source_files(pinned, records),
-        unmeasured=sum(1 for url in pinned.values() if records.get(url) is None),
+        source_files=files,
+        unmeasured=unmeasured,
         wrap=wrap,
         export_path=repo_id or export_path or f"build/{corpus.name}",
-        release_notes=releases.notes(corpus),
-        version_citation=version_citation(corpus, source["pretty_name"], exported, repo_id, notice),
+        release_notes=notes,
+        version_citation=citation,
     )
     # DatasetCard.from_template's steps, the template compiled once: a compile took as long as the rest of a render.
     card = DatasetCard(card_template().render(card_data=card_data.to_yaml(), **{**card_data.to_dict(), **values}))
