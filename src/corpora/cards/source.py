@@ -101,17 +101,22 @@ def export_source(corpus: registry.Corpus, configs) -> dict:
     field descriptions (`config_fields`), the export's `license`, `licenses` and `scope`, the
     loader's texts (`loader_facts`) and the figures it shows (`declared_figures`)."""
     source = card_source(corpus)
-    found = problems(corpus, source)
+    # What the checks and the settled card need of the loader, asked once.
+    features = {config: corpus.features(config) for config in corpus.configs}
+    every_license, facts = licenses(corpus), loader_facts(corpus)
+    declared, wrong_figures = figures.declared(source.get("figures"), features)
+    found = problems(corpus, source, features, every_license, facts, wrong_figures)
     if found:
         raise CardError(f"{corpus.name}: " + "; ".join(found))
     settled = source_for(source, configs)
     settled["config_fields"] = {config: {name: for_configs(text, [config]) for name, text in source["fields"].items()}
                                 for config in configs}
-    settled["license"] = license_value(corpus, configs)
-    settled["licenses"] = licenses(corpus, configs)
+    held = {config: license for config, license in every_license.items() if config in configs}
+    settled["license"] = _one_or_list(held)
+    settled["licenses"] = held
     settled["scope"] = scope(corpus, configs)
-    settled["loader_facts"] = loader_facts(corpus)
-    settled["declared_figures"] = [figure for figure in declared_figures(corpus) if set(figure.configs) & set(configs)]
+    settled["loader_facts"] = facts
+    settled["declared_figures"] = [figure for figure in declared if set(figure.configs) & set(configs)]
     return settled
 
 
@@ -131,7 +136,11 @@ def licenses(corpus: registry.Corpus, configs=None) -> dict[str, str]:
 
 def license_value(corpus: registry.Corpus, configs=None):
     """The card header's `license` of an export of `configs`: one identifier, or the list of several."""
-    distinct = list(dict.fromkeys(licenses(corpus, configs).values()))
+    return _one_or_list(licenses(corpus, configs))
+
+
+def _one_or_list(licenses_of: dict[str, str]):
+    distinct = list(dict.fromkeys(licenses_of.values()))
     return distinct[0] if len(distinct) == 1 else distinct
 
 
@@ -143,14 +152,17 @@ def loader_facts(corpus: registry.Corpus) -> dict:
     }
 
 
-def problems(corpus: registry.Corpus, source: dict) -> list[str]:
-    """Everything that makes a card wrong before it is even rendered."""
+def problems(corpus: registry.Corpus, source: dict, features: dict, every_license: dict[str, str], facts: dict,
+             wrong_figures: list[str]) -> list[str]:
+    """Everything that makes a card wrong before it is even rendered, from the card `source` and what the
+    loader gives: each config's `features`, `every_license`, the loader's texts (`facts`) and what
+    figures.declared found wrong in the figures."""
     found = only_problems(corpus, source)
     if found:
         return found
     vocab = vocabularies()
     checks = {
-        "license": ("licenses", list(dict.fromkeys(licenses(corpus).values()))),
+        "license": ("licenses", list(dict.fromkeys(every_license.values()))),
         "language": ("languages", source["language"]),
         "language_creators": ("language_creators", source["language_creators"]),
         "annotations_creators": ("annotations_creators", source["annotations_creators"]),
@@ -166,13 +178,12 @@ def problems(corpus: registry.Corpus, source: dict) -> list[str]:
     fields = set()
     described = set(source["fields"])
     for config in corpus.configs:
-        names = [name for name, _ in field_rows(corpus.features(config))]
+        names = [name for name, _ in field_rows(features[config])]
         fields |= set(names)
         found += [f"fields: {name!r} says nothing about config {config!r}"
                   for name in names if name in described and not for_configs(source["fields"][name], [config])]
     found += [f"field {name!r} has no description in fields:" for name in sorted(fields - described)]
     found += [f"fields: {name!r} is not a field of any config" for name in sorted(described - fields)]
-    facts = loader_facts(corpus)
     found += [f"config {c!r} has no description in the loader" for c, text in facts["configs"].items() if not text]
     notes = source["config_notes"] or {}
     found += [f"config_notes: {c!r} is not a config" for c in notes if c not in corpus.configs]
@@ -184,7 +195,7 @@ def problems(corpus: registry.Corpus, source: dict) -> list[str]:
             found.append(f"released: date {entry['date']!r} is not a YYYY-MM-DD date")
     errata = enumerate(items_for_configs(source["errata"] + source.get("migration", []), corpus.configs))
     found += [f"errata: item {i} is not plain text: {e!r}" for i, e in errata if not isinstance(e, str)]
-    return found + figures.declared(source.get("figures"), {c: corpus.features(c) for c in corpus.configs})[1]
+    return found + wrong_figures
 
 
 def declared_figures(corpus: registry.Corpus, config: str | None = None) -> list[figures.Figure]:
