@@ -239,6 +239,20 @@ def show_progress() -> bool:
     return sys.stderr.isatty()
 
 
+@contextlib.contextmanager
+def progress_bar(name: str, sizes: dict[Path, int | None]):
+    """One progress bar of the bytes to download: the recorded `sizes` (None: not recorded) of the files not
+    there yet. On a terminal only (nothing in logs); yields its update."""
+    if not show_progress():
+        yield None
+        return
+    from tqdm.auto import tqdm
+
+    total = sum(size for target, size in sizes.items() if size and not target.is_file()) or None
+    with tqdm(total=total, unit="B", unit_scale=True, desc=f"downloading {name}", leave=False) as bar:
+        yield bar.update
+
+
 # --- streaming: datasets reads the pinned URLs as it goes, through fsspec and aiohttp ---------------
 
 

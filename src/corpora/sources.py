@@ -3,7 +3,6 @@ against loaders/NAME/checksums.tsv (`url<TAB>size<TAB>sha256`; `-<TAB>-`: not me
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import functools
 import hashlib
@@ -175,7 +174,11 @@ def download_release(corpus: Corpus, pinned: dict[str, str], recorded: dict[str,
     once more; a fresh copy that differs is kept only with `allow_modified_sources`."""
     folder = download.cache_folder(corpus.name)
     files, differing = {}, []
-    with download.cache_lock(corpus.name), _progress(corpus.name, pinned, recorded, folder) as progress:
+    with (
+        download.cache_lock(corpus.name),
+        download.progress_bar(corpus.name, {folder / path: record and record.size for path, record in recorded.items()})
+        as progress,
+    ):
         download.remove_leftovers(corpus.name)  # a killed download's partial files: no one else writes now
         for path, url in pinned.items():
             target, record = folder / path, recorded[path]
@@ -225,20 +228,6 @@ def _refuse_offline(name: str, pinned: dict[str, str], recorded, folder: Path) -
         f"{name}: cannot download {len(missing)} files{f' in {common}/' if common else ''}, {OFFLINE}; "
         "or build from a local copy: --data-dir DIR"
     )
-
-
-@contextlib.contextmanager
-def _progress(name: str, pinned: dict[str, str], recorded, folder: Path):
-    """One progress bar of the bytes to download, on a terminal only (nothing in logs)."""
-    if not download.show_progress():
-        yield None
-        return
-    from tqdm.auto import tqdm
-
-    missing = [path for path in pinned if not (folder / path).is_file()]
-    total = sum(recorded[path].size for path in missing if recorded[path]) or None
-    with tqdm(total=total, unit="B", unit_scale=True, desc=f"downloading {name}", leave=False) as bar:
-        yield bar.update
 
 
 def lfs_pointers(files: dict[str, Path]) -> list[str]:
