@@ -71,8 +71,9 @@ def quickest_corpus() -> str:
 
 def own_test_file(name: str, filename: str) -> bool:
     """Whether the file tests/<filename> belongs to corpus `name` (README, "Add a corpus"):
-    test_<name>.py, test_<name>_*.py or synthetic_<name>.py. Every other test file is shared."""
-    return filename in (f"test_{name}.py", f"synthetic_{name}.py") or filename.startswith(f"test_{name}_")
+    test_<name>.py, test_<name>_*.py, synthetic_<name>.py or synthetic_<name>_*.py. Every other test
+    file is shared."""
+    return filename in (f"test_{name}.py", f"synthetic_{name}.py") or filename.startswith((f"test_{name}_", f"synthetic_{name}_"))
 
 
 def table_lines(out):
