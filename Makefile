@@ -65,7 +65,7 @@ BASETEMP = --basetemp=$(CURDIR)/.cache/tmp-$@
 # most come first in their leg, here and in the minimum one: they wait while the other legs
 # compute, and what computes runs last, when the legs ended before have left a core free.
 WAITING_MOST := tests/test_push.py tests/test_push_time_limits.py tests/test_push_run_again.py tests/test_downloads.py \
-	tests/test_load.py tests/test_export_safety.py
+	tests/test_load.py tests/test_export_safety.py tests/test_export_stops.py
 MAIN_PROCESSES := $(WAITING_MOST) tests/test_install.py tests/test_ci_action.py tests/test_scaffold.py \
 	tests/test_add_a_corpus.py tests/test_caption_contest_ratings_threads.py tests/test_shared_code_cache.py
 test-main: test-main-processes test-main-rest

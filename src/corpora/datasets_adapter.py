@@ -108,5 +108,5 @@ def _rebuild_generation_error(args, cause):
     return error
 
 
-# needed: tests/test_export_safety.py::test_a_bad_record_with_worker_processes_is_the_same_one_line
+# needed: tests/test_export_stops.py::test_a_bad_record_with_worker_processes_is_the_same_one_line
 copyreg.pickle(DatasetGenerationError, _reduce_generation_error)

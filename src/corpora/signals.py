@@ -22,7 +22,7 @@ class Terminated(BaseException):
 
 
 # Python drops an exception raised in a weakref or at-fork callback: the stop is raised again at the next phase.
-# needed: tests/test_export_safety.py::test_a_stop_python_swallowed_ends_the_build_at_its_next_phase
+# needed: tests/test_export_stops.py::test_a_stop_python_swallowed_ends_the_build_at_its_next_phase
 STOP_SIGNALS: list[int] = []
 
 
@@ -45,7 +45,7 @@ def end_at_once(prefix: str) -> None:
 
     def stopped_early(signum, frame):
         os.write(2, f"{_PREFIX[0]}: {STOPPED[signum]}\n".encode())
-        # needed: tests/test_export_safety.py::test_ctrl_c_at_any_moment_of_the_start_is_one_line
+        # needed: tests/test_export_stops.py::test_ctrl_c_at_any_moment_of_the_start_is_one_line
         os._exit(128 + signum)
 
     for signum in STOPPED:
@@ -101,7 +101,7 @@ def stop(signum, frame):
         # Hard stop: unwinding with a pool alive can hang on its task queue's lock or raise inside
         # its at-fork hooks ("Exception ignored in ..."): 1 Ctrl-C in 17 of a --num-proc 2 build
         # printed that without it (a stranger's trial), and builds hung in the signal tests.
-        # needed: tests/test_export_safety.py::test_a_signal_with_worker_processes_ends_them_all_with_one_line
+        # needed: tests/test_export_stops.py::test_a_signal_with_worker_processes_ends_them_all_with_one_line
         _STOPPING.append(signum)
         _kill_and_reap(workers)
         for cleanup in HARD_STOP_CLEANUPS:
@@ -178,18 +178,18 @@ def _in_worker():
     # A worker forked by the command (--num-proc) dies of its pool's SIGTERM and leaves Ctrl-C and SIGHUP to its parent.
     if signal.getsignal(signal.SIGTERM) is not stop:
         return
-    # needed: tests/test_export_safety.py::test_a_bad_record_with_worker_processes_is_the_same_one_line
+    # needed: tests/test_export_stops.py::test_a_bad_record_with_worker_processes_is_the_same_one_line
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    # needed: tests/test_export_safety.py::test_a_signal_with_worker_processes_ends_them_all_with_one_line[Ctrl-C]
+    # needed: tests/test_export_stops.py::test_a_signal_with_worker_processes_ends_them_all_with_one_line[Ctrl-C]
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    # needed: tests/test_export_safety.py::test_a_signal_with_worker_processes_ends_them_all_with_one_line[terminal closed]  # noqa: E501
+    # needed: tests/test_export_stops.py::test_a_signal_with_worker_processes_ends_them_all_with_one_line[terminal closed]  # noqa: E501
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
     if sys.platform.startswith("linux"):  # the worker dies with its parent, even one killed with SIGKILL
         import ctypes  # here, not at the command's start: a worker has it already (datasets imports it)
 
-        # needed: tests/test_export_safety.py::test_a_signal_with_worker_processes_ends_them_all_with_one_line[SIGKILL]
+        # needed: tests/test_export_stops.py::test_a_signal_with_worker_processes_ends_them_all_with_one_line[SIGKILL]
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-        # needed: tests/test_export_safety.py::test_a_worker_whose_parent_died_before_it_asked_to_die_with_it_ends
+        # needed: tests/test_export_stops.py::test_a_worker_whose_parent_died_before_it_asked_to_die_with_it_ends
         if os.getppid() != _FORKED_BY[0]:  # the parent died before prctl: no signal will come
             os._exit(128 + signal.SIGKILL)
 

@@ -60,7 +60,7 @@ _SENTENCE_FILES = {
     "test": ["data/test.jsonl"],
 }
 
-# Test data only: this file in data_dir pauses every worker's build (tests/test_export_safety.py).
+# Test data only: this file in data_dir pauses every worker's build (tests/test_export_stops.py).
 _PAUSE_AT_EXAMPLES = "PAUSE_AT_EXAMPLES"
 
 # --- the fields: each declared once; the features, the keys, the CSV header and the checks derive from them
