@@ -41,11 +41,9 @@ from helpers import EXAMPLE_RELEASE  # noqa: E402
 from helpers import LEG  # noqa: E402
 from helpers import QuietHandler  # noqa: E402
 from helpers import using_example  # noqa: E402
-from helpers.installed import dist  # noqa: E402, F401  (the wheel and the sdist)
-from helpers.installed import installed  # noqa: E402, F401  (a fresh environment with the wheel installed)
-from helpers.push import hub  # noqa: E402, F401  (tests/test_push*.py: the Hub of tests/fake_hub.py)
-from helpers.push import release_export  # noqa: E402, F401  (what a push of the release uploads)
-from helpers.push import upstream_copy  # noqa: E402, F401  (the release a push builds from)
+
+# Fixtures defined beside their helpers: the wheel and an environment with it; the test Hub and a release.
+pytest_plugins = ["helpers.installed", "helpers.push"]
 
 # `make test` (and CI) gives the same answer twice: each property test draws the same examples on
 # every run, replays none from a database of an earlier run, and has no time limit per example (a
