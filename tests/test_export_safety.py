@@ -351,13 +351,13 @@ def test_debug_shows_the_traceback_wherever_it_is_given(capsys, tmp_path):
 def test_datasets_private_parts_are_where_the_adapter_expects_them(tmp_path):
     corpus = registry.get(NAME)
     builder = corpus.builder("ratings", corpus.dummy_dir, tmp_path / "cache")
-    assert datasets_adapter.declared_features(corpus.builder_class, "ratings") == builder.info.features
+    assert datasets_adapter.declared_info(corpus.builder_class, "ratings").features == builder.info.features
 
 
 def test_the_adapter_names_the_private_part_that_changed():
     changed = type("Changed", (), {"BUILDER_CONFIGS": []})  # a builder class without `_info`
     with pytest.raises(datasets_adapter.DatasetsChanged) as error:
-        datasets_adapter.declared_features(changed, "ratings")
+        datasets_adapter.declared_info(changed, "ratings")
     assert str(error.value) == (
         f"datasets {datasets.__version__} changed Changed._info: no such method; update corpora/datasets_adapter.py"
     )

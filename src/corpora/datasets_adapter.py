@@ -31,11 +31,6 @@ def declared_info(builder_class: type[datasets.DatasetBuilder], config_name: str
     return builder._info()
 
 
-def declared_features(builder_class: type[datasets.DatasetBuilder], config_name: str) -> datasets.Features:
-    """The features a builder declares for a config, without instantiating it (`declared_info`)."""
-    return declared_info(builder_class, config_name).features
-
-
 def observe_tables(builder: datasets.DatasetBuilder, observe) -> bool:
     """Have `observe(split, table)` called with each Arrow table an Arrow-based builder generates,
     in order, as datasets takes it to write its cache; in this process only (not with num_proc:

@@ -259,7 +259,7 @@ def check_pushable(api: HfApi, corpus, repo_id: str, remote: Remote, pushed: lis
 
 
 def _read_as_split(corpus, configs, path: str) -> bool:
-    """Whether the card's data_files (`<config>/<split>-*`, cards.py) of one of `configs` match `path`."""
+    """Whether the card's data_files (`<config>/<split>-*`, cards/readme.py) of one of `configs` match `path`."""
     config, _, rest = path.partition("/")
     return config in configs and "/" not in rest and any(
         rest.startswith(f"{split}-") for split in corpus.split_sizes[config])

@@ -303,7 +303,7 @@ def check_contract(label: str, builder_class: type) -> None:
                 wrong.append(f"configs {other!r} and {config.name!r} give {path} different URLs")
     for config in configs:
         try:
-            info = datasets_adapter.declared_info(builder_class, config.name)
+            info = _declared_info(builder_class, config.name)
         except Exception as error:  # the loader's own code, any error: named, once
             wrong.append(f"_info failed for config {config.name!r}: {type(error).__name__}: {error}")
             break

@@ -28,7 +28,6 @@ from corpora.cards.source import OPTIONAL_KEYS
 from corpora.cards.source import PROSE_KEYS
 from corpora.cards.source import CardError
 from corpora.cards.source import card_source
-from corpora.cards.source import declared_figures
 from corpora.cards.source import export_source
 from corpora.cards.source import for_configs
 from corpora.cards.source import items_for_configs
@@ -50,7 +49,6 @@ __all__ = [
     "check",
     "committed_infos",
     "cut",
-    "declared_figures",
     "example_text",
     "export_source",
     "field_rows",

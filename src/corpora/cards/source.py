@@ -130,7 +130,7 @@ def scope(corpus: registry.Corpus, configs) -> str | None:
 
 
 def licenses(corpus: registry.Corpus, configs=None) -> dict[str, str]:
-    """Each config's license (its own where the loader gives one, else `_LICENSE`), in the corpus's order."""
+    """Each config's license, as its builder's info gives it, in the corpus's order."""
     return {config: corpus.license_of(config) for config in corpus.configs if configs is None or config in configs}
 
 
@@ -196,15 +196,6 @@ def problems(corpus: registry.Corpus, source: dict, features: dict, every_licens
     errata = enumerate(items_for_configs(source["errata"] + source.get("migration", []), corpus.configs))
     found += [f"errata: item {i} is not plain text: {e!r}" for i, e in errata if not isinstance(e, str)]
     return found + wrong_figures
-
-
-def declared_figures(corpus: registry.Corpus, config: str | None = None) -> list[figures.Figure]:
-    """The figures the card source declares (those that apply to `config`); a wrong one is a CardError."""
-    found, wrong = figures.declared(card_source(corpus).get("figures"),
-                                    {c: corpus.features(c) for c in corpus.configs})
-    if wrong:
-        raise CardError(f"{corpus.name}: " + "; ".join(wrong))
-    return [figure for figure in found if config is None or config in figure.configs]
 
 
 def _parts(value):
