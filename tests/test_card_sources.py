@@ -33,6 +33,9 @@ def test_every_citation_of_the_format_notes_resolves(name):
     unknown_quirks = sorted(set(QUIRK.findall(card_source)) - set(quirk_names(format_md)))
     unknown_sections = sorted(set(SECTION.findall(card_source)) - set(section_titles(format_md)))
     assert (unknown_quirks, unknown_sections, BY_NUMBER.findall(card_source)) == ([], [], [])
+    # Every citation is read by the patterns: one spelled otherwise would not be resolved at all.
+    cited = card_source.count("FORMAT.md quirk"), card_source.count("FORMAT.md, *")
+    assert cited == (len(QUIRK.findall(card_source)), len(SECTION.findall(card_source)))
 
 
 def test_the_citation_patterns_read_the_tables_as_written():

@@ -21,6 +21,7 @@ from corpora import registry
 from corpora.cli import main
 from corpora.errors import OFFLINE
 from corpora.errors import CorporaError
+from corpora.sources import DownloadError
 from helpers import Downloads
 from helpers import FullSize
 from helpers import Fuzz
@@ -166,7 +167,7 @@ def test_without_a_data_dir_the_pinned_urls_are_downloaded(name, tmp_path):
     assert all(any(url == base + path for base in pinned) for path, url in urls.items()), urls
     # ...which tests may not reach: offline mode (and the socket guard) stop the download.
     config = downloads.configs[0]
-    with pytest.raises(Exception) as caught:
+    with pytest.raises(DownloadError) as caught:
         load(name, config, cache_dir=tmp_path)
     paths = corpus.config(config).paths  # one file: its pinned URL; several: how many, and their folder
     folder = posixpath.commonpath([posixpath.dirname(path) for path in paths])
