@@ -20,6 +20,7 @@ from datasets.utils.file_utils import xopen
 
 from corpora.loader_shared.builder_base import SourceBuilder
 from corpora.loader_shared.builder_base import SourceConfig
+from corpora.loader_shared.fields import EMPTY
 from corpora.loader_shared.fields import Field
 from corpora.loader_shared.fields import features
 from corpora.loader_shared.fields import keys
@@ -111,7 +112,6 @@ _ALGORITHMS = ["KLUCB", "LilUCB", "Random", "RandomSampling", "RoundRobin"]
 # quirk 2, algorithm-typo
 _ALGORITHM_OF_NAME = {{"RandomSampling": "RandomSamping"}.get(name, name): name for name in _ALGORITHMS}
 _RATINGS = ["unfunny", "somewhat_funny", "funny"]  # target_reward 1, 2, 3
-_EMPTY = ("",)
 
 
 def _value(type_, **more):
@@ -137,8 +137,8 @@ def _not_finite(values, context):
 
 _TALLY = _value("int32", column=_below(0), expected="an integer >= 0")
 _TARGET_ID = _value("int32", column=lambda values, context: pc.fill_null(pc.less(values, 0), False),
-                    expected="an integer >= 0", nulls=_EMPTY)
-_SECONDS = _value("float64", column=_not_finite, expected="a finite number of seconds or an empty cell", nulls=_EMPTY)
+                    expected="an integer >= 0", nulls=EMPTY)
+_SECONDS = _value("float64", column=_not_finite, expected="a finite number of seconds or an empty cell", nulls=EMPTY)
 
 # A summary row: what its file name says, then its columns in header order (quirk 1, two-headers).
 _SUMMARY_NAME_FIELDS = {
@@ -183,7 +183,7 @@ _RESPONSE_FIELDS = {
 _CARDINAL_FIELDS = {
     **_RESPONSE_FIELDS,
     "target_id": _TARGET_ID,
-    "target": _value("string", nulls=_EMPTY),
+    "target": _value("string", nulls=EMPTY),
     "rating": _value("int32", column=_outside(1, 3), expected="1 (unfunny), 2 (somewhat funny) or 3 (funny)",
                      key="target_reward"),
     "rating_label": Field(datasets.ClassLabel(names=_RATINGS)),  # rating - 1
@@ -191,7 +191,7 @@ _CARDINAL_FIELDS = {
 _DUELING_FIELDS = {
     **_RESPONSE_FIELDS,
     "participant_id": _value("string"),
-    **{field: _TALLY if field.endswith("_id") else _value("string", nulls=_EMPTY)
+    **{field: _TALLY if field.endswith("_id") else _value("string", nulls=EMPTY)
        for side in ("left", "right", "winner") for field in (f"{side}_target_id", f"{side}_target")},
 }
 _RESPONSE_DERIVED = ("contest", "source_file", "row_index", "rating_label")  # not read from a column
@@ -305,14 +305,9 @@ _read_summary_file = functools.partial(read_file, xopen)
 _read_archive = functools.partial(read_archive, xopen)
 
 
-def _count_summary_records(config, split, local_paths):
+def _count_csv_records(config, split, local_paths):
     """CSV records, counted without typing: pyarrow converts only a CSV's last column."""
-    return sum(count_records(_read_summary_file(path, os.path.basename(path))[1]) for path in local_paths)
-
-
-def _count_response_records(config, split, local_paths):
-    """CSV records, counted without typing: pyarrow converts only a CSV's last column."""
-    return sum(count_records(_read_archive(path, os.path.basename(path))[1]) for path in local_paths)
+    return sum(count_records(config.read(path, os.path.basename(path))[1]) for path in local_paths)
 
 
 def _count_images(config, split, local_paths):
@@ -549,7 +544,7 @@ _CONFIGS = [
     CaptionContestConfig(
         name="cardinal_responses", version=_VERSION, key=("source_file", "row_index"),
         description="One example per rating of one caption (unfunny / somewhat funny / funny).",
-        features=_CARDINAL_FEATURES, read=_read_archive, tables=_cardinal_tables, counter=_count_response_records,
+        features=_CARDINAL_FEATURES, read=_read_archive, tables=_cardinal_tables, counter=_count_csv_records,
         files={"train": _CARDINAL}, url_prefix=_MEDIA_PREFIX, split_sizes={"train": None}, license=_LICENSE,
     ),
     CaptionContestConfig(
@@ -561,13 +556,13 @@ _CONFIGS = [
     CaptionContestConfig(
         name="dueling_responses", version=_VERSION, key=("source_file", "row_index"),
         description="One example per pairwise vote between two captions (contests 497, 508, 509).",
-        features=_DUELING_FEATURES, read=_read_archive, tables=_dueling_tables, counter=_count_response_records,
+        features=_DUELING_FEATURES, read=_read_archive, tables=_dueling_tables, counter=_count_csv_records,
         files={"train": _DUELING}, url_prefix=_MEDIA_PREFIX, split_sizes={"train": None}, license=_LICENSE,
     ),
     CaptionContestConfig(
         name="summaries", version=_VERSION,
         description="One example per caption per summary file (contest x algorithm x round or variant).",
-        features=_SUMMARY_FEATURES, read=_read_summary_file, tables=_summary_tables, counter=_count_summary_records,
+        features=_SUMMARY_FEATURES, read=_read_summary_file, tables=_summary_tables, counter=_count_csv_records,
         files={"train": _SUMMARIES}, url_prefix=_RAW_PREFIX, split_sizes={"train": 1081771}, license=_LICENSE,
     ),
 ]
