@@ -114,6 +114,8 @@ def test_a_failed_download_is_said_by_the_exceptions_of_its_chain_not_their_text
         "no connection (the host name does not resolve): no network, or the host cannot be reached", False)
     assert download_failure(OSError("x")) == ("no connection: no network, or the host cannot be reached", False)
     assert download_failure(ConnectionResetError(104, "x")) == ("the connection was reset", True)
+    # older aiohttp's ClientOSError: an OSError of ECONNRESET, not a ConnectionResetError
+    assert download_failure(OSError(104, "x")) == ("the connection was reset", True)
     assert download_failure(http.client.RemoteDisconnected("x")) == (
         "the server closed the connection without an answer", True)
 

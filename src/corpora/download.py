@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import contextlib
 import email.utils
-import errno
 import functools
 import logging
 import os
@@ -332,9 +331,6 @@ def _refusal(error: BaseException) -> str:
     found = errors.find(error, [errors.Kind(("aiohttp.ClientResponseError",), None, anywhere=True)])
     if found is not None and not errors.caused_by(error, ("aiohttp.http_exceptions.HttpProcessingError",)):
         return errors.server_answered(found[0].status, found[0].message)
-    if errors.find(error, [errors.Kind((OSError,), None, test=lambda cause: cause.errno == errno.ECONNRESET,
-                                       anywhere=True)]):  # older aiohttp: its ClientOSError alone
-        return "the connection was reset"
     return errors.describe_failure(error, errors.DOWNLOAD_FAILURES)
 
 

@@ -207,6 +207,9 @@ DOWNLOAD_FAILURES = (
     Kind(("http.client.RemoteDisconnected",), lambda error: "the server closed the connection without an answer",
          anywhere=True, heals=True),
     Kind((ConnectionResetError,), lambda error: "the connection was reset", anywhere=True, heals=True),
+    # older aiohttp's ClientOSError: an OSError with ECONNRESET that is not a ConnectionResetError
+    Kind((OSError,), lambda error: "the connection was reset", anywhere=True, heals=True,
+         test=lambda error: error.errno == errno.ECONNRESET),
     Kind((ConnectionRefusedError,), lambda error: no_connection("connection refused"), anywhere=True),
     Kind(("socket.gaierror",), lambda error: no_connection("the host name does not resolve"), anywhere=True),
     Kind(("requests.exceptions.ConnectionError",), lambda error: no_connection()),
