@@ -35,7 +35,8 @@ from corpora.cards.source import for_configs
 from corpora.errors import shorten
 from corpora.path_errors import write_text
 
-TEMPLATE = resources.files("corpora") / "templates" / "dataset_card.md.j2"
+TEMPLATES = resources.files("corpora") / "templates"
+TEMPLATE = TEMPLATES / "dataset_card.md.j2"
 
 PLACEHOLDER = "[More Information Needed]"
 
@@ -156,8 +157,15 @@ def render(
 
 
 @functools.cache
+def templates() -> jinja2.Environment:
+    """The card templates, which import each other's macros (statistics.md.j2): jinja2.Template's defaults."""
+    return jinja2.Environment(loader=jinja2.FunctionLoader(
+        lambda name: ((TEMPLATES / name).read_text(encoding="utf-8"), None, lambda: True)))
+
+
+@functools.cache
 def card_template() -> jinja2.Template:
-    return jinja2.Template(TEMPLATE.read_text(encoding="utf-8"))
+    return templates().get_template(TEMPLATE.name)
 
 
 def version_citation(corpus: registry.Corpus, title: str, exported, repo_id, notice) -> str:
