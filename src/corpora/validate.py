@@ -91,8 +91,13 @@ def compare(expected: datasets.DatasetDict, actual: datasets.DatasetDict) -> str
     return None
 
 
-def export_problems(corpus: registry.Corpus, folder: Path) -> list[str]:
-    """What is wrong with an export's card, as the Hub reads it, against its Parquet files."""
+class Warned(str):
+    """What a check that passes has to say (`corpora validate` prints it as a warning, not a failure)."""
+
+
+def export_problems(corpus: registry.Corpus | None, folder: Path) -> list[str]:
+    """What is wrong with an export's card, as the Hub reads it, against its Parquet files (`corpus`: the
+    corpus whose licence it must state; None: a converted export, whose card states the script's)."""
     card = folder / "README.md"
     if not card.is_file():
         return ["README.md is missing"]
@@ -112,7 +117,7 @@ def export_problems(corpus: registry.Corpus, folder: Path) -> list[str]:
         if any(name not in vocab["licenses"] for name in (license if isinstance(license, list) else [license])):
             found.append(f"license {license!r} is not in the Hub's licenses vocabulary")
         held = [c.get("config_name", "default") for c in metadata.get("configs") or []]
-        expected = source.license_value(corpus, held or None)
+        expected = source.license_value(corpus, held or None) if corpus is not None else license
         if license != expected:
             found.append(f"license {license!r}, the loader says {expected!r}")
     dataset_info = metadata.get("dataset_info") or []
@@ -157,6 +162,11 @@ def validate_export(folder: Path) -> Iterator[tuple[str, str | None]]:
         yield "mark", f"{folder} {what}"
         return
     mark = exports.read_mark(folder)
+    if mark is not None and converted_card(folder):  # `corpora convert`'s export: no corpus of this collection
+        from corpora.convert import export_checks
+
+        yield from export_checks.checks(folder, mark)
+        return
     corpus = registry.known(mark.corpus) if mark is not None else None
     if corpus is None:
         yield "mark", f"{folder} is not an export of a corpus of this collection (no {exports.MARK} naming one)"
@@ -166,9 +176,7 @@ def validate_export(folder: Path) -> Iterator[tuple[str, str | None]]:
         yield "card", "; ".join(export_problems(corpus, folder)) or None
     except Exception as error:  # noqa: BLE001 - a file that is not Parquet: reported, the other checks still run
         yield "card", f"its files cannot be read: {typed(error)}"
-    yield "files", _stray_problem(folder, mark)
-    yield "croissant.json", _croissant_problem(folder)
-    yield "parquet files", "; ".join(parquet_problems(folder)) or None
+    yield from folder_checks(folder, mark)
     with tempfile.TemporaryDirectory(prefix="corpora-validate-") as cache:
         for config in mark.configs:
             try:
@@ -180,6 +188,22 @@ def validate_export(folder: Path) -> Iterator[tuple[str, str | None]]:
                 )
                 continue
             yield f"reload {config}", _reload_problem(corpus, folder, config, cache)
+
+
+def folder_checks(folder: Path, mark: exports.Mark) -> Iterator[tuple[str, str | None]]:
+    """The checks of any export's files: none not the export's, croissant.json's sha256s, the Parquet settings."""
+    yield "files", _stray_problem(folder, mark)
+    yield "croissant.json", _croissant_problem(folder)
+    yield "parquet files", "; ".join(parquet_problems(folder)) or None
+
+
+def converted_card(folder: Path) -> dict | None:
+    """What the card of a converted export says of its conversion (its header's `corpora: converted:`), else None."""
+    try:
+        converted = (header.read_metadata(folder / "README.md").get("corpora") or {}).get("converted")
+    except Exception:  # noqa: BLE001 - no card, or not YAML: not a converted export's
+        return None
+    return converted if isinstance(converted, dict) else None
 
 
 def _stray_problem(folder: Path, mark: exports.Mark) -> str | None:

@@ -185,6 +185,33 @@ def split_field(config: str, file_set: str, splits: list[str]) -> dict:
     }
 
 
+def config_files(folder: Path, config: str) -> list[dict]:
+    """The Parquet files of a config in an export (each with its sha256 and size) and their file set."""
+    files = []
+    for path in sorted((folder / config).glob("*.parquet")):
+        relative = path.relative_to(folder).as_posix()
+        measured = sources.measure(path)
+        files.append({
+            "@type": "cr:FileObject",
+            "@id": relative,
+            "name": relative,
+            "contentUrl": relative,
+            "encodingFormat": PARQUET,
+            "sha256": measured.sha256,
+            "contentSize": f"{measured.size} B",
+        })
+    file_set = {
+        "@type": "cr:FileSet",
+        "@id": f"parquet-{config}",
+        "name": f"parquet-{config}",
+        "description": f"The Parquet files of the {config} config, one or more per split.",
+        "containedIn": [{"@id": d["@id"]} for d in files],
+        "encodingFormat": PARQUET,
+        "includes": f"{config}/*.parquet",
+    }
+    return [*files, file_set]
+
+
 def describe(corpus: registry.Corpus, folder: Path, source: dict, configs: list[str], repo_id: str | None = None,
              notice: str | None = None):
     """The Croissant JSON-LD of the export in `folder`, its texts from `source` (cards.export_source: the
@@ -193,27 +220,7 @@ def describe(corpus: registry.Corpus, folder: Path, source: dict, configs: list[
     distribution, record_sets, all_splits = [], [], []
     for config in configs:
         file_set = f"parquet-{config}"
-        for path in sorted((folder / config).glob("*.parquet")):
-            relative = path.relative_to(folder).as_posix()
-            measured = sources.measure(path)
-            distribution.append({
-                "@type": "cr:FileObject",
-                "@id": relative,
-                "name": relative,
-                "contentUrl": relative,
-                "encodingFormat": PARQUET,
-                "sha256": measured.sha256,
-                "contentSize": f"{measured.size} B",
-            })
-        distribution.append({
-            "@type": "cr:FileSet",
-            "@id": file_set,
-            "name": file_set,
-            "description": f"The Parquet files of the {config} config, one or more per split.",
-            "containedIn": [{"@id": d["@id"]} for d in distribution if d["@id"].startswith(f"{config}/")],
-            "encodingFormat": PARQUET,
-            "includes": f"{config}/*.parquet",
-        })
+        distribution += config_files(folder, config)
         splits = [split for split in corpus.split_sizes[config] if split in split_names(folder, config)]
         all_splits += [split for split in splits if split not in all_splits]
         record_sets.append({
