@@ -86,6 +86,68 @@ def guard_generation(builder: datasets.DatasetBuilder, guard) -> None:
 _END = object()
 
 
+def own_checks_off(builder: datasets.DatasetBuilder) -> None:
+    """datasets' own checks (split sizes, keys within a writer batch, checksums) off for this
+    builder: datasets 3.6 reads the sizes recorded beside a script and raises its own errors, in
+    its own words, where `corpora convert` runs its checks, the same on every version (convert.checks)."""
+    if not callable(getattr(builder, "_download_and_prepare", None)):
+        raise DatasetsChanged(f"{type(builder).__name__}._download_and_prepare", "no such method")
+    download_and_prepare = builder._download_and_prepare
+
+    def without_checks(dl_manager, verification_mode, **kwargs):
+        return download_and_prepare(dl_manager, datasets.VerificationMode.NO_CHECKS, **kwargs)
+
+    builder._download_and_prepare = without_checks
+
+
+def after_downloads(builder: datasets.DatasetBuilder, check) -> None:
+    """`check({url: local path})` called with what the builder's `_split_generators` downloaded,
+    once it returns: before any example is generated (where datasets verified checksums)."""
+    if not callable(getattr(builder, "_split_generators", None)):
+        raise DatasetsChanged(f"{type(builder).__name__}._split_generators", "no such method")
+    split_generators = builder._split_generators
+
+    def checked_split_generators(dl_manager, *args, **kwargs):
+        generators = split_generators(dl_manager, *args, **kwargs)
+        check(dict(getattr(dl_manager, "downloaded_paths", {})))
+        return generators
+
+    builder._split_generators = checked_split_generators
+
+
+def observe_keys(builder: datasets.GeneratorBasedBuilder, ledger) -> None:
+    """Each key the builder's `_generate_examples` yields given to `ledger.writer(split, job)`
+    (closed after the job), and `ledger.check(split)` called once the split is generated; in
+    worker processes too (num_proc: the ledger travels pickled with the builder, and writes files)."""
+    for part in ("_prepare_split", "_prepare_split_single", "_generate_examples"):
+        if not callable(getattr(builder, part, None)):
+            raise DatasetsChanged(f"GeneratorBasedBuilder.{part}", "no such method")
+    prepare_split, prepare_single = builder._prepare_split, builder._prepare_split_single
+    generate = builder._generate_examples
+
+    def prepare_one_split(split_generator, *args, **kwargs):
+        result = prepare_split(split_generator, *args, **kwargs)
+        ledger.check(str(split_generator.name))
+        return result
+
+    def prepare_one_job(*, gen_kwargs, split_info, job_id, **kwargs):
+        write = ledger.writer(str(split_info.name), job_id)
+
+        def observed(**job_kwargs):
+            for key, example in generate(**job_kwargs):
+                write(key)
+                yield key, example
+
+        builder._generate_examples = observed  # this job's, in this process (a worker runs one job at a time)
+        try:
+            yield from prepare_single(gen_kwargs=gen_kwargs, split_info=split_info, job_id=job_id, **kwargs)
+        finally:
+            builder._generate_examples = generate
+        write.close()  # after the job's examples were all written: not after an error
+
+    builder._prepare_split, builder._prepare_split_single = prepare_one_split, prepare_one_job
+
+
 def _reduce_generation_error(error: DatasetGenerationError):
     # A worker sends its error to the parent pickled, and pickling drops __cause__, where datasets
     # keeps the loader's error; multiprocess then puts the worker's traceback text there. So the
