@@ -70,11 +70,12 @@ MAIN_PROCESSES := $(WAITING_MOST) tests/test_install.py tests/test_ci_action.py 
 	tests/test_add_a_corpus.py tests/test_caption_contest_ratings_threads.py tests/test_shared_code_cache.py
 test-main: test-main-processes test-main-rest
 
-test-main-processes: $(VENV)/.installed | .cache
+# The main leg's `corpora convert --reference` tests use the minimum venv's datasets 3.6 as the reference.
+test-main-processes: $(VENV)/.installed $(VENV_MINIMUM)/.installed | .cache
 	rm -rf .cache/hf-test-processes
 	HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 HF_HOME=$(CURDIR)/.cache/hf-test-processes $(VENV)/bin/python -m pytest $(BASETEMP) $(MAIN_PROCESSES)
 
-test-main-rest: $(VENV)/.installed | .cache
+test-main-rest: $(VENV)/.installed $(VENV_MINIMUM)/.installed | .cache
 	rm -rf .cache/hf-test
 	$(OFFLINE) $(VENV)/bin/python -m pytest $(BASETEMP) $(addprefix --ignore=,$(MAIN_PROCESSES))
 
