@@ -3,7 +3,7 @@
 tests/test_declared.py and tests/test_bad_input.py run, and the checks no row can hold."""
 
 import json
-import subprocess
+import re
 import sys
 
 import datasets
@@ -15,10 +15,13 @@ from corpora import cards
 from corpora import load
 from corpora import registry
 from corpora import validate
-from corpora.cli import main
 from helpers import Downloads
 from helpers import FullSize
+from helpers import corpora_here
 from helpers import figure_rows
+from helpers import lines_from
+from helpers import lines_with
+from helpers import run_process
 from synthetic_saf_micro_job_german import write_full_size_copy
 
 NAME = "saf_micro_job_german"
@@ -34,8 +37,12 @@ GITHUB = "https://raw.githubusercontent.com/SebOchs/SAF/09949e912d266777a752ac7d
 sys.path.insert(0, str(DUMMY))
 import make_dummy_parquet  # noqa: E402
 
-X = ("upstream_xml", "train")
-# (config, split, key, field, expected): the dummy build's values.
+X, H, HA, XA, XQ = ("upstream_xml", "train"), ("default", "train"), ("default", "test_unseen_answers"), ("upstream_xml", "test_unseen_answers"), ("upstream_xml", "test_unseen_questions")
+R7 = "Der Kaufpreis wird bis 5 € erstattet (0.75 P), höhere Beträge musst du jedoch selbst tragen (0.25 P). "
+Q7 = "Frage 7: Wer trägt die Kosten für den Testkauf?"
+LEADING = " Solltest du dir unsicher sein, lies die Jobbeschreibung. Es gibt keine zeitliche Einschränkung."
+TRAILING = "Nur bis 5 € wird erstattet. Den Rest musst du selbst tragen, bevor du den Job abschließen kannst. "
+# (config, split, key, field, expected): the dummy build's values; quirk numbers: FORMAT.md.
 QUIRKS = [
     ("default", "train", "0ccabf3fea8d4ae8bd990c8ead51679a", "", {
         "id": "0ccabf3fea8d4ae8bd990c8ead51679a",
@@ -45,10 +52,19 @@ QUIRKS = [
         "answer_feedback": "Korrekt!", "verification_feedback": "Correct", "score": 1.0,
     }),
     (*X, "training-3-003", "question_id", 3), (*X, "training-3-003", "reference_answer_id", "3.a1"),
-    (*X, "training-1-002", "provided_answer", "Fotos & Kassenbon bereitlegen"),  # quirk 6: &amp; decoded
+    (*X, "training-4-000", "provided_answer", "Freundlich bleiben\nnicht als Tester\nzu erkennen geben"),  # 4: newlines kept
+    (*HA, "af97d93b1d0f43c4acfe7f981db963fd", "provided_answer", "Ich lese die Beschreibung und prüfe,\nob offen ist."),
+    (*X, "training-6-001", "answer_feedback", LEADING), (*H, "7957a7c9e1064bf8bd0f4c5de88df81f", "answer_feedback", LEADING),  # 5
+    (*X, "training-7-001", "answer_feedback", TRAILING), (*H, "fc530a1144d2410da8d684dd8015b4e9", "answer_feedback", TRAILING),
+    (*X, {"question_id": 7}, "reference_answer", [R7] * 2), (*XA, {"question_id": 7}, "reference_answer", [R7] * 2),
+    (*H, {"question": Q7}, "reference_answer", [R7] * 2), (*HA, {"question": Q7}, "reference_answer", [R7] * 2),
+    (*X, "training-1-002", "provided_answer", "Fotos & Kassenbon bereitlegen"),  # 6: &amp; decoded
     (*X, "training-3-000", "reference_answer", "Datum & Uhrzeit (0.5 P) sowie der Name des Ladens (0.5 P) müssen lesbar sein."),
-    (*X, "training-3-002", "provided_answer", "Datum und Uhrzeit"),  # quirk 7: the same answer twice
-    (*X, "training-3-003", "provided_answer", "Datum und Uhrzeit"),
+    (*XA, "unseen_answers-3-000", "provided_answer", "Name des Ladens & Datum"),
+    (*X, {"question_id": 3, "provided_answer": "Datum und Uhrzeit"}, "id", ["training-3-002", "training-3-003"]),  # 7: twice
+    (*XQ, {"provided_answer": "Regal, Produkt"}, "id", ["unseen_questions-2-001", "unseen_questions-2-002"]),
+    (*X, {"provided_answer": "Ich schicke den Job ab."}, "id", ["training-8-001"]),  # and in two folds
+    (*XA, {"provided_answer": "Ich schicke den Job ab."}, "id", ["unseen_answers-8-000"]),
 ]
 DOWNLOADS = Downloads((GITHUB, HUB), ("upstream_xml", "default"))  # Parquet over HTTP: read through a seekable file
 FULL_SIZE = FullSize(write_full_size_copy, rows=(
@@ -58,15 +74,12 @@ FULL_SIZE = FullSize(write_full_size_copy, rows=(
 
 
 def test_constants_follow_the_source_file_convention():
-    assert set({c: corpus.config(c).files for c in corpus.configs}) == set(corpus.configs) == {"default", "upstream_xml"}
-    for config, splits in {c: corpus.config(c).files for c in corpus.configs}.items():
-        assert list(splits) == list(corpus.config(config).split_sizes)
-        for paths in splits.values():
-            assert all(path in corpus.urls for path in paths)
-    assert corpus.config("default").files["train"] == [TRAIN_PARQUET]
+    files = {c: corpus.config(c).files for c in corpus.configs}
+    assert {c: list(splits) for c, splits in files.items()} == {c: list(corpus.config(c).split_sizes) for c in corpus.configs}
+    assert sorted(path for splits in files.values() for paths in splits.values() for path in paths) == sorted(corpus.urls)
+    assert files["default"]["train"] == [TRAIN_PARQUET]
     assert (corpus.urls[TRAIN_PARQUET], corpus.urls[TRAIN_1]) == (HUB + TRAIN_PARQUET, GITHUB + TRAIN_1)
-    assert corpus.config("upstream_xml").files["test_unseen_questions"] == [
-        "data/unseen_questions/german/2.xml", "data/unseen_questions/german/5.xml"]
+    assert files["upstream_xml"]["test_unseen_questions"] == ["data/unseen_questions/german/2.xml", "data/unseen_questions/german/5.xml"]
     assert len(corpus.urls) == 4 + 14
     assert corpus.split_sizes == {
         "default": {"train": 1226, "validation": 308, "test_unseen_answers": 271, "test_unseen_questions": 602},
@@ -75,8 +88,7 @@ def test_constants_follow_the_source_file_convention():
 
 
 def test_checksums_measure_the_xml_files_and_list_the_parquet_files_as_unmeasured():
-    lines = (corpus.loader_dir / "checksums.tsv").read_text().splitlines()
-    entries = [line.split("\t") for line in lines]
+    entries = [line.split("\t") for line in (corpus.loader_dir / "checksums.tsv").read_text().splitlines()]
     assert [url for url, _, _ in entries] == sorted(corpus.urls.values())
     unmeasured = [url for url, size, sha256 in entries if (size, sha256) == ("-", "-")]
     assert unmeasured == sorted(corpus.urls[path] for paths in corpus.config("default").files.values() for path in paths)
@@ -88,9 +100,9 @@ def test_checksums_measure_the_xml_files_and_list_the_parquet_files_as_unmeasure
 
 def test_card_lists_the_splits_of_both_configs():
     # The two configs have different splits: the card's split table has a column for each.
-    card = corpus.card_path.read_text(encoding="utf-8")
-    assert "| config | train | validation | test_unseen_answers | test_unseen_questions |\n" in card
-    assert "| `default` | 1,226 | 308 | 271 | 602 |\n| `upstream_xml` | 1,534 | - | 271 | 602 |\n" in card
+    header = "| config | train | validation | test_unseen_answers | test_unseen_questions |"
+    assert lines_from(corpus.card_path.read_text(encoding="utf-8"), header, 4) == [
+        header, "|---|---:|---:|---:|---:|", "| `default` | 1,226 | 308 | 271 | 602 |", "| `upstream_xml` | 1,534 | - | 271 | 602 |"]
 
 
 # --- what no row can hold -----------------------------------------------------------------
@@ -104,6 +116,8 @@ def test_default_has_the_published_schema_and_splits(dummy_build):
         "answer_feedback": "string", "verification_feedback": "string", "score": "float64",
     }
     assert dataset["train"][0]["id"] == "0ccabf3fea8d4ae8bd990c8ead51679a"  # its values: QUIRKS
+    ids = [row_id for rows in dataset.values() for row_id in rows["id"]]
+    assert [row_id for row_id in ids if not re.fullmatch("[0-9a-f]{32}", row_id)] == [] and len(ids) == 30  # UUID4 hex
 
 
 def test_upstream_xml_ids_come_from_fold_question_and_position(dummy_build):
@@ -117,31 +131,15 @@ def test_upstream_xml_ids_come_from_fold_question_and_position(dummy_build):
     assert dataset["train"].features["question_id"].dtype == "int32"
 
 
-def test_hub_ids_are_uuid4_hex(dummy_build):
-    for split, rows in dummy_build(NAME, "default").items():
-        for row_id in list(rows["id"]):
-            assert len(row_id) == 32 and row_id == row_id.lower() and int(row_id, 16) >= 0, split
-
-
-def test_training_folder_is_train_plus_validation(dummy_build):
+def test_training_folder_is_train_plus_validation_and_the_hub_rows_are_the_xml_rows(dummy_build):
     # Quirk 2: the Hub's partition is not in the XML; upstream_xml's train is the whole folder.
-    hub = dummy_build(NAME, "default")
-    xml = dummy_build(NAME, "upstream_xml")
+    hub, xml = dummy_build(NAME, "default"), dummy_build(NAME, "upstream_xml")
     assert hub["train"].num_rows + hub["validation"].num_rows == xml["train"].num_rows == 16
     answers = sorted(list(hub["train"]["provided_answer"]) + list(hub["validation"]["provided_answer"]))
     assert answers == sorted(list(xml["train"]["provided_answer"]))
-
-
-def test_hub_rows_equal_the_xml_rows_they_were_converted_from(dummy_build):
-    hub = dummy_build(NAME, "default")
-    xml = dummy_build(NAME, "upstream_xml")
     fields = ["question", "reference_answer", "provided_answer", "answer_feedback", "verification_feedback", "score"]
-
-    def strip(rows):
-        return [{field: row[field] for field in fields} for row in rows]
-
     for split in ["test_unseen_answers", "test_unseen_questions"]:
-        assert strip(hub[split]) == strip(xml[split]), split
+        assert [{f: row[f] for f in fields} for row in hub[split]] == [{f: row[f] for f in fields} for row in xml[split]], split
 
 
 def test_every_score_value_and_its_label(dummy_build):
@@ -154,91 +152,55 @@ def test_every_score_value_and_its_label(dummy_build):
             expected = {1.0: "Correct", 0.0: "Incorrect"}.get(row["score"], "Partially correct")
             assert row["verification_feedback"] == expected
     text = (DUMMY / TRAIN_3).read_text()
-    assert "<score>0.25</score>" in text and "<score>1.0</score>" in text
+    assert (text.count("<score>0.25</score>"), text.count("<score>1.0</score>")) == (1, 1)
 
 
-def test_newlines_inside_a_response_are_kept(dummy_build):
-    # Quirk 4.
-    assert "Freundlich bleiben\nnicht als Tester\nzu erkennen geben" in list(dummy_build(NAME, "upstream_xml")["train"][
-        "provided_answer"])
-    assert "Ich lese die Beschreibung und prüfe,\nob offen ist." in list(dummy_build(NAME, "default")[
-        "test_unseen_answers"]["provided_answer"])
-
-
-def test_leading_and_trailing_spaces_are_kept(dummy_build):
-    # Quirk 5: feedback with a leading or a trailing space, reference answer 7 with a trailing one.
-    for config in corpus.configs:
-        dataset = dummy_build(NAME, config)
-        feedback = [text for split in dataset for text in list(dataset[split]["answer_feedback"])]
-        assert " Solltest du dir unsicher sein, lies die Jobbeschreibung. Es gibt keine zeitliche Einschränkung." in feedback
-        assert "Nur bis 5 € wird erstattet. Den Rest musst du selbst tragen, bevor du den Job abschließen kannst. " in feedback
-        sevens = {row["reference_answer"] for split in dataset for row in dataset[split] if row["question"].startswith("Frage 7: ")}
-        assert sevens == {"Der Kaufpreis wird bis 5 € erstattet (0.75 P), höhere Beträge musst du jedoch selbst tragen (0.25 P). "}
-    assert "tragen (0.25 P). </referenceAnswer>" in (DUMMY / "data/unseen_answers/german/7.xml").read_text()
-
-
-def test_amp_entities_are_decoded(dummy_build):
-    # Quirk 6.
-    assert "Fotos &amp; Kassenbon bereitlegen" in (DUMMY / TRAIN_1).read_text()
-    xml = dummy_build(NAME, "upstream_xml")  # training-1-002 and training-3-000: QUIRKS
-    assert [xml["train"][2]["id"], xml["train"][3]["id"]] == ["training-1-002", "training-3-000"]
-    assert "Name des Ladens & Datum" in list(xml["test_unseen_answers"]["provided_answer"])
-
-
-def test_duplicate_answers_are_kept(dummy_build):
-    # Quirk 7: the same (question, response) twice in a fold, and once in training and unseen_answers.
-    xml = dummy_build(NAME, "upstream_xml")
-    third = [row for row in xml["train"] if row["question_id"] == 3]
-    assert [row["provided_answer"] for row in third].count("Datum und Uhrzeit") == 2
-    assert [row["id"] for row in third if row["provided_answer"] == "Datum und Uhrzeit"] == ["training-3-002", "training-3-003"]
-    pairs = {(row["question_id"], row["provided_answer"]) for row in xml["train"]}
-    shared = [row["id"] for row in xml["test_unseen_answers"] if (row["question_id"], row["provided_answer"]) in pairs]
-    assert shared == ["unseen_answers-8-000"]
-    questions = xml["test_unseen_questions"]
-    assert list(questions["provided_answer"]).count("Regal, Produkt") == 2
+def test_the_dummy_files_hold_the_quirks_as_written():
+    # Quirks 5 and 6 as the XML writes them (their values after reading: QUIRKS).
+    assert lines_with((DUMMY / "data/unseen_answers/german/7.xml").read_text(), "</referenceAnswer>") == [
+        f'    <referenceAnswer id="7.a1">{R7}</referenceAnswer>']
+    assert lines_with((DUMMY / TRAIN_1).read_text(), "&amp;") == ["      <response>Fotos &amp; Kassenbon bereitlegen</response>"]
 
 
 def test_question_texts_start_with_frage_n(dummy_build):
-    # Quirk 8.
-    for config in corpus.configs:
-        for split, rows in dummy_build(NAME, config).items():
-            for row in rows:
-                number = row["question"].split(":")[0].removeprefix("Frage ")
-                assert row["question"].startswith(f"Frage {number}: ") and number in "12345678", split
-    assert {row["question_id"] for row in dummy_build(NAME, "upstream_xml")["test_unseen_questions"]} == {2, 5}
+    # Quirk 8: the number after "Frage " is the question's (upstream_xml: its question_id).
+    numbers = {config: {split: sorted({int(re.match(r"Frage ([1-8]): ", row["question"])[1]) for row in rows})
+                        for split, rows in dummy_build(NAME, config).items()} for config in corpus.configs}
+    seen = [1, 3, 4, 6, 7, 8]
+    assert numbers == {"default": {"train": seen, "validation": [3, 4, 6, 8], "test_unseen_answers": seen, "test_unseen_questions": [2, 5]},
+                       "upstream_xml": {"train": seen, "test_unseen_answers": seen, "test_unseen_questions": [2, 5]}}
+    assert [row["question"].startswith(f"Frage {row['question_id']}: ") for split, rows in dummy_build(NAME, "upstream_xml").items()
+            for row in rows] == [True] * 30
 
 
 def test_xml_files_are_in_the_release_layout():
+    tags = re.compile(rb" *<[a-zA-Z_]+")
     for paths in corpus.config("upstream_xml").files.values():
         for path in paths:
             data = (DUMMY / path).read_bytes()
-            assert data.startswith(b"<?xml version='1.0' encoding='utf-8'?>\n<question id=")
-            assert data.endswith(b"</question>\n") and b"\r" not in data
-            assert b"\n  <questionText>" in data and b"\n      <response>" in data
+            lines = data.split(b"\n")
+            assert lines[0] == b"<?xml version='1.0' encoding='utf-8'?>" and re.fullmatch(rb'<question id="[1-8]">', lines[1])
+            assert lines[-2:] == [b"</question>", b""] and data.count(b"\r") == 0, path
+            assert sorted({tags.match(line)[0] for line in lines[1:] if tags.match(line)}) == [
+                b"      <response", b"      <response_feedback", b"      <score", b"      <verification_feedback",
+                b"    <referenceAnswer", b"    <studentAnswer", b"  <questionText", b"  <referenceAnswers", b"  <studentAnswers",
+                b"<question"], path
 
 
 def test_parquet_is_read_in_record_batches(monkeypatch):
     rows = list(loader._read_parquet(DUMMY / TRAIN_PARQUET, TRAIN_PARQUET))
     monkeypatch.setattr(loader, "_BATCH_ROWS", 5)
-    batches = []
-    real = pyarrow.parquet.ParquetFile.iter_batches
-
-    def spy(self, *args, **kwargs):
-        for batch in real(self, *args, **kwargs):
-            batches.append(batch.num_rows)
-            yield batch
-
-    monkeypatch.setattr(pyarrow.parquet.ParquetFile, "iter_batches", spy)
+    batches, real = [], pyarrow.parquet.ParquetFile.iter_batches
+    monkeypatch.setattr(pyarrow.parquet.ParquetFile, "iter_batches", lambda self, *args, **kwargs: (
+        batches.append(batch.num_rows) or batch for batch in real(self, *args, **kwargs)))
     assert list(loader._read_parquet(DUMMY / TRAIN_PARQUET, TRAIN_PARQUET)) == rows
     assert batches == [5, 5, 2]
 
 
 def test_committed_dummy_parquet_equals_the_script_output(tmp_path):
-    result = subprocess.run(
-        [sys.executable, str(DUMMY / "make_dummy_parquet.py"), "--out", str(tmp_path)],
-        capture_output=True, text=True, check=False,
-    )
-    assert result.returncode == 0, result.stderr
+    result = run_process([sys.executable, DUMMY / "make_dummy_parquet.py", "--out", tmp_path])
+    assert (result.returncode, result.stdout, result.stderr) == (
+        0, "".join(f"{tmp_path / path}\n" for path in make_dummy_parquet.PARQUET.values()), "")
     for split, path in make_dummy_parquet.PARQUET.items():
         assert path == corpus.config("default").files[split][0]
         written = pyarrow.parquet.read_table(tmp_path / path)
@@ -247,24 +209,21 @@ def test_committed_dummy_parquet_equals_the_script_output(tmp_path):
         assert committed.to_pylist() == written.to_pylist(), split
 
 
-def test_parquet_files_have_no_recorded_checksum(dummy_copy, tmp_path, capsys):
+UPDATE = (f"If the new files are right, record them with `corpora checksums {NAME} --update`; to build them once "
+          "without recording, use --allow-modified-sources.")
+
+
+def test_a_copy_that_is_not_the_recorded_release_is_refused(dummy_copy, tmp_path):
     # The Hub's Parquet files have no measured size or sha256 (loaders/saf_micro_job_german/FORMAT.md), so
     # checksums.tsv has no line for them and a real build of `default` stops until they are recorded.
     data_dir = dummy_copy(NAME)
-    argv = ["build", NAME, "--config", "default", "--data-dir", str(data_dir), "--out", str(tmp_path / "out")]
-    assert main(argv) == 1
-    err = capsys.readouterr().err.splitlines()[-1]
-    assert err.startswith(f"corpora build: error: {NAME}: 4 source file(s) differ from the recorded release: "
-                          f"{corpus.urls[TRAIN_PARQUET]} (listed as not yet measured); ")
-
-
-def test_xml_copy_that_is_not_the_release_is_refused(dummy_copy, tmp_path, capsys):
-    data_dir = dummy_copy(NAME)
-    argv = ["build", NAME, "--config", "upstream_xml", "--data-dir", str(data_dir), "--out", str(tmp_path / "out")]
-    assert main(argv) == 1
-    err = capsys.readouterr().err.splitlines()[-1]
-    assert err.startswith(f"corpora build: error: {NAME}: 14 source file(s) differ from the recorded release: "
-                          f"{corpus.urls[TRAIN_1]} (")
+    parquet = "; ".join(f"{corpus.urls[paths[0]]} (listed as not yet measured)" for paths in corpus.config("default").files.values())
+    xml = "; ".join(f"{corpus.urls[path]} ({size} bytes, recorded {recorded})" for path, size, recorded in [
+        (TRAIN_1, "1,250", "124,262"), (TRAIN_3, "1,378", "119,787"), ("data/training/german/4.xml", "929", "82,141")])
+    for config, line in [("default", f"4 source file(s) differ from the recorded release: {parquet}. {UPDATE}"),
+                         ("upstream_xml", f"14 source file(s) differ from the recorded release: {xml}; and 11 more. {UPDATE}")]:
+        result = corpora_here("build", NAME, "--config", config, "--data-dir", data_dir, "--out", tmp_path / "out")
+        assert (result.returncode, result.stdout, result.stderr) == (1, "", f"corpora build: error: {NAME}: {line}\n")
 
 
 @pytest.mark.both_legs
@@ -278,26 +237,31 @@ def test_streaming_from_a_data_dir_copy(dummy_copy, dummy_build):
 
 def test_each_config_carries_the_license_of_its_source(dummy_export, partial_export):
     # default: the Hub's Parquet files, CC BY 4.0 (its card); upstream_xml: the XML release, MIT (its LICENSE).
-    assert {config: corpus.license_of(config) for config in corpus.configs} == {"default": "cc-by-4.0",
-                                                                                "upstream_xml": "mit"}
+    assert {config: corpus.license_of(config) for config in corpus.configs} == {"default": "cc-by-4.0", "upstream_xml": "mit"}
+
+    def told(card):  # the licenses and releases a card states: its header's, and its lines that name them
+        text = card.read_text(encoding="utf-8")
+        return (cards.read_metadata(card)["license"], lines_with(text, "- **License:**"), lines_with(text, "- **Release:**"),
+                lines_from(text, "Each config is under the license of the source it is built from:", 4))
+
+    both = ("- **Release:** 2023-01-25, the pinned commit `09949e9` of `SebOchs/SAF` (the XML release; its German files date "
+            "from 2022-02-25); the pinned revision `30db3ef` of the Hub dataset (its date is not known; the data were "
+            "uploaded in November 2022)")
     whole = dummy_export(NAME)
     for card in (corpus.card_path, whole / "README.md"):
-        text = card.read_text(encoding="utf-8")
-        assert "\nlicense:\n- cc-by-4.0\n- mit\n" in text
-        assert "\n- **License:** `cc-by-4.0` (`default`), `mit` (`upstream_xml`)\n" in text
-        assert ("\nEach config is under the license of the source it is built from:\n\n- `default`: `cc-by-4.0`\n"
-                "- `upstream_xml`: `mit`\n") in text
+        assert told(card) == (["cc-by-4.0", "mit"], ["- **License:** `cc-by-4.0` (`default`), `mit` (`upstream_xml`)"], [both], [
+            "Each config is under the license of the source it is built from:", "", "- `default`: `cc-by-4.0`",
+            "- `upstream_xml`: `mit`"]), card
     licenses = ["https://creativecommons.org/licenses/by/4.0/", "https://opensource.org/license/mit"]
     assert json.loads((whole / "croissant.json").read_text())["license"] == licenses
-    xml = partial_export(NAME, ["upstream_xml"])
-    text = (xml / "README.md").read_text(encoding="utf-8")
-    assert "\nlicense: mit\n" in text and "\n- **License:** `mit`\n" in text and "cc-by-4.0" not in text
-    assert "\n- **Release:** 2023-01-25, the pinned commit `09949e9` of `SebOchs/SAF` (the XML release; its German" in text
+    xml, hub = partial_export(NAME, ["upstream_xml"]), partial_export(NAME, ["default"])
+    assert told(xml / "README.md") == ("mit", ["- **License:** `mit`"], [
+        "- **Release:** 2023-01-25, the pinned commit `09949e9` of `SebOchs/SAF` (the XML release; its German files date from 2022-02-25)"], [])
+    assert (xml / "README.md").read_text(encoding="utf-8").count("cc-by-4.0") == 0
     assert json.loads((xml / "croissant.json").read_text())["license"] == "https://opensource.org/license/mit"
-    hub = partial_export(NAME, ["default"])
-    text = (hub / "README.md").read_text(encoding="utf-8")
-    assert "\nlicense: cc-by-4.0\n" in text and "mit" not in cards.read_metadata(hub / "README.md")["license"]
-    assert "\n- **Release:** date unknown, the pinned revision `30db3ef` of the Hub dataset" in text
+    assert told(hub / "README.md") == ("cc-by-4.0", ["- **License:** `cc-by-4.0`"], [
+        "- **Release:** date unknown, the pinned revision `30db3ef` of the Hub dataset (its date is not known; the data "
+        "were uploaded in November 2022)"], [])
     both = partial_export(NAME, ["upstream_xml", "default"])  # asked in another order: the licenses in the corpus's
     assert cards.read_metadata(both / "README.md")["license"] == ["cc-by-4.0", "mit"]
     assert validate.export_problems(corpus, both) == []
@@ -315,23 +279,18 @@ def test_an_export_card_with_the_other_config_s_license_is_refused(partial_expor
     assert validate.export_problems(corpus, folder) == []
 
 
-def test_the_export_card_computes_the_figures_of_its_card(tmp_path):
-    assert main(["build", NAME, "--config", "upstream_xml", "--dummy", "--out", str(tmp_path)]) == 0
-    rows = figure_rows((tmp_path / NAME / "README.md").read_text())
+def test_the_export_card_computes_the_figures_of_its_card(partial_export):
+    rows = figure_rows((partial_export(NAME, ["upstream_xml"]) / "README.md").read_text())
     # Read off dummy_data's XML: unseen_questions holds questions 2 and 5, six answers, `Regal, Produkt` twice
     # (to question 2); `Ich schicke den Job ab.` (question 8) is both in training/ and in unseen_answers/.
-    x = "upstream_xml"
-    assert {key: value for key, value in rows.items() if key[2] == "test_unseen_questions"} == {
-        (x, "distinct `question` texts", "test_unseen_questions"): "2",
-        (x, "answers per score", "test_unseen_questions"): "0: 1, 0.25: 1, 0.5: 2, 1: 2",
-        (x, "distinct `answer_feedback` texts", "test_unseen_questions"): "4",
-        (x, "feedbacks that start or end with a space", "test_unseen_questions"): "0",
-        (x, "answers that start or end with a space", "test_unseen_questions"): "0",
-        (x, "rows whose reference answer starts or ends with a space", "test_unseen_questions"): "0",
-        (x, "answers with a line break", "test_unseen_questions"): "0",
-        (x, "question numbers", "test_unseen_questions"): "2 to 5",
-        (x, "(question, answer) pairs that occur more than once in a split", "test_unseen_questions"):
-            "groups: 1; surplus rows: 1",
-    }
-    assert rows[x, "(question, answer) pairs found in both splits", "train & test_unseen_answers"] == "1"
-    assert rows[x, "(question, answer) pairs found in both splits", "test_unseen_answers & test_unseen_questions"] == "0"
+    assert {key: value for key, value in rows.items() if key[2] == "test_unseen_questions" or " & " in key[2]} == {
+        ("upstream_xml", figure, split): value for figure, split, value in [
+            *[(figure, "test_unseen_questions", value) for figure, value in [
+                ("distinct `question` texts", "2"), ("answers per score", "0: 1, 0.25: 1, 0.5: 2, 1: 2"),
+                ("distinct `answer_feedback` texts", "4"), ("feedbacks that start or end with a space", "0"),
+                ("answers that start or end with a space", "0"), ("rows whose reference answer starts or ends with a space", "0"),
+                ("answers with a line break", "0"), ("question numbers", "2 to 5"),
+                ("(question, answer) pairs that occur more than once in a split", "groups: 1; surplus rows: 1")]],
+            ("(question, answer) pairs found in both splits", "train & test_unseen_answers", "1"),
+            ("(question, answer) pairs found in both splits", "train & test_unseen_questions", "0"),
+            ("(question, answer) pairs found in both splits", "test_unseen_answers & test_unseen_questions", "0")]}

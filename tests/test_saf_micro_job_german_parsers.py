@@ -3,7 +3,6 @@ keeps every value it accepts. Whole files are fuzzed through the builder by the 
 declarations of tests/test_saf_micro_job_german.py."""
 
 import re
-import shutil
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -25,7 +24,7 @@ def test_score_text_is_a_number_from_0_to_1_or_a_clear_error(text):
     try:
         value = loader._XML_FIELDS["score"].value(text, "f", "score")
     except ValueError as error:
-        assert str(error).startswith("f: field 'score': invalid value ")
+        assert str(error) == f"f: field 'score': invalid value {text!r} (expected a decimal number from 0 to 1)"
         assert not (re.fullmatch(r"(0|[1-9][0-9]*)(\.[0-9]+)?", text) and 0 <= float(text) <= 1)
     else:
         assert value == float(text) and 0 <= value <= 1
@@ -39,9 +38,14 @@ def test_score_and_label_are_checked_together(score, label):
         checked = loader._FIELDS["verification_feedback"].value(label, "f", "verification_feedback")
         loader._check_label({"verification_feedback": checked, "score": value}, "f")
     except ValueError as error:
-        assert str(error).startswith("f: field ")
-        ok = type(score) in (float, int) and 0 <= score <= 1
-        assert not ok or label != {1.0: "Correct", 0.0: "Incorrect"}.get(score, "Partially correct")
+        implied = {1.0: "Correct", 0.0: "Incorrect"}.get(score, "Partially correct")
+        if not (type(score) in (float, int) and 0 <= score <= 1):
+            refused = "score", score, "a number from 0 to 1"
+        elif label not in LABELS:
+            refused = "verification_feedback", label, "'Correct' or 'Partially correct' or 'Incorrect'"
+        else:
+            refused = "verification_feedback", label, f"{implied!r} for score {float(score)!r}"
+        assert str(error) == "f: field {!r}: invalid value {!r} (expected {})".format(*refused)
     else:
         assert value == score and checked == label
         assert label == {1.0: "Correct", 0.0: "Incorrect"}.get(score, "Partially correct")
@@ -106,9 +110,9 @@ def test_hub_row_typing_keeps_every_value_or_names_the_field(row):
 
 def test_the_loaders_own_message_keeps_the_value_exactly(tmp_path):
     # The build's line puts one space for each run of white space (tests/test_saf_micro_job_german_bad_input.py).
-    path = shutil.copy(corpus.dummy_dir / TRAIN_1, tmp_path / "1.xml")
-    text = open(path, encoding="utf-8").read()
-    open(path, "w", encoding="utf-8").write(text.replace("<response>Jobbeschreibung lesen</response>", "<response>  \n </response>", 1))
+    path = tmp_path / "1.xml"
+    text = (corpus.dummy_dir / TRAIN_1).read_text(encoding="utf-8")
+    path.write_text(text.replace("<response>Jobbeschreibung lesen</response>", "<response>  \n </response>", 1), encoding="utf-8")
     with pytest.raises(ValueError) as caught:
         list(loader._read_xml(path, TRAIN_1))
     assert str(caught.value) == (f"{TRAIN_1}, studentAnswer 1 (id training-1-001): field 'response': invalid value "

@@ -212,3 +212,15 @@ def cut_last_line(path):
     """The file without its last line (a copy cut short)."""
     lines = path.read_bytes().splitlines(keepends=True)
     path.write_bytes(b"".join(lines[:-1]))
+
+
+def lines_with(text: str, part: str) -> list[str]:
+    """The whole lines of `text` that hold `part`: a test compares them with the exact lines it expects,
+    where `part in text` would pass for any line."""
+    return [line for line in text.splitlines() if part in line]
+
+
+def lines_from(text: str, first: str, count: int) -> list[str]:
+    """`count` lines of `text` from the line that is exactly `first` on ([] when there is none)."""
+    lines = text.splitlines()
+    return lines[lines.index(first):][:count] if first in lines else []
