@@ -11,7 +11,7 @@ OFFLINE := HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 HF_HOME=$(CURDIR)/.cache/hf-te
 # rewrites the asserts of every test file again, half of its collection.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: demo test test-main test-main-processes test-main-rest test-other-legs test-minimum test-datasets4 test-python3.10 test-one fuzz cards cards-check validate bench bench-quick lint clean
+.PHONY: demo conformance test test-main test-main-processes test-main-rest test-other-legs test-minimum test-datasets4 test-python3.10 test-one fuzz cards cards-check validate bench bench-quick lint clean
 
 # The virtual environments are made with uv (pinned; installed once into .venv-tools by pip): it
 # made each in seconds where pip took half a minute, most of a fresh clone's first minute of
@@ -145,6 +145,13 @@ validate: $(VENV)/.installed
 # each at a small scale in a few minutes and prints the same ratios.
 bench: $(VENV)/.installed
 	$(VENV)/bin/python bench/run.py
+
+# `corpora convert --dummy --reference 2.21` over every script folder under LEGACY, and the table of
+# what each gave (docs/converting.md): the reference venv is made with uv the first time, cached.
+conformance: $(VENV)/.installed | $(UV)
+	@test -n "$(LEGACY)" || { echo "usage: make conformance LEGACY=DIR [JOBS=N]"; exit 2; }
+	PATH=$(CURDIR)/.venv-tools/bin:$$PATH HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 HF_HOME=$(CURDIR)/.cache/hf-conformance \
+		$(VENV)/bin/python -m corpora.convert.conformance $(LEGACY) --jobs $(or $(JOBS),1)
 
 bench-quick: $(VENV)/.installed
 	$(VENV)/bin/python bench/run.py --quick

@@ -249,3 +249,21 @@ def test_paths_are_compared_by_their_part_inside_the_sources(tmp_path):
     assert compared["nested"].to_pylist() == [[{"p": "<extracted>"}]] * 7
     assert compared["image"].to_pylist() == [{"bytes": b"x", "path": None}, {"bytes": None, "path": "<dummy_data>/c.png"},
                                              None, None, None, None, None]
+
+
+def test_the_conformance_table():
+    from corpora.convert.conformance import Outcome
+    from corpora.convert.conformance import table
+
+    outcomes = [Outcome("anli", "identical", "27 rows in 9 splits", "passes"),
+                Outcome("odd", "differs", "train: 3 -> 3 rows: 0 added, 0 removed, 1 changed, 2 unchanged", "passes"),
+                Outcome("bigbench", "refused", "corpora convert: error: a | b")]
+    assert table(outcomes).splitlines() == [
+        "1 identical, 1 differs, 1 refused of 3",
+        "",
+        "| script | outcome | rows, or the line said | corpora validate |",
+        "|---|---|---|---|",
+        "| anli | identical | 27 rows in 9 splits | passes |",
+        "| odd | differs | train: 3 -> 3 rows: 0 added, 0 removed, 1 changed, 2 unchanged | passes |",
+        "| bigbench | refused | corpora convert: error: a \\| b |  |",
+    ]
