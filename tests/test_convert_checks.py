@@ -8,11 +8,11 @@ import shutil
 from pathlib import Path
 
 import datasets
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from corpora import datasets_adapter
 from corpora import parquet_files
 from corpora.convert import checks
 from corpora.convert.checks import Duplicate
@@ -26,14 +26,10 @@ from helpers.converted import builder_class
 MODIFIED = "to convert the sources as they are, use --allow-modified-sources"
 
 
-def checked_builder(folder: Path, cache: Path, name: str, data_dir: Path | None = None, recorded=None):
-    """The script's builder with the converter's hooks: datasets' own checks off, keys checked per
-    split, downloads verified against `recorded` (a Recorded) once the split generators return."""
+def checked_builder(folder: Path, cache: Path, name: str, data_dir: Path | None = None):
+    """The script's builder with the converter's checks attached, on real sources (convert.checks.Checks)."""
     builder = builder_class(folder)(cache_dir=str(cache), data_dir=None if data_dir is None else str(data_dir))
-    datasets_adapter.own_checks_off(builder)
-    datasets_adapter.observe_keys(builder, checks.KeyLedger(cache / "keys", f"{name}/{builder.config.name}"))
-    if recorded is not None:
-        datasets_adapter.after_downloads(builder, lambda downloaded: checks.verify_checksums(name, recorded, downloaded))
+    checks.Checks.of(name, folder, dummy=False, allow_modified_sources=False).attach(builder, builder.config.name, cache)
     return builder
 
 
@@ -140,9 +136,9 @@ def test_a_split_size_differing_from_the_recorded_one_is_one_line(tmp_path):
     data = lines(tmp_path / "data", train=["one", "two", "three"], test=["four", "five"])
     builder = checked_builder(LEGACY_SCRIPTS / "size_mismatch", tmp_path / "cache", "size_mismatch", data)
     builder.download_and_prepare()  # datasets 3.6 reads the recorded sizes too: its own check is off
-    recorded = checks.read_recorded(LEGACY_SCRIPTS / "size_mismatch")
     with pytest.raises(CorporaError) as raised:
-        checks.check_split_sizes("size_mismatch", recorded, {"default": builder.info})
+        checks.Checks.of("size_mismatch", LEGACY_SCRIPTS / "size_mismatch", False, False).check_sizes(
+            "default", builder.info)
     assert str(raised.value) == ("size_mismatch: split sizes differ from those dataset_infos.json records: "
                                  f"default/train: recorded 5 examples, got 3; {MODIFIED}")
 
@@ -155,6 +151,23 @@ def test_a_split_missing_or_unrecorded_is_named():
     assert checks.split_size_differences("c", recorded, info) == [
         "c/test: recorded 2 examples, got no such split", "c/extra: recorded no such split, got 1,234"]
     checks.check_split_sizes("n", {"other": recorded}, {"c": info})  # nothing recorded for c: nothing to check
+
+
+@pytest.mark.both_legs
+@pytest.mark.parametrize("dummy, allow_modified_sources", [(True, False), (False, True)])
+def test_dummy_data_and_modified_sources_are_not_compared_with_the_records(tmp_path, dummy, allow_modified_sources):
+    """The dummy data is not the release, and --allow-modified-sources takes what the sources hold;
+    keys are checked all the same."""
+    folder = LEGACY_SCRIPTS / "size_mismatch"
+    conversion = checks.Checks.of("size_mismatch", folder, dummy, allow_modified_sources)
+    assert conversion == checks.Checks("size_mismatch", checks.read_recorded(folder), compare_recorded=False)
+    data = lines(tmp_path / "data", train=["one"], test=[])
+    builder = builder_class(folder)(cache_dir=str(tmp_path / "cache"), data_dir=str(data))
+    conversion.attach(builder, "default", tmp_path / "cache")
+    builder.download_and_prepare()
+    conversion.check_sizes("default", builder.info)
+    assert {name: split.num_examples for name, split in builder.info.splits.items()} == {"train": 1, "test": 0}
+    assert sorted(path.name for path in (tmp_path / "cache" / "keys" / "default").iterdir()) == ["test", "train"]
 
 
 @pytest.mark.datasets3
@@ -191,8 +204,7 @@ def test_a_download_differing_from_its_recorded_sha256_names_both(tmp_path, word
     (folder / "dataset_infos.json").write_text(json.dumps({"default": {
         "splits": {"train": {"name": "train", "num_examples": 2}},
         "download_checksums": {url: {"num_bytes": 11, "checksum": recorded_sha}}}}))
-    recorded = checks.read_recorded(folder)["default"]
-    builder = checked_builder(folder, tmp_path / "cache", "checksum_mismatch", recorded=recorded)
+    builder = checked_builder(folder, tmp_path / "cache", "checksum_mismatch")
     with pytest.raises(CorporaError) as raised:
         builder.download_and_prepare()
     served_sha = hashlib.sha256(b"alpha\ngamma\n").hexdigest()
@@ -223,7 +235,7 @@ def test_a_key_yielded_twice_far_apart_names_the_key_and_both_examples(tmp_path)
         builder.download_and_prepare()
     assert ending(raised.value) == ("error: duplicate_key/default/train: the key 'r17' is yielded twice, by examples "
                                     "17 and 2,500 (counted from 0); keys must be unique in a split", 1)
-    assert list((tmp_path / "cache" / "keys" / "train").iterdir()) == []  # the key files are removed
+    assert list((tmp_path / "cache" / "keys" / "default" / "train").iterdir()) == []  # the key files are removed
 
 
 @pytest.mark.datasets3
@@ -253,12 +265,12 @@ def test_keys_are_checked_across_the_jobs_of_worker_processes(tmp_path):
         builder.download_and_prepare(num_proc=3)  # a job per file, each in its process
     assert str(raised.value) == ("duplicate_key/default/train: the key 'a5' is yielded twice, by examples 5 and 501 "
                                  "(counted from 0); keys must be unique in a split")
-    assert sorted(path.name for path in (tmp_path / "cache" / "keys" / "train").iterdir()) == []
+    assert sorted(path.name for path in (tmp_path / "cache" / "keys" / "default" / "train").iterdir()) == []
 
 
 def test_keys_sharing_a_hash_are_compared_themselves(tmp_path):
-    def one_hash(key: bytes) -> int:
-        return 7
+    def one_hash(keys: list[bytes]):
+        return np.full(len(keys), 7, np.uint64)
 
     assert checks.duplicate_in(["x", "y", "z"], tmp_path, one_hash) is None
     assert checks.duplicate_in(["x", "y", "z", "w", "z", "y"], tmp_path, one_hash) == Duplicate(b"z", 2, 4)

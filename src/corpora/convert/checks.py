@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import zlib
 from collections.abc import Callable
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ import pyarrow as pa
 from datasets.features.features import require_storage_embed
 from datasets.table import embed_table_storage
 
+from corpora import datasets_adapter
 from corpora.errors import CorporaError
 from corpora.errors import shorten
 
@@ -143,16 +145,23 @@ def verify_checksums(name: str, recorded: Recorded, downloaded: dict[str, str | 
 
 def key_bytes(key) -> bytes:
     """A key as datasets compared keys (its KeyHasher): text as UTF-8, a number as its digits."""
+    if isinstance(key, str):
+        return key.encode("utf-8", "surrogatepass")
     if isinstance(key, (bytes, bytearray)):
         return bytes(key)
     if isinstance(key, int) and not isinstance(key, bool):
         return str(key).encode()
-    return (key if isinstance(key, str) else repr(key)).encode("utf-8", "surrogatepass")
+    return repr(key).encode("utf-8", "surrogatepass")
 
 
-def key_hash(key: bytes) -> int:
-    """64 bits of a key's BLAKE2b: the same in every process (Python's hash() is salted)."""
-    return int.from_bytes(hashlib.blake2b(key, digest_size=8).digest(), "little")
+def hash_keys(keys: list[bytes]) -> np.ndarray:
+    """64 bits per key: the CRC-32 of its bytes and of its bytes reversed, two different linear maps,
+    so two keys that differ within 8 bytes never share both; the same in every process (Python's
+    hash() is salted). Four times faster than a hashlib digest per key; a shared hash is rechecked."""
+    crc32 = zlib.crc32
+    high = np.fromiter((crc32(key) for key in keys), np.uint64, len(keys))
+    low = np.fromiter((crc32(key[::-1]) for key in keys), np.uint64, len(keys))
+    return (high << np.uint64(32)) | low
 
 
 @dataclass(frozen=True)
@@ -175,13 +184,13 @@ BUCKET_HASHES = 1 << 22  # hashes sorted at once (32 MB): a larger split is sort
 class KeyWriter:
     """The keys of one job of a split, written as (hash, key) batches into an Arrow stream file."""
 
-    def __init__(self, path: Path, hash_key: Callable[[bytes], int] = key_hash):
-        self.path, self.hash_key = path, hash_key
+    def __init__(self, path: Path, hash_keys: Callable[[list[bytes]], np.ndarray] = hash_keys):
+        self.path, self.hash_keys = path, hash_keys
         self.keys: list[bytes] = []
         self.writer = None
 
     def __call__(self, key) -> None:
-        self.keys.append(key_bytes(key))
+        self.keys.append(key)
         if len(self.keys) >= BATCH_KEYS:
             self.flush()
 
@@ -189,8 +198,9 @@ class KeyWriter:
         if self.writer is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.writer = pa.ipc.new_stream(str(self.path), _SCHEMA)
-        hashes = np.fromiter(map(self.hash_key, self.keys), dtype=np.uint64, count=len(self.keys))
-        self.writer.write_batch(pa.record_batch([pa.array(hashes), pa.array(self.keys, pa.binary())], schema=_SCHEMA))
+        keys = [key.encode("utf-8", "surrogatepass") if type(key) is str else key_bytes(key) for key in self.keys]
+        hashes = pa.array(self.hash_keys(keys), pa.uint64())
+        self.writer.write_batch(pa.record_batch([hashes, pa.array(keys, pa.binary())], schema=_SCHEMA))
         self.keys = []
 
     def close(self) -> None:
@@ -239,14 +249,14 @@ class KeyLedger:
     """The keys a builder yields, per split and job (worker processes write their own files: it
     travels pickled with the builder), and the check of each split once it is generated."""
 
-    def __init__(self, folder: Path, where: str, hash_key: Callable[[bytes], int] = key_hash):
-        self.folder, self.where, self.hash_key = Path(folder), where, hash_key
+    def __init__(self, folder: Path, where: str, hash_keys: Callable[[list[bytes]], np.ndarray] = hash_keys):
+        self.folder, self.where, self.hash_keys = Path(folder), where, hash_keys
 
     def _folder(self, split: str) -> Path:
         return self.folder / split.replace("/", "%2F")
 
     def writer(self, split: str, job: int) -> KeyWriter:
-        return KeyWriter(self._folder(split) / f"job-{job:05d}.arrow", self.hash_key)
+        return KeyWriter(self._folder(split) / f"job-{job:05d}.arrow", self.hash_keys)
 
     def check(self, split: str) -> None:
         """Stop at a key the split yields twice; its key files are removed either way."""
@@ -261,9 +271,10 @@ class KeyLedger:
             raise CorporaError(duplicate.says(f"{self.where}/{split}"))
 
 
-def duplicate_in(keys: Iterable, folder: Path, hash_key: Callable[[bytes], int] = key_hash) -> Duplicate | None:
+def duplicate_in(keys: Iterable, folder: Path, hash_keys: Callable[[list[bytes]], np.ndarray] = hash_keys,
+                 ) -> Duplicate | None:
     """The first key of `keys` (one split's, in order) yielded twice, or None (KeyLedger's check on an iterator)."""
-    writer = KeyWriter(Path(folder) / "job-00000.arrow", hash_key)
+    writer = KeyWriter(Path(folder) / "job-00000.arrow", hash_keys)
     for key in keys:
         writer(key)
     writer.close()
@@ -282,3 +293,44 @@ def embed_media(table: pa.Table) -> pa.Table:
     if not any(require_storage_embed(feature) for feature in features.values()):
         return table
     return embed_table_storage(table)
+
+
+# --- the checks of one conversion -----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Checks:
+    """What `corpora convert` checks of each config's builder: its keys always; on real sources
+    (not --dummy, and unless --allow-modified-sources) its downloads' sha256 and split sizes
+    against those recorded. `attach` before download_and_prepare, `check_sizes` after it."""
+
+    name: str
+    recorded: dict[str, Recorded]
+    compare_recorded: bool  # real sources, and the user did not allow modified ones
+
+    @classmethod
+    def of(cls, name: str, script_folder: Path, dummy: bool, allow_modified_sources: bool) -> Checks:
+        return cls(name, read_recorded(script_folder), not dummy and not allow_modified_sources)
+
+    def attach(self, builder: datasets.DatasetBuilder, config: str, work_folder: Path) -> None:
+        """The checks hooked into the builder (datasets_adapter), its keys' files under `work_folder`."""
+        datasets_adapter.own_checks_off(builder)
+        if isinstance(builder, datasets.GeneratorBasedBuilder):  # an Arrow-based builder yields no key per example
+            ledger = KeyLedger(Path(work_folder) / "keys" / config, f"{self.name}/{config}")
+            datasets_adapter.observe_keys(builder, ledger)
+        if self.compare_recorded and self.recorded.get(config, Recorded()).checksums:
+            datasets_adapter.after_downloads(builder, _Verify(self.name, self.recorded[config]))
+
+    def check_sizes(self, config: str, info: datasets.DatasetInfo) -> None:
+        if self.compare_recorded:
+            check_split_sizes(self.name, self.recorded, {config: info})
+
+
+@dataclass(frozen=True)
+class _Verify:
+    """verify_checksums of one config, as a function of the downloads (it travels pickled with the builder)."""
+
+    name: str
+    recorded: Recorded
+
+    def __call__(self, downloaded: dict[str, str | Path]) -> None:
+        verify_checksums(self.name, self.recorded, downloaded)
