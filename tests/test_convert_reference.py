@@ -267,3 +267,31 @@ def test_the_conformance_table():
         "| odd | differs | train: 3 -> 3 rows: 0 added, 0 removed, 1 changed, 2 unchanged | passes |",
         "| bigbench | refused | corpora convert: error: a \\| b |  |",
     ]
+
+
+BROKEN = '''import datasets
+
+
+class Broken(datasets.GeneratorBasedBuilder):
+    def _info(self):
+        return datasets.DatasetInfo(features=datasets.Features({"n": datasets.Value("int64")}))
+
+    def _split_generators(self, dl_manager):
+        return [datasets.SplitGenerator(name=datasets.Split.TRAIN)]
+
+    def _generate_examples(self):
+        yield 0, {"n": 0}
+        raise ValueError("row 1 of the source is cut short")
+'''
+
+
+def test_what_the_script_raised_is_said_through_datasets_wrapping(made, tmp_path):
+    sources, export = made
+    (tmp_path / "broken").mkdir()
+    (tmp_path / "broken" / "broken.py").write_text(BROKEN)
+    with pytest.raises(CorporaError) as raised:
+        prove(export, None, script=tmp_path / "broken" / "broken.py")
+    assert str(raised.value) == (
+        "reference (datasets 3.6.0) cannot run broken.py: DatasetGenerationError: An error occurred while generating "
+        "the dataset: ValueError: row 1 of the source is cut short; a datasets 3.x reference runs only scripts and "
+        "sources it runs unchanged")

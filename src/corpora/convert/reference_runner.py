@@ -55,6 +55,14 @@ def version() -> str:
 def one_line(error: BaseException) -> str:
     if isinstance(error, Refused):
         return str(error)
+    said = _first_line(error)
+    cause = error.__cause__  # datasets wraps what the script raised: its cause is what says why
+    while cause is not None and cause.__cause__ is not None:
+        cause = cause.__cause__
+    return said if cause is None else f"{said}: {_first_line(cause)}"
+
+
+def _first_line(error: BaseException) -> str:
     lines = [line.strip() for line in str(error).splitlines() if line.strip()]
     return f"{type(error).__name__}: {lines[0] if lines else ''}".rstrip(": ")
 
