@@ -172,3 +172,24 @@ def test_replace_script_after_a_push_that_kept_the_script_removes_it_then(hub, o
     assert repo.branches["script"] == first["sha"]  # the head the second push found: the script is there
     assert out.splitlines()[-1] == (f"pushed: {hub.endpoint}/datasets/{ORIGIN}/commit/{second['sha']} to branch "
                                     "parquet; not tagged v1.1.0: only a push to main is")
+
+
+def test_a_dry_run_names_the_script_files_and_a_foreign_script_branch_is_refused(hub, origin, converted, tmp_path):
+    code, out, err = push(hub, tmp_path, converted, "--repo-id", ORIGIN, "--replace-script", "--dry-run")
+    assert (code, err) == (0, "")
+    assert out.splitlines()[-3:] == [
+        "would delete 2 file(s) of the loading script (--replace-script; they stay in the history and on branch "
+        "script):", "  card_notes.py", "  card_notes_fields.py"]
+    repo = hub.repos[ORIGIN]
+    assert hub.commits == [] and repo.branches == {"main": origin}
+    repo.branches["script"] = origin  # a branch of the maintainers' own, with another script
+    other = hub.put(ORIGIN, {"card_notes.py": b"# another script\n"}, "Another script", revision="script")
+    code, out, err = push(hub, tmp_path, converted, "--repo-id", ORIGIN, "--replace-script")
+    recorded = hashlib.sha256(ORIGINAL["card_notes.py"]).hexdigest()
+    assert (code, out, err) == (1, "", (
+        f"corpora push: error: card_notes: {ORIGIN} has a branch script (at {other}) that does not hold the script "
+        f"converted (card_notes.py, sha256 {recorded}): rename or delete that branch, then push again\n"))
+    assert hub.commits == [] and repo.branches == {"main": origin, "script": other}
+    code, out, err = push(hub, tmp_path, "example_ratings", "--repo-id", ORIGIN, "--replace-script")
+    assert (code, err) == (1, "corpora push: error: push example_ratings: --replace-script is for an export "
+                              "`corpora convert` wrote (OUT/NAME)\n")
