@@ -249,3 +249,16 @@ def test_validate_passes_a_converted_export_warning_of_what_no_one_stated(tmp_pa
         f"{notes}: card: FAILED: plain: dataset_info says download_size {sizes['plain']}, its files hold "
         f"{sizes['plain'] - removed} bytes; configs: plain: data_files path 'plain/train-*' matches no file of the "
         "export")
+
+
+def test_mlcroissant_reads_the_rows_of_a_converted_export(tmp_path):
+    mlc = pytest.importorskip("mlcroissant")
+    folder = convert_here("card_notes", tmp_path, NOTES)
+    dataset = mlc.Dataset(jsonld=str(folder / "croissant.json"))
+    read = [{key.removeprefix("detailed/"): value for key, value in row.items()} for row in dataset.records("detailed")]
+    expected = [{"split": split.encode(), "text": n["text"].encode(), "label": n["label"],
+                 "tokens": [token.encode() for token in n["text"].split()], "offsets": n["offsets"],
+                 "meta": {"detailed/meta.source": n["meta"]["source"].encode(), "detailed/meta.scores": n["meta"]["scores"]}}
+                for split in ("test", "train") for n in NOTES_ROWS[split]]
+    assert [dict(row, offsets=list(row["offsets"]), tokens=list(row["tokens"]),
+                 meta={k: list(v) if k.endswith("scores") else v for k, v in row["meta"].items()}) for row in read] == expected
