@@ -174,8 +174,10 @@ def test_task_categories_given_on_convert_join_those_stated(tmp_path):
 
 
 def test_the_original_prose_keeps_every_text_and_drops_only_placeholders():
+    guide = "(https://github.com/huggingface/datasets/blob/master/CONTRIBUTING.md#how-to-contribute-to-the-dataset-cards)"
     body = ("# Title\n\n## Empty\n\n[More Information Needed]\n\n### Empty too\n\n- **Paper:** [More Information "
-            "Needed]\n\n## Kept\n\nSee [More Information Needed] here.\n###### Deepest\n\ntext\n")
+            f"Needed]{guide}\n\n[More Information Needed]{guide}\n\n## Kept\n\nSee [More Information Needed]{guide} "
+            "here.\n###### Deepest\n\ntext\n")
     assert card.original_prose(body) == (
         "### Title\n\n#### Kept\n\nSee (not stated) here.\n###### Deepest\n\ntext")
 
@@ -262,3 +264,16 @@ def test_mlcroissant_reads_the_rows_of_a_converted_export(tmp_path):
                 for split in ("test", "train") for n in NOTES_ROWS[split]]
     assert [dict(row, offsets=list(row["offsets"]), tokens=list(row["tokens"]),
                  meta={k: list(v) if k.endswith("scores") else v for k, v in row["meta"].items()}) for row in read] == expected
+
+
+@pytest.mark.parametrize(("script", "readme", "recorded", "expected"), [
+    ("", "license: cc-by-4.0\n", {}, ("cc-by-4.0", None)),  # the README's tag
+    ("", "licenses:\n- mit\n- apache-2.0\n", {}, (["mit", "apache-2.0"], None)),  # its old spelling
+    ("MIT", "", {}, ("mit", "MIT")),  # the script's text, a Hub identifier
+    ("Free for research use.", "license: unknown\n", {}, ("other", "Free for research use.")),  # more than unknown
+    ("", "", {"default": {"license": "CC-BY-SA-4.0"}}, ("cc-by-sa-4.0", "CC-BY-SA-4.0")),  # dataset_infos.json
+    ("", "pretty_name: X\n", {}, ("unknown", None)),  # stated nowhere
+])
+def test_the_licence_is_the_readmes_tag_else_what_the_script_or_its_infos_say(script, readme, recorded, expected):
+    original = card.Original(readme=f"---\n{readme}---\n\nText.\n", recorded=recorded)
+    assert card.licence({"default": datasets.DatasetInfo(license=script)}, original) == expected

@@ -97,8 +97,8 @@ def licence(infos: dict[str, datasets.DatasetInfo], original: Original) -> tuple
     texts += [info.get("license") for info in original.recorded.values()
               if isinstance(info, dict) and isinstance(info.get("license"), str) and info["license"].strip()]
     text = " ".join(texts[0].split()) if texts else None
-    if tagged:
-        tags = [tagged] if isinstance(tagged, str) else list(tagged)
+    tags = [tagged] if isinstance(tagged, str) else list(tagged or [])
+    if tags and not (tags == ["unknown"] and text):  # the script's text tells more than an unknown tag
         return (tags[0] if len(tags) == 1 else tags), text
     if text is None:
         return "unknown", None
@@ -142,7 +142,7 @@ def portable_features(card_data: DatasetCardData) -> None:
 def original_prose(body: str) -> str:
     """The original README's body as this card shows it: each heading one level down (it sits under a
     heading of this card), lines and sections that said only "[More Information Needed]" left out."""
-    placeholder = re.escape(readme.PLACEHOLDER)
+    placeholder = re.escape(readme.PLACEHOLDER) + r"(\(https?://[^)\s]*\))?"  # the old cards' link to a guide
     lines = [line for line in body.strip("\n").splitlines()
              if not re.fullmatch(rf"\s*(- \*\*[^*]+:\*\*\s*)?{placeholder}\s*", line)]
     kept, pending = [], []  # pending: a heading and its blank lines, kept once text follows
@@ -160,7 +160,7 @@ def original_prose(body: str) -> str:
             kept.append(line)
     text = "\n".join(_demoted(line) for line in kept).strip("\n")
     text = re.sub(r"\n{3,}", "\n\n", text)
-    return text.replace(readme.PLACEHOLDER, "(not stated)")
+    return re.sub(placeholder, "(not stated)", text)
 
 
 def _demoted(line: str) -> str:
