@@ -95,13 +95,13 @@ def task_prepare_summaries(root, work):
 
 def task_prepare_parquet_summaries(root, work):
     # The part of `corpora build` that raw pyarrow's read + write_table compares with: the
-    # builder, and the Parquet files as the export writes them (beside it, export_folder.ParquetBeside).
-    from corpora import export_folder
+    # builder, and the Parquet files as the export writes them (beside it, pipeline.ParquetBeside).
+    from corpora import pipeline
     from corpora import registry
 
     corpus = registry.get(NAME)
     builder = corpus.builder("summaries", root, f"{work}/cache")
-    beside = export_folder.ParquetBeside(Path(work) / "parquet", corpus.features("summaries").arrow_schema)
+    beside = pipeline.ParquetBeside(Path(work) / "parquet", corpus.features("summaries").arrow_schema)
     beside.attach(builder)
     try:
         builder.download_and_prepare()

@@ -1,7 +1,7 @@
 """caption_contest_ratings' reader and threads: a process that left a streaming iterator open, or
 stopped at a bad record of a big archive, exits cleanly (pyarrow reads no Python file in a thread
 of its own); and the thread of `corpora build` that writes its Parquet files beside the builder
-(export_folder.ParquetBeside)."""
+(pipeline.ParquetBeside)."""
 
 import csv
 import io
@@ -19,8 +19,8 @@ from pathlib import Path
 import datasets
 import pytest
 
-from corpora import export_folder
 from corpora import parquet_files
+from corpora import pipeline
 from corpora import prepare
 from corpora import registry
 from helpers import namespace_with_tmpfs
@@ -86,14 +86,17 @@ except Exception as error:
 def test_the_files_written_beside_the_builder_are_those_of_its_cache(tmp_path, config):
     # caption_contest_ratings generates Arrow tables: its files are written as they come (ParquetBeside).
     request = prepare.Request(registry.get("caption_contest_ratings"), (config,), dummy=True)
-    beside = export_folder.ParquetBeside(tmp_path / "beside", registry.get(request.name).features(config).arrow_schema)
-    prepared = prepare.prepare_config(request, config, prepare.find_sources(request), tmp_path / "cache", beside.attach)
+    beside = pipeline.ParquetBeside(tmp_path / "beside", registry.get(request.name).features(config).arrow_schema)
+    sources = prepare.find_sources(request)
+    builder = request.corpus.builder(config, sources.folder, tmp_path / "cache")
+    beside.attach(builder)
+    prepare.generate(request, config, builder, sources)
     written = beside.finish()
     beside.abort()
-    dataset = prepared.builder.as_dataset()
+    dataset = builder.as_dataset()
     assert sorted(written) == sorted(dataset) and len(dataset) >= 1
     for split in dataset:
-        from_cache = export_folder.write_parquet(dataset[split], tmp_path / "cache-files", split)
+        from_cache = pipeline.write_parquet(dataset[split], tmp_path / "cache-files", split)
         assert written[split].rows == from_cache.rows == dataset[split].num_rows > 0
         assert [p.name for p in written[split].paths] == [p.name for p in from_cache.paths]
         assert [p.read_bytes() for p in written[split].paths] == [p.read_bytes() for p in from_cache.paths]
@@ -122,9 +125,12 @@ def test_an_error_of_the_thread_beside_stops_the_build_and_leaves_no_thread(tmp_
     monkeypatch.setattr(registry.get(corpus.name).module, "_MIN_ROWS_PER_TABLE", 10)
     (tmp_path / "beside").write_text("a file where the Parquet files' folder should be")
     request = prepare.Request(registry.get("caption_contest_ratings"), ("summaries",), dummy=True)
-    beside = export_folder.ParquetBeside(tmp_path / "beside" / "summaries", corpus.features("summaries").arrow_schema)
+    beside = pipeline.ParquetBeside(tmp_path / "beside" / "summaries", corpus.features("summaries").arrow_schema)
+    sources = prepare.find_sources(request)
+    builder = request.corpus.builder("summaries", sources.folder, tmp_path / "cache")
+    beside.attach(builder)
     with pytest.raises((datasets.exceptions.DatasetGenerationError, NotADirectoryError)) as raised:
-        prepare.prepare_config(request, "summaries", prepare.find_sources(request), tmp_path / "cache", beside.attach)
+        prepare.generate(request, "summaries", builder, sources)
         beside.finish()
     beside.abort()
     error = raised.value if group_rows > 400 else raised.value.__cause__
@@ -135,7 +141,7 @@ def test_an_error_of_the_thread_beside_stops_the_build_and_leaves_no_thread(tmp_
 def test_ctrl_c_while_the_thread_beside_writes_leaves_the_lock_only(tmp_path):
     # A copy of the dummy data whose contest 510 holds 300,000 ratings: row groups of 100,000 rows
     # are written beside the builder (a `.part` file) before it ends; Ctrl-C then.
-    if not export_folder.ParquetBeside.worth_it(prepare.Request(registry.get("caption_contest_ratings"))):
+    if not pipeline.ParquetBeside.worth_it(None):
         pytest.skip("one core: a build writes its Parquet files from the cache, after the builder")
     data = shutil.copytree(corpus.dummy_dir, tmp_path / "data")
     copy_big_cardinal(data)
@@ -161,11 +167,9 @@ def test_ctrl_c_while_the_thread_beside_writes_leaves_the_lock_only(tmp_path):
 def test_on_one_core_the_files_are_written_after_the_builder(tmp_path):
     # Where the two threads would only take turns, the build writes from the cache (worth_it).
     script = (
-        "import os; from corpora import export_folder, prepare, registry; "
-        "corpus = registry.get('caption_contest_ratings'); request = prepare.Request(corpus); "
-        "print(export_folder.ParquetBeside.worth_it(request), "
-        "export_folder.ParquetBeside.worth_it(prepare.Request(corpus, num_proc=2))); "
-        "os.sched_setaffinity(0, {min(os.sched_getaffinity(0))}); print(export_folder.ParquetBeside.worth_it(request))"
+        "import os; from corpora.pipeline import ParquetBeside; "
+        "print(ParquetBeside.worth_it(None), ParquetBeside.worth_it(2)); "
+        "os.sched_setaffinity(0, {min(os.sched_getaffinity(0))}); print(ParquetBeside.worth_it(None))"
     )
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
     cores = len(os.sched_getaffinity(0))

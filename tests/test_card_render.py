@@ -292,7 +292,8 @@ LAYERS = [
     {"prepare"},
     {"cards"},  # the cards, their figures and statistics, croissant.json, what the Hub's reviewers ask
     {"diff"},  # reads the corpus an export records in its card
-    {"export_folder"},
+    {"pipeline"},  # the export of any builder: Parquet, statistics, the transaction
+    {"export_folder"},  # a corpus's export: what the corpora add to the pipeline
     {"validate", "scaffold"},
     {"push"},
     {"commands"},  # one module per command (corpora/commands/NAME.py)

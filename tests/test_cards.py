@@ -153,9 +153,9 @@ def test_the_export_card_says_how_to_load_it_where_it_is_read(dummy_export):
 def test_the_card_names_a_relative_export_folder_as_given_and_never_an_absolute_one(out, shown):
     from pathlib import Path
 
-    from corpora import export_folder
+    from corpora import pipeline
 
-    assert export_folder.shown_path(Path(out), "x") == shown
+    assert pipeline.shown_path(Path(out), "x") == shown
 
 
 @pytest.mark.parametrize("name", registry.names())

@@ -16,8 +16,8 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from corpora import export_folder
 from corpora import parquet_files
+from corpora import pipeline
 from corpora import prepare
 from corpora import registry
 from helpers import EXAMPLE
@@ -148,8 +148,11 @@ def test_the_files_are_the_same_however_the_rows_come(cuts, limits):
 
 def test_no_thread_writes_beside_a_builder_of_examples(tmp_path):
     request = prepare.Request(registry.get(EXAMPLE), ("ratings",), dummy=True)
-    beside = export_folder.ParquetBeside(tmp_path / "beside", registry.get(EXAMPLE).features("ratings").arrow_schema)
-    prepare.prepare_config(request, "ratings", prepare.find_sources(request), tmp_path / "cache", beside.attach)
+    beside = pipeline.ParquetBeside(tmp_path / "beside", registry.get(EXAMPLE).features("ratings").arrow_schema)
+    sources = prepare.find_sources(request)
+    builder = request.corpus.builder("ratings", sources.folder, tmp_path / "cache")
+    beside.attach(builder)
+    prepare.generate(request, "ratings", builder, sources)
     assert beside.finish() == {}
     assert not (tmp_path / "beside").exists()
 

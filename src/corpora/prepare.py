@@ -61,14 +61,17 @@ class Prepared:
     read: dict[str, int]  # source records per split, as the loader counts them apart from its typing
 
 
-def prepare_config(request: Request, config: str, sources: Sources, cache_dir, attach=None) -> Prepared:
+def prepare_config(request: Request, config: str, sources: Sources, cache_dir) -> Prepared:
     """One config built with rows in = rows out (not for config parameters nor a cached split) and,
-    from the release, the official sizes; `attach(builder)` runs before the build."""
+    from the release, the official sizes."""
+    builder = request.corpus.builder(config, sources.folder, cache_dir, **request.config_kwargs)
+    return Prepared(builder, generate(request, config, builder, sources))
+
+
+def generate(request: Request, config: str, builder: datasets.DatasetBuilder, sources: Sources) -> dict[str, int]:
+    """`builder` of `config` prepared with every check; returns the source records read per split."""
     corpus = request.corpus
-    builder = corpus.builder(config, sources.folder, cache_dir, **request.config_kwargs)
     facts = corpus.config(config)  # its files, record counter and official sizes: asked once, passed on
-    if attach is not None:
-        attach(builder)
     cached = os.path.isfile(os.path.join(builder.cache_dir, "dataset_info.json"))
     counted = not request.config_kwargs and not cached
     # Counted in a thread beside the builder (Arrow and zlib release the GIL); never beside forked workers.
@@ -81,7 +84,7 @@ def prepare_config(request: Request, config: str, sources: Sources, cache_dir, a
         account_for_rows(corpus.name, config, builder.info, read)
     if sources.release and not request.config_kwargs:
         check_official_sizes(corpus.name, {config: dict(facts.split_sizes)}, {config: builder.info})
-    return Prepared(builder, read)
+    return read
 
 
 def check_split(corpus: registry.Corpus, config: str, split: str | None, streaming: bool) -> None:
