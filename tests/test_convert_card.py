@@ -277,3 +277,20 @@ def test_mlcroissant_reads_the_rows_of_a_converted_export(tmp_path):
 def test_the_licence_is_the_readmes_tag_else_what_the_script_or_its_infos_say(script, readme, recorded, expected):
     original = card.Original(readme=f"---\n{readme}---\n\nText.\n", recorded=recorded)
     assert card.licence({"default": datasets.DatasetInfo(license=script)}, original) == expected
+
+
+def test_what_a_conversion_read_beside_the_script_and_where_it_came_from(tmp_path):
+    folder = tmp_path / "card_bare"
+    folder.mkdir()
+    for name, content in {"card_bare.py": b"# the script\n", "a_helper.py": b"x = 1\n", "README.md": b"# Bare\n",
+                          "dataset_infos.json": b'{"default": {"license": "MIT"}}', "notes.txt": b"not read\n"}.items():
+        (folder / name).write_bytes(content)
+    assert list(card.files_read(folder, "card_bare")) == ["card_bare.py", "a_helper.py", "dataset_infos.json",
+                                                          "README.md"]
+    assert card.files_read(folder, "card_bare")["a_helper.py"] == sha256(folder / "a_helper.py")
+    assert card.original_of(folder) == card.Original("# Bare\n", {"default": {"license": "MIT"}})
+    assert card.Provenance("card_bare", "card_bare/", card.files_read(folder, "card_bare"), "5.2.0").script_files == [
+        "card_bare.py", "a_helper.py", "dataset_infos.json"]
+    assert card.source_of("hf://datasets/org/card_bare", "card_bare", "0" * 40) == f"hf://datasets/org/card_bare@{'0' * 40}"
+    assert card.source_of("hf://datasets/org/card_bare@v1", "card_bare", "1" * 40) == f"hf://datasets/org/card_bare@{'1' * 40}"
+    assert card.source_of(str(folder / "card_bare.py"), "card_bare") == "card_bare/"

@@ -40,11 +40,10 @@ def sha256(path: Path) -> str:
 
 def provenance(folder: Path, downloads: list[str], **options) -> card.Provenance:
     name = folder.name
-    read = [f"{name}.py", *sorted(p.name for p in folder.glob("*.py") if p.name != f"{name}.py"),
-            *(n for n in ("dataset_infos.json", "README.md") if (folder / n).is_file())]
     return card.Provenance(
-        name=name, source=options.pop("source", f"{name}/"), files={path: sha256(folder / path) for path in read},
-        datasets_version=datasets.__version__, downloads={url: sha256(folder / url) for url in downloads}, **options)
+        name=name, source=options.pop("source", card.source_of(str(folder), name)),
+        files=card.files_read(folder, name), datasets_version=datasets.__version__,
+        downloads={url: sha256(folder / url) for url in downloads}, **options)
 
 
 def convert_here(name: str, out: Path, downloads: list[str], script_folder: Path | None = None, asked_tasks=(),
@@ -70,9 +69,8 @@ def convert_here(name: str, out: Path, downloads: list[str], script_folder: Path
         descriptions[config] = builder.config.description
         report[config] = figures.ConfigReport(read={s: x.examples for s, x in statistics.items()},
                                               statistics=statistics, example=example)
-    original = card.Original(readme=(folder / "README.md").read_text(encoding="utf-8")
-                             if (folder / "README.md").is_file() else None)
-    card.write(target, name, infos, report, provenance(folder, downloads, **options), original, descriptions,
+    card.write(target, name, infos, report, provenance(folder, downloads, **options), card.original_of(folder),
+               descriptions,
                getattr(cls, "DEFAULT_CONFIG_NAME", None), asked_tasks, repo_id)
 
     class Sources:

@@ -6,6 +6,7 @@ where the export came from (the script's sha256 and source, the datasets version
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 import re
 from dataclasses import dataclass
@@ -81,6 +82,35 @@ class Original:
         if found is None:
             return {}, self.readme
         return (found[0] if isinstance(found[0], dict) else {}), found[1]
+
+
+def files_read(folder: Path, name: str) -> dict[str, str]:
+    """{path: sha256} of what a conversion reads in the script's folder: NAME.py first, the helper modules beside
+    it, dataset_infos.json and README.md (a Provenance's `files`)."""
+    folder = Path(folder)
+    helpers = sorted(p.name for p in folder.glob("*.py") if p.name != f"{name}.py")
+    found = [f"{name}.py", *helpers, *(n for n in ("dataset_infos.json", "README.md") if (folder / n).is_file())]
+    return {path: hashlib.sha256((folder / path).read_bytes()).hexdigest() for path in found}
+
+
+def original_of(folder: Path) -> Original:
+    """The README.md and dataset_infos.json beside a script, as the card merges them."""
+    readme_path, infos_path = Path(folder) / "README.md", Path(folder) / "dataset_infos.json"
+    recorded = {}
+    if infos_path.is_file():
+        try:
+            recorded = json.loads(infos_path.read_text(encoding="utf-8"))
+        except ValueError:
+            recorded = {}  # the checks of recorded sizes say what is wrong with it
+    return Original(readme_path.read_text(encoding="utf-8") if readme_path.is_file() else None,
+                    recorded if isinstance(recorded, dict) else {})
+
+
+def source_of(source: str, name: str, revision: str | None = None) -> str:
+    """The card's `source`: hf://datasets/OWNER/NAME@COMMIT for a script of the Hub, else `NAME/` (no local path)."""
+    if source.startswith("hf://"):
+        return f"{source.partition('@')[0]}@{revision}" if revision else source
+    return f"{name}/"
 
 
 def marker(name: str) -> str:
