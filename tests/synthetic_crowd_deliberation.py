@@ -2,40 +2,11 @@
 (tests/test_crowd_deliberation.py declares it as FULL_SIZE)."""
 
 import csv
-import io
 
 from corpora import registry
+from helpers import read_rows
 
 DATA, LABELS, DELIBERATIONS = "data.csv", "labels.csv", "deliberations.csv"
-
-
-def csv_variant(change, delimiter=","):
-    """A variant of a CSV file: its rows changed by `change`, written the way upstream writes."""
-    def variant(raw):
-        rows = list(csv.reader(io.StringIO(raw.decode("utf-8"), newline="")))
-        change(rows)
-        out = io.StringIO()
-        csv.writer(out, delimiter=delimiter, lineterminator="\n").writerows(rows)
-        return out.getvalue().encode("utf-8")
-
-    return variant
-
-
-def cell(line, column, value):
-    def change(rows):
-        rows[line - 1][rows[0].index(column)] = value
-
-    return change
-
-
-def set_cell(line, column, value):
-    """A variant of a CSV file with one cell (line, column name) set to `value`."""
-    return csv_variant(cell(line, column, value))
-
-
-def read_rows(path):
-    with open(path, encoding="utf-8", newline="") as f:
-        return list(csv.reader(f))
 
 
 def write_full_size(folder):

@@ -16,9 +16,10 @@ from helpers import CSV_UNSAFE
 from helpers import Downloads
 from helpers import FullSize
 from helpers import Fuzz
+from helpers import builder_rows
 from helpers import json_values
-from synthetic_crowd_deliberation import read_rows
-from synthetic_crowd_deliberation import set_cell
+from helpers import read_rows
+from helpers import set_cell
 from synthetic_crowd_deliberation import write_full_size
 
 NAME = "crowd_deliberation"
@@ -56,40 +57,32 @@ D, L, T = ("deliberations", "train"), ("labels", "train"), ("texts", "train")
 
 # (config, split, key, field, expected): the dummy build's values, class labels by name.
 QUIRKS = [
-    (*L, 7002, "original_label", "relation_not_expressed"),
-    (*D, 438, "members.*.reconsidered_label", ["irresolvable", "sarcastic", None]),
+    (*L, 7002, "original_label", "relation_not_expressed"), (*D, 438, "members.*.reconsidered_label", ["irresolvable", "sarcastic", None]),
     (*T, 19296, "ground_truth_label", "relation_not_expressed"),
     (*T, 19179, "ground_truth_label", None), (*T, 19181, "ground_truth_label", None),  # empty cells
     (*T, 19295, "ground_truth_label", "relation_expressed"), (*T, 19305, "ground_truth_label", None),
     (*T, 19179, "study_part", "breadth"), (*T, 19181, "study_part", "breadth and depth"),
     (*T, 19179, "text", TEXT),  # non-ASCII, doubled quotes
     (*L, 3857, "data_id", 19177),  # a label whose text is missing: kept,
-    (*L, 3857, "evidence", [{"start": 10, "end": 30, "quote": "a plain honest revie", "comment": "Seems honest"}]),
-    (*L, 5235, "evidence", []),
+    (*L, 3857, "evidence", [{"start": 10, "end": 30, "quote": "a plain honest revie", "comment": "Seems honest"}]), (*L, 5235, "evidence", []),
     (*L, 6779, "evidence", EVIDENCE_6779),  # \u escapes and doubled quotes in the cell, an empty comment
     (*L, 6536, Q + EXPECTATION, HALF),
-    (*L, 6536, Q + WHY, ["The text contains some features that indicate target category A and some features that "
-                         "indicate target category B."]),
+    (*L, 6536, Q + WHY, ["The text contains some features that indicate target category A and some features that indicate target category B."]),
     (*L, 6536, Q + GROUP_HELPS, False),
     (*L, 6536, Q + ELABORATE, " Because some of it isn't sarcastic."),  # leading space kept
     (*L, 6781, Q + WHY, ["MISTAKE", "Other people may have different definitions of the target categories in mind."]),
-    (*L, 6781, Q + GROUP_HELPS, True),
-    (*L, 5235, Q + EXPECTATION, AGREE), (*L, 5235, Q + WHY, None), (*L, 5235, Q + GROUP_HELPS, None),
+    (*L, 6781, Q + GROUP_HELPS, True), (*L, 5235, Q + EXPECTATION, AGREE), (*L, 5235, Q + WHY, None), (*L, 5235, Q + GROUP_HELPS, None),
     (*L, 5235, "deliberation_id", None),
     (*L, 8146, Q + EXPECTATION, None),  # empty in 4 real rows
-    (*D, 438, "members.*.original_confidence", [1.0, 0.5, 0.0]),
-    (*D, 438, "members.*.reconsidered_confidence", [0.5, 1.0, None]),
+    (*D, 438, "members.*.original_confidence", [1.0, 0.5, 0.0]), (*D, 438, "members.*.reconsidered_confidence", [0.5, 1.0, None]),
     (*D, 438, "data_id", 19179), (*D, 438, "study_part", "breadth"), (*D, 438, "was_resolved", False),
     (*D, 438, "num_dissenting_opinions_discussed", 2), (*D, 438, "num_dissenting_opinions_reconsidered", 0),
-    (*D, 438, "num_dissenting_opinions_discussed_and_reconsidered", 0),
-    (*D, 438, "num_dissenting_opinions_discussed_reconsidered_and_concluded", 0),
-    (*D, 438, "members.*.user_id", [389, 8451, 8455]),
-    (*D, 438, "members.*.name", ["Marvelous Murdock", "Gentle Gertrude", "Authentic Austin"]),
+    (*D, 438, "num_dissenting_opinions_discussed_and_reconsidered", 0), (*D, 438, "num_dissenting_opinions_discussed_reconsidered_and_concluded", 0),
+    (*D, 438, "members.*.user_id", [389, 8451, 8455]), (*D, 438, "members.*.name", ["Marvelous Murdock", "Gentle Gertrude", "Authentic Austin"]),
     (*D, 438, "members.*.label_id", [6779, 6536, 6781]),
     (*D, 438, "members.*.did_discuss", [True, True, False]), (*D, 438, "members.*.discuss_order", [1, 2, None]),
     (*D, 438, "members.*.did_reconsider", [True, True, False]), (*D, 438, "members.*.reconsider_order", [1, 2, None]),
-    (*D, 438, "members.*.did_conclude", [True, True, False]),
-    (*D, 438, "members.2.statistics", NO_STATISTICS),
+    (*D, 438, "members.*.did_conclude", [True, True, False]), (*D, 438, "members.2.statistics", NO_STATISTICS),
     (*D, 438, "members.0." + Q + BASED_ON, [
         "Other people may have different definitions of the target categories in mind.",
         "This is a case where a person's answer would depend heavily on their personal preferences and taste."]),
@@ -112,10 +105,8 @@ QUIRKS = [
     # a member with messages but empty statistics cells (10 such slots in the real MESSAGES columns)
     (*D, 361, "members.2.statistics.messages", None), (*D, 361, "members.2.statistics.messages_discuss.char_count", 50),
     (*D, 438, "statistics.messages.char_count", {"value": 161, "min": 10, "max": 45, "median": 28.5, "mean": 26.83333333}),
-    (*D, 438, "statistics.messages_discuss.coleman_liau_index",
-     {"value": 0.94, "min": -16.0, "max": 2.87, "median": 2.52, "mean": -3.536666667}),
-    (*D, 438, "members.0.statistics.messages_discuss.syllable_count", 13.5),
-    (*D, 438, "members.0.statistics.messages.char_count", 73),
+    (*D, 438, "statistics.messages_discuss.coleman_liau_index", {"value": 0.94, "min": -16.0, "max": 2.87, "median": 2.52, "mean": -3.536666667}),
+    (*D, 438, "members.0.statistics.messages_discuss.syllable_count", 13.5), (*D, 438, "members.0.statistics.messages.char_count", 73),
 ]
 DOWNLOADS = Downloads(
     "https://raw.githubusercontent.com/crowd-deliberation/data/d36857821c0b2694aa0fe3da3aa514d5b15e7cf6/",
@@ -174,11 +165,11 @@ def test_headers_are_the_real_ones():
     assert deliberations[320] == "MESSAGES" and deliberations[-1] == "MESSAGES_GUNNING_FOG_MEAN"
 
 
-def test_class_labels_and_types(dummy_build):
+def test_class_labels_types_and_order(dummy_build):
     members = corpus.features("deliberations")["members"]
     features = members[0] if isinstance(members, list) else members.feature  # datasets 3.6 / 5.x
     assert features["original_label"].names == ["sarcastic", "not_sarcastic", "relation_expressed", "relation_not_expressed"]
-    assert features["reconsidered_label"].names[-1] == "irresolvable"
+    assert features["reconsidered_label"].names == features["original_label"].names + ["irresolvable"]
     assert corpus.features("texts")["study_part"].names == ["breadth", "breadth and depth"]
     labels = dummy_build(NAME, "labels")["train"]
     assert labels.features[Q + EXPECTATION].names == [AGREE, HALF, DISAGREE]
@@ -191,10 +182,7 @@ def test_class_labels_and_types(dummy_build):
     member = dummy_build(NAME, "deliberations")["train"][0]["members"][0]["statistics"]
     assert list(member) == ["messages_discuss", "messages_reconsider", "messages"] and list(member["messages"]) == STATISTICS
     assert len(corpus.features("deliberations")) == 8 + 1 + 3 + 1  # 8 group fields, members, 3 chats, statistics
-
-
-def test_rows_keep_file_order(dummy_build):
-    assert dummy_build(NAME, "deliberations")["train"]["deliberation_id"] == [438, 361, 248]  # not sorted
+    assert dummy_build(NAME, "deliberations")["train"]["deliberation_id"] == [438, 361, 248]  # file order, not sorted
     assert dummy_build(NAME, "texts")["train"]["data_id"] == [19179, 19181, 19295, 19296, 19305]
     assert dummy_build(NAME, "texts")["train"]["study_part"] == [0, 1, 0, 1, 0]
 
@@ -205,16 +193,17 @@ def test_labels_whose_text_is_missing_are_kept_and_counted(dummy_build, tmp_path
     assert [(row["data_id"], row["label_id"]) for row in orphans] == [(19177, 3857)]  # its evidence unchecked
     with caplog.at_level(logging.INFO):  # every logger: the loader imported again (registry.forget) has another name
         load(NAME, "labels", dummy=True, cache_dir=tmp_path)
-    assert "labels.csv: 1 labels on 1 DATA_IDs that have no text in data.csv (kept): [19177]" in caplog.text
+    assert [r.getMessage() for r in caplog.records if r.getMessage().startswith("labels.csv")] == [
+        "labels.csv: 1 labels on 1 DATA_IDs that have no text in data.csv (kept): [19177]"]
 
 
 def test_evidence_cells_are_json_in_csv_and_index_the_text(dummy_build):
     raw = (corpus.dummy_dir / LABELS).read_text()  # JSON with \u escapes in a cell with doubled quotes
-    assert '""quote"": ""I gave one to my church\\u2019s youth group.""' in raw and '""They \\""loved\\"" it' in raw
+    assert (raw.count('""quote"": ""I gave one to my church\\u2019s youth group.""'), raw.count('""They \\""loved\\"" it')) == (1, 1)
     texts = by_id(dummy_build(NAME, "texts")["train"], "data_id")
     quotes = [(texts[label["data_id"]]["text"][item["start"]:item["end"]], item["quote"])
               for label in dummy_build(NAME, "labels")["train"] if label["data_id"] in texts for item in label["evidence"]]
-    assert len(quotes) == 13 and all(text == quote for text, quote in quotes)
+    assert len(quotes) == 13 and [text for text, _ in quotes] == [quote for _, quote in quotes]
 
 
 def test_members_join_their_labels_and_chats(dummy_build):
@@ -226,9 +215,12 @@ def test_members_join_their_labels_and_chats(dummy_build):
             assert labels[member["label_id"]]["annotator_id"] == member["user_id"]
     first = deliberations[0]
     assert first["messages"][:5] == first["messages_discuss"] + first["messages_reconsider"]
-    assert all(first["members"][2][key] is None for key in first["members"][2] if key.startswith(Q))  # absent
-    third = by_id(deliberations, "deliberation_id")[361]["members"][2]
-    assert any(m["user_id"] == third["user_id"] for m in by_id(deliberations, "deliberation_id")[361]["messages"])
+    assert {key: value for key, value in first["members"][2].items() if key.startswith(Q)} == {  # absent
+        key: None for key in first["members"][2] if key.startswith(Q)}
+    # the third member of 361 wrote in its chat (its statistics cells empty: QUIRKS)
+    assert {row["deliberation_id"]: ([m["user_id"] for m in row["members"]], [m["user_id"] for m in row["messages"]])
+            for row in deliberations} == {438: ([389, 8451, 8455], [389, 8451] * 3), 361: ([26, 8504, 1200], [26, 8504, 1200, 26]),
+                                          248: ([8504, 1200, 77], [])}
 
 
 def test_every_statistics_cell_is_in_the_rows(dummy_build):
@@ -247,13 +239,6 @@ def test_every_statistics_cell_is_in_the_rows(dummy_build):
                     assert (stats is None and cell == "") or float(cell) == stats[statistic]
 
 
-def test_each_config_reads_the_files_it_joins():
-    # Each file's records counted on their own, a missing one listed: tests/test_generic.py.
-    assert {c: corpus.config(c).files for c in corpus.configs} == {
-        "deliberations": {"train": [DELIBERATIONS, LABELS]}, "labels": {"train": [LABELS, DATA]}, "texts": {"train": [DATA]},
-    }
-
-
 @pytest.mark.parametrize("added,length", [("\nSecond paragraph.", None), (" x" * 500_000, 1_000_000)])
 def test_a_quoted_newline_or_a_cell_over_the_csv_modules_limit_is_read(dummy_copy, tmp_path, added, length):
     # A newline in a quoted cell (none in the release; the dialect allows it) is one record, and a
@@ -265,7 +250,10 @@ def test_a_quoted_newline_or_a_cell_over_the_csv_modules_limit_is_read(dummy_cop
     assert corpus.count_source_records("texts", "train", [str(data_dir / DATA)]) == 5
 
 
-def test_pinned_checksums():
+def test_pinned_files_and_checksums():
+    # Each config reads the files it joins (each file's records counted on their own, a missing one listed: test_generic.py).
+    assert {c: corpus.config(c).files for c in corpus.configs} == {
+        "deliberations": {"train": [DELIBERATIONS, LABELS]}, "labels": {"train": [LABELS, DATA]}, "texts": {"train": [DATA]}}
     pinned = DOWNLOADS.pinned
     assert (corpus.loader_dir / "checksums.tsv").read_text().splitlines() == [
         f"{pinned}data.csv\t86614\tfcee2f0bcae17cbba01bca2f710b5a7faf6cde034ad5e8c1115bd5397141cd3a",
@@ -276,19 +264,37 @@ def test_pinned_checksums():
 
 def test_the_why_list_is_none_exactly_when_the_card_says(dummy_build):
     # The card: `None` exactly when the expected disagreement is "agree" or left empty (quirk empty-expectation).
-    rows = dummy_build("crowd_deliberation", "labels")["train"]
-    agree = "I expect most people to agree with me."
-    expectation = "question_do_you_think_other_people_might_choose_a_different_answer_than_you_did"
-    why = "question_why_do_you_think_other_people_might_choose_a_different_answer"
-    names = rows.features[expectation].names
-    seen = {}
+    rows = dummy_build(NAME, "labels")["train"]
+    names, seen = rows.features[Q + EXPECTATION].names, {}
     for row in rows:
-        said = None if row[expectation] is None else names[row[expectation]]
-        seen.setdefault(said, set()).add(row[why] is None)
+        seen.setdefault(None if row[Q + EXPECTATION] is None else names[row[Q + EXPECTATION]], set()).add(row[Q + WHY] is None)
     # Every case occurs in the dummy data, the empty expectation among them, and only these are None.
-    assert seen == {
-        None: {True},
-        agree: {True},
-        "I expect only about half of the people to agree with me.": {False},
-        "I expect most people to disagree with me.": {False},
-    }
+    assert seen == {None: {True}, AGREE: {True}, HALF: {False}, DISAGREE: {False}}
+
+
+# Each documented range at both edges: the last valid value is read as that number, the first invalid
+# one refused with the line of BAD_INPUT's table (identifiers and orders: FORMAT.md; statistics: int32).
+RANGES = [  # (file, config, line, column, the field it is read into, first and last valid value, the refusal's expected part)
+    (DATA, "texts", 4, "DATA_ID", "data_id", 0, 2**31 - 1, "a non-negative integer below 2**31"),
+    (LABELS, "labels", 2, "ORDER", "order", 0, 2**31 - 1, "a non-negative integer below 2**31"),
+    (DELIBERATIONS, "deliberations", 2, "MEMBER_1_DISCUSS_ORDER", "members.0.discuss_order", 1, 3, "1 or 2 or 3 or empty"),
+    (DELIBERATIONS, "deliberations", 2, "MEMBER_1_MESSAGES_CHAR_COUNT", "members.0.statistics.messages.char_count", -(2**31), 2**31 - 1,
+     "an int32 integer"),
+]
+EDGES = [(path, config, line, column, str(value), field, refused) for path, config, line, column, field, low, high, expected in RANGES
+         for value, refused in [(low, None), (high, None), (low - 1, expected), (high + 1, expected)]]
+
+
+@pytest.mark.parametrize("path,config,line,column,value,field,refused", EDGES, ids=[f"{e[3]}={e[4]}" for e in EDGES])
+def test_each_range_at_both_edges(path, config, line, column, value, field, refused, dummy_copy):
+    data_dir = dummy_copy(NAME, changed=path)
+    (data_dir / path).write_bytes(set_cell(line, column, value)((data_dir / path).read_bytes()))
+    if refused is None:
+        read = builder_rows(corpus, config, str(data_dir))["train"][line - 2]
+        for part in field.split("."):
+            read = read[int(part)] if isinstance(read, list) else read[part]
+        assert read == int(value)
+    else:
+        with pytest.raises(ValueError) as caught:
+            builder_rows(corpus, config, str(data_dir))
+        assert str(caught.value) == f"{path}, line {line}: field {column!r}: invalid value {value!r} (expected {refused})"
