@@ -1,6 +1,7 @@
 """A converted export made in the test process from a script of tests/legacy_scripts/: the script's builder
 imported from its folder (helper modules beside it), run with download_and_prepare on the files beside it,
-its splits written as Parquet, and its card written by corpora.convert.card."""
+exported by the shared pipeline (corpora.pipeline) with the card of corpora.convert.card: what `corpora convert`
+does, before its command lands."""
 
 from __future__ import annotations
 
@@ -14,11 +15,8 @@ from pathlib import Path
 
 import datasets
 
-from corpora import exports
-from corpora.cards import figures
+from corpora import pipeline
 from corpora.convert import card
-from corpora.export_folder import first_example
-from corpora.export_folder import write_parquet
 
 LEGACY_SCRIPTS = Path(__file__).parent.parent / "legacy_scripts"
 _imported = itertools.count()
@@ -46,36 +44,32 @@ def provenance(folder: Path, downloads: list[str], **options) -> card.Provenance
         downloads={url: sha256(folder / url) for url in downloads}, **options)
 
 
+class ScriptParts(pipeline.Parts):
+    """A legacy script's export through the shared pipeline: its builder on the files beside it, the converted card."""
+
+    def __init__(self, folder: Path, cls, downloads: list[str], asked_tasks, options: dict):
+        self.folder, self.cls, self.downloads, self.asked_tasks, self.options = folder, cls, downloads, asked_tasks, options
+
+    def find_sources(self):
+        return pipeline.FoundSources("dummy" if self.options.get("dummy") else "release")
+
+    def make_builder(self, config, sources, cache_dir):
+        kwargs = {"config_name": config} if self.cls.BUILDER_CONFIGS else {}
+        return self.cls(cache_dir=str(cache_dir), base_path=str(self.folder), **kwargs)
+
+    def write_card(self, folder, infos, report, sources, repo_id, export_path):
+        descriptions = {config.name: config.description for config in self.cls.BUILDER_CONFIGS}
+        card.write(folder, self.folder.name, infos, report, provenance(self.folder, self.downloads, **self.options),
+                   card.original_of(self.folder), descriptions, getattr(self.cls, "DEFAULT_CONFIG_NAME", None),
+                   self.asked_tasks, repo_id, export_path)
+
+
 def convert_here(name: str, out: Path, downloads: list[str], script_folder: Path | None = None, asked_tasks=(),
                  repo_id=None, **options) -> Path:
-    """OUT/NAME: the export of every config of tests/legacy_scripts/NAME (or `script_folder`), marked as
-    exports.transaction marks one."""
+    """OUT/NAME: the export of every config of tests/legacy_scripts/NAME (or `script_folder`) by the pipeline."""
     folder = Path(script_folder or LEGACY_SCRIPTS / name)
     cls = builder_class(folder)
-    configs = [config.name for config in cls.BUILDER_CONFIGS] or ["default"]
-    target = Path(out) / name
-    infos, report, descriptions = {}, {}, {}
-    for config in configs:
-        kwargs = {"config_name": config} if cls.BUILDER_CONFIGS else {}
-        builder = cls(cache_dir=str(Path(out) / f".cache-{name}"), base_path=str(folder), **kwargs)
-        builder.download_and_prepare()
-        statistics, example = {}, None
-        for split, dataset in builder.as_dataset().items():
-            table = dataset.with_format("arrow")[:]
-            write_parquet(dataset, target / config, split)
-            statistics[split] = figures.split_statistics(dataset.features, [table])
-            example = example or first_example(table)
-        infos[config] = builder.info
-        descriptions[config] = builder.config.description
-        report[config] = figures.ConfigReport(read={s: x.examples for s, x in statistics.items()},
-                                              statistics=statistics, example=example)
-    card.write(target, name, infos, report, provenance(folder, downloads, **options), card.original_of(folder),
-               descriptions,
-               getattr(cls, "DEFAULT_CONFIG_NAME", None), asked_tasks, repo_id)
-
-    class Sources:
-        kind = "dummy" if options.get("dummy") else "release"
-        differing = ()
-
-    exports._write_mark(target, name, configs, Sources())
-    return target
+    configs = tuple(config.name for config in cls.BUILDER_CONFIGS) or ("default",)
+    parts = ScriptParts(folder, cls, downloads, asked_tasks, dict(options))
+    pipeline.run(pipeline.Export(name, configs, parts), out, repo_id=repo_id)
+    return Path(out) / name
