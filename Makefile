@@ -147,11 +147,14 @@ bench: $(VENV)/.installed
 	$(VENV)/bin/python bench/run.py
 
 # `corpora convert --dummy --reference 2.21` over every script folder under LEGACY, and the table of
-# what each gave (docs/converting.md): the reference venv is made with uv the first time, cached.
+# what each gave (docs/converting.md): the reference venv is made with uv the first time, cached, with
+# the packages scripts import that datasets 2.21's loader asks for (wiki_dpr: faiss).
+CONFORMANCE_PACKAGES ?= faiss-cpu
 conformance: $(VENV)/.installed | $(UV)
 	@test -n "$(LEGACY)" || { echo "usage: make conformance LEGACY=DIR [JOBS=N]"; exit 2; }
 	PATH=$(CURDIR)/.venv-tools/bin:$$PATH HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 HF_HOME=$(CURDIR)/.cache/hf-conformance \
-		$(VENV)/bin/python -m corpora.convert.conformance $(LEGACY) --jobs $(or $(JOBS),1)
+		$(VENV)/bin/python -m corpora.convert.conformance $(LEGACY) --jobs $(or $(JOBS),1) \
+		$(addprefix --reference-package ,$(CONFORMANCE_PACKAGES))
 
 bench-quick: $(VENV)/.installed
 	$(VENV)/bin/python bench/run.py --quick

@@ -218,6 +218,10 @@ def test_the_venv_is_made_once_and_cached(tmp_path, monkeypatch):
         f"--quiet venv --clear --python {sys.executable} {folder}",
         f"--quiet pip install --python {folder / 'bin' / 'python'} datasets==2.21.0",
     ]
+    # a package a script imports goes into the made venv, which is not made again
+    assert reference.reference_python("2.21", ("faiss-cpu",)) == folder / "bin" / "python"
+    assert (tmp_path / "calls").read_text().splitlines()[2:] == [
+        f"--quiet pip install --python {folder / 'bin' / 'python'} faiss-cpu"]
 
 
 def test_without_uv_the_refusal_says_what_to_do(tmp_path, monkeypatch):

@@ -72,9 +72,15 @@ def main(argv=None) -> int:
     chosen = parser.add_mutually_exclusive_group()
     chosen.add_argument("--reference", default="2.21")
     chosen.add_argument("--reference-python")
+    parser.add_argument("--reference-package", action="append", default=[], dest="packages",
+                        help="a package the reference venv gets too, for the scripts that import it (repeatable)")
     parser.add_argument("--jobs", type=int, default=1, help="scripts converted side by side")
     parser.add_argument("--only", action="append", help="this folder's name alone (repeatable)")
     args = parser.parse_args(argv)
+    if args.reference_python is None and args.packages:
+        from corpora.convert.reference import reference_python
+
+        args.reference_python = str(reference_python(args.reference, tuple(args.packages)))
     reference = (["--reference-python", args.reference_python] if args.reference_python
                  else ["--reference", args.reference])
     folders = sorted(p for p in args.folder.iterdir() if p.is_dir() and not p.name.startswith((".", "_")))

@@ -47,31 +47,37 @@ def find_uv() -> str:
     return found
 
 
-def reference_python(version: str) -> Path:
+def reference_python(version: str, packages: tuple[str, ...] = ()) -> Path:
     """The interpreter of the cached venv holding datasets `version` (2.21 or 3.6), made with uv the
-    first time; a lock keeps two commands at once from both making it."""
+    first time, with `packages` too (what a script imports); a lock keeps two commands at once from
+    both making it."""
     if version not in VERSIONS:
         raise CorporaError(f"--reference {version}: expected one of {', '.join(VERSIONS)}, "
                            "or --reference-python PYTHON for another interpreter")
     folder = cache_folder() / f"datasets-{VERSIONS[version]}"
     python = folder / "bin" / "python"
     made = folder / ".installed"
-    if made.exists():
+    if made.exists() and not packages:
         return python
     folder.parent.mkdir(parents=True, exist_ok=True)
     with filelock.FileLock(str(folder) + ".lock"):
-        if made.exists():  # made by the command that held the lock before this one
-            return python
-        uv = find_uv()
-        steps = ([uv, "--quiet", "venv", "--clear", "--python", sys.executable, str(folder)],
-                 [uv, "--quiet", "pip", "install", "--python", str(python), f"datasets=={VERSIONS[version]}"])
-        for step in steps:
-            done = subprocess.run(step, capture_output=True, text=True)
-            if done.returncode:
-                said = (done.stderr.strip().splitlines() or ["exit status " + str(done.returncode)])[-1]
-                raise CorporaError(f"--reference {version}: cannot make its venv in {folder}: {said}")
-        made.touch()
+        uv = None
+        if not made.exists():  # else made by the command that held the lock before this one
+            uv = find_uv()
+            _uv(version, folder, [uv, "--quiet", "venv", "--clear", "--python", sys.executable, str(folder)])
+            _uv(version, folder, [uv, "--quiet", "pip", "install", "--python", str(python),
+                                  f"datasets=={VERSIONS[version]}"])
+            made.touch()
+        if packages:
+            _uv(version, folder, [uv or find_uv(), "--quiet", "pip", "install", "--python", str(python), *packages])
     return python
+
+
+def _uv(version: str, folder: Path, command: list[str]) -> None:
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode:
+        said = (done.stderr.strip().splitlines() or ["exit status " + str(done.returncode)])[-1]
+        raise CorporaError(f"--reference {version}: cannot make its venv in {folder}: {said}")
 
 
 def run_reference(python: Path, script: Path, configs: list[str], out: Path, *, dummy: bool,
