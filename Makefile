@@ -147,11 +147,13 @@ bench: $(VENV)/.installed
 	$(VENV)/bin/python bench/run.py
 
 # `corpora convert --dummy --reference 2.21` over every script folder under LEGACY, and the table of
-# what each gave (docs/converting.md): the reference venv is made with uv the first time, cached, with
-# the packages scripts import that datasets 2.21's loader asks for (wiki_dpr: faiss).
-CONFORMANCE_PACKAGES ?= faiss-cpu
+# what each gave (docs/converting.md): the reference venv is made with uv the first time, cached. Both
+# sides get the packages scripts import (svhn: h5py and scipy; wiki_dpr: faiss, which datasets 2.21's
+# loader asks for, though only its index needs it).
+CONFORMANCE_PACKAGES ?= h5py scipy faiss-cpu
 conformance: $(VENV)/.installed | $(UV)
 	@test -n "$(LEGACY)" || { echo "usage: make conformance LEGACY=DIR [JOBS=N]"; exit 2; }
+	$(UV_INSTALL) $(VENV)/bin/python $(CONFORMANCE_PACKAGES)
 	PATH=$(CURDIR)/.venv-tools/bin:$$PATH HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 HF_HOME=$(CURDIR)/.cache/hf-conformance \
 		$(VENV)/bin/python -m corpora.convert.conformance $(LEGACY) --jobs $(or $(JOBS),1) \
 		$(addprefix --reference-package ,$(CONFORMANCE_PACKAGES))

@@ -216,7 +216,7 @@ def test_the_venv_is_made_once_and_cached(tmp_path, monkeypatch):
     assert reference.reference_python("2.21") == folder / "bin" / "python"
     assert (tmp_path / "calls").read_text().splitlines() == [
         f"--quiet venv --clear --python {sys.executable} {folder}",
-        f"--quiet pip install --python {folder / 'bin' / 'python'} datasets==2.21.0",
+        f"--quiet pip install --python {folder / 'bin' / 'python'} datasets[vision]==2.21.0",
     ]
     # a package a script imports goes into the made venv, which is not made again
     assert reference.reference_python("2.21", ("faiss-cpu",)) == folder / "bin" / "python"

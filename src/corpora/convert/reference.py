@@ -66,7 +66,7 @@ def reference_python(version: str, packages: tuple[str, ...] = ()) -> Path:
             uv = find_uv()
             _uv(version, folder, [uv, "--quiet", "venv", "--clear", "--python", sys.executable, str(folder)])
             _uv(version, folder, [uv, "--quiet", "pip", "install", "--python", str(python),
-                                  f"datasets=={VERSIONS[version]}"])
+                                  f"datasets[vision]=={VERSIONS[version]}"])
             made.touch()
         if packages:
             _uv(version, folder, [uv or find_uv(), "--quiet", "pip", "install", "--python", str(python), *packages])
