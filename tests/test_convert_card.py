@@ -5,6 +5,7 @@ notice; croissant.json; features every datasets leg loads; `corpora validate OUT
 import json
 import os
 import subprocess
+import types
 from pathlib import Path
 
 import datasets
@@ -294,3 +295,11 @@ def test_what_a_conversion_read_beside_the_script_and_where_it_came_from(tmp_pat
     assert card.source_of("hf://datasets/org/card_bare", "card_bare", "0" * 40) == f"hf://datasets/org/card_bare@{'0' * 40}"
     assert card.source_of("hf://datasets/org/card_bare@v1", "card_bare", "1" * 40) == f"hf://datasets/org/card_bare@{'1' * 40}"
     assert card.source_of(str(folder / "card_bare.py"), "card_bare") == "card_bare/"
+
+
+def test_task_categories_come_from_the_readme_the_task_templates_and_the_option():
+    original = card.Original(readme="---\ntask_categories:\n- text-classification\n---\n")
+    templated = types.SimpleNamespace(task_templates=[types.SimpleNamespace(task="question-answering")])
+    assert card.task_categories(original, ["summarization"], {"default": templated}) == [
+        "text-classification", "question-answering", "summarization"]
+    assert card.task_categories(card.Original(), [], {"default": datasets.DatasetInfo()}) == []
