@@ -1,0 +1,153 @@
+"""`corpora convert --dummy`: a download manager that maps each download of a legacy script into
+its own test data, `dummy/<config>/<version>/dummy_data.zip` (or `dummy/<version>/...` for a
+script without BUILDER_CONFIGS), as datasets 2.x's test harness (its MockDownloadManager) mapped
+it, so the rows are those the script gave in its tests. No network is used.
+
+The mapping, inside the unzipped `dummy_data/` folder:
+- a single URL, or each URL of a list: its last path part (after the last "/"), quote_plus-quoted;
+  a single URL whose file is missing: the `dummy_data` folder itself (many zips hold the
+  downloaded file's content at their top);
+- a list whose URLs are all shards (`NNN-of-NNN`), or PubMed baseline files: each one maps as the first;
+- a dict: each value's `Path(url).name`, quoted (a list value: each of its URLs so); where two
+  single values collide, each key is appended to its value;
+- `extract` returns its input, `iter_archive` yields the files under a path in the zip's member
+  order (names starting with "." or "__" skipped), `manual_dir` is the `dummy_data` folder.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import urllib.parse
+import zipfile
+from pathlib import Path
+
+from corpora.errors import CorporaError
+
+DUMMY_FOLDER = "dummy_data"
+_SHARD = re.compile("[0-9]{3,}-of-[0-9]{3,}")
+_PUBMED = "https://ftp.ncbi.nlm.nih.gov/pubmed/baseline/pubmed"
+
+
+def dummy_zip(script_folder: Path, config: str | None, version) -> Path:
+    """Where the dummy data of a config is: dummy/<config>/<version>/dummy_data.zip, or
+    dummy/<version>/dummy_data.zip for a script without BUILDER_CONFIGS (`config` None)."""
+    parts = ("dummy", str(version)) if config is None else ("dummy", config, str(version))
+    return Path(script_folder, *parts, "dummy_data.zip")
+
+
+class DummyDownloadManager:
+    """The download manager a builder is given for `--dummy` (download_and_prepare(dl_manager=...))."""
+
+    is_streaming = False
+    record_checksums = False  # the dummy data is no release: there is nothing to check
+    downloaded_size = 0
+
+    def __init__(self, zip_path: Path, unzip_to: Path):
+        if not zip_path.is_file():
+            raise CorporaError(f"{zip_path}: no such file: the script has no dummy data for this config "
+                               "(--dummy reads dummy/<config>/<version>/dummy_data.zip, or dummy/<version>/ "
+                               "for a script without BUILDER_CONFIGS)")
+        self.zip_path = zip_path
+        try:
+            with zipfile.ZipFile(zip_path) as archive:
+                self._members = archive.namelist()  # in the zip's order
+                archive.extractall(unzip_to)
+        except zipfile.BadZipFile as error:
+            raise CorporaError(f"{zip_path}: not a zip file ({error})") from error
+        self._root = Path(unzip_to)
+        self.dummy_file = str(self._root / DUMMY_FOLDER)
+        self.downloaded_paths = {}  # {url: the path it maps to}, for the card
+
+    @property
+    def manual_dir(self) -> str:
+        if os.path.isdir(self.dummy_file):
+            return self.dummy_file
+        return "/".join(self.dummy_file.replace(os.sep, "/").split("/")[:-1])
+
+    def download_and_extract(self, url_or_urls, *args):
+        if isinstance(url_or_urls, dict):
+            return self._dict(url_or_urls)
+        if isinstance(url_or_urls, (list, tuple)):
+            return self._list(url_or_urls)
+        return self._single(url_or_urls)
+
+    def download(self, url_or_urls, *args):
+        return self.download_and_extract(url_or_urls)
+
+    def download_custom(self, url_or_urls, custom_download):
+        return self.download_and_extract(url_or_urls)
+
+    def extract(self, path, *args, **kwargs):
+        return path
+
+    def get_recorded_sizes_checksums(self) -> dict:
+        return {}
+
+    def manage_extracted_files(self):
+        pass
+
+    def delete_extracted_files(self):
+        pass
+
+    def _mapped(self, url: str, name: str) -> str:
+        path = os.path.join(self.dummy_file, urllib.parse.quote_plus(name))
+        self.downloaded_paths[url] = path
+        return path
+
+    def _dict(self, urls: dict) -> dict:
+        mapped = {}
+        for key, value in urls.items():
+            if isinstance(value, list):
+                mapped[key] = [self._mapped(url, Path(url).name) for url in value]
+            else:
+                mapped[key] = self._mapped(value, Path(value).name)
+        values = list(mapped.values())
+        if all(isinstance(value, str) for value in values) and len(set(values)) < len(values):
+            mapped = {key: value + key for key, value in mapped.items()}  # as 2.x made them unique
+        return mapped
+
+    def _list(self, urls) -> list:
+        shards = all(_SHARD.search(url) for url in urls) or all(url.startswith(_PUBMED) for url in urls)
+        if urls and shards:
+            return [self._mapped(url, urls[0].split("/")[-1]) for url in urls]
+        return [self._mapped(url, url.split("/")[-1]) for url in urls]
+
+    def _single(self, url: str) -> str:
+        path = self._mapped(url, url.split("/")[-1])
+        if os.path.exists(path):
+            return path
+        self.downloaded_paths[url] = self.dummy_file  # the zip holds the download's content at its top
+        return self.dummy_file
+
+    def iter_archive(self, path):
+        """(path inside `path`, open file) for each file under `path`, in the zip's member order."""
+        path = Path(path)
+        prefix = path.relative_to(self._root).as_posix()
+        for member in self._members:
+            if not member.startswith(prefix):
+                continue
+            file_path = self._root / member
+            if file_path.is_file() and not file_path.name.startswith((".", "__")):
+                yield file_path.relative_to(path).as_posix(), file_path.open("rb")
+
+    def iter_files(self, paths):
+        """Each file under the paths (a path or a list), folders walked in sorted order."""
+        for path in paths if isinstance(paths, list) else [paths]:
+            if os.path.isfile(path):
+                yield path
+                continue
+            for folder, subfolders, files in os.walk(path):
+                if os.path.basename(folder).startswith((".", "__")):
+                    continue
+                subfolders.sort()
+                for name in sorted(files):
+                    if not name.startswith((".", "__")):
+                        yield os.path.join(folder, name)
+
+
+def forget_release_sizes(builder) -> None:
+    """The sizes a script's repository recorded are the release's, not its dummy data's: datasets
+    3.x reads them and checks the free disk space against them (174 GiB for one script), as 2.x's
+    test harness did not. They are dropped from the builder's info for a dummy conversion."""
+    builder.info.size_in_bytes = builder.info.download_size = builder.info.dataset_size = None
