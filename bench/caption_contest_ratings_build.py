@@ -127,7 +127,7 @@ def task_build_summaries_without_count(root, work):
     from corpora import registry
 
     # No count: every split "read" as many records as it wrote.
-    prepare.count_source_records = lambda corpus, config, files: {}
+    prepare.count_source_records = lambda config, files: {}
     prepare.account_for_rows = lambda corpus, config, info, read: read.update(
         {split: info.splits[split].num_examples for split in info.splits}
     )
@@ -166,8 +166,9 @@ def _cardinal_types():
     """The Arrow type of every column an archive may have, by name: the types the loader parses
     them as (integers as integers, as these archives write them), so that raw pyarrow, like the
     loader, reads an archive by its header's names in whatever order they come."""
-    csv_format = loader()._CARDINAL_FORMAT
-    return {name: csv_format.read_type(name, floats=False) for name in csv_format.types}
+    from corpora import registry
+
+    return loader()._column_types(registry.get(NAME).config("cardinal_responses"))
 
 
 def _raw_read_archive(path, types):

@@ -1,7 +1,7 @@
 """caption_contest_ratings' reader (loaders/caption_contest_ratings/_reader.py): zipfile's checks of
 an archive, pyarrow's blocks read to the records and errors of the whole file (any text, any block
-size), the CR LF that pyarrow loses at a block end, the record counts and the gathering of small
-tables. The messages a user sees for damaged archives are tested in test_caption_contest_ratings.py."""
+size), the CR LF that pyarrow loses at a block end and the record counts. The messages a user sees
+for damaged archives are tested in test_caption_contest_ratings.py."""
 
 import importlib
 import itertools
@@ -19,6 +19,7 @@ from synthetic_caption_contest_ratings import cardinal_csv
 corpus = registry.get("caption_contest_ratings")
 loader = corpus.module
 reader = importlib.import_module(f"{loader.__package__}._reader")
+CARDINAL = corpus.config("cardinal_responses")
 ARCHIVE = "contests/responses/577-responses.csv.zip"
 
 
@@ -29,21 +30,21 @@ def archive_of(path, data, method):
 
 
 def cardinal_rows(path):
-    return sum(t.num_rows for t in loader._cardinal_tables(*loader._read_archive(str(path), ARCHIVE), ARCHIVE))
+    return sum(t.num_rows for t in loader._file_tables(CARDINAL, str(path), ARCHIVE))
 
 
 @pytest.mark.parametrize("method", [zipfile.ZIP_DEFLATED, zipfile.ZIP_STORED, zipfile.ZIP_BZIP2], ids=["deflated", "stored", "bzip2"])
 def test_an_archive_is_read_by_zipfile_whatever_its_method(tmp_path, method):
     data = cardinal_csv(20_000)
     path = archive_of(tmp_path / "577-responses.csv.zip", data, method)
-    assert loader._read_archive(str(path), ARCHIVE) == (f"{ARCHIVE}!577-responses.csv", data)
+    assert reader.read_archive(str(path), ARCHIVE) == (f"{ARCHIVE}!577-responses.csv", data)
     assert cardinal_rows(path) == 20_000
 
 
 def test_errors_in_later_chunks_are_those_of_the_whole_file(tmp_path, monkeypatch):
     def error(path):
         with pytest.raises(ValueError) as caught:
-            list(loader._cardinal_tables(*loader._read_archive(str(path), ARCHIVE), ARCHIVE))
+            list(loader._file_tables(CARDINAL, str(path), ARCHIVE))
         return str(caught.value)
 
     data = cardinal_csv(20_000)
@@ -73,7 +74,7 @@ def test_errors_in_later_chunks_are_those_of_the_whole_file(tmp_path, monkeypatc
     # Blocks of 64 KiB: a table per block, the same records and errors.
     monkeypatch.setattr(reader, "BLOCK_SIZE", 64 << 10)
     good = archive_of(tmp_path / "good.zip", data, zipfile.ZIP_DEFLATED)
-    tables = list(loader._cardinal_tables(*loader._read_archive(str(good), ARCHIVE), ARCHIVE))
+    tables = list(loader._file_tables(CARDINAL, str(good), ARCHIVE))
     assert (len(data), len(tables)) == (1_815_880, 28)
     assert pa.concat_tables(tables).column("row_index").to_pylist() == list(range(20_000))
     assert [error(path) for path in paths] == whole_file
@@ -107,18 +108,16 @@ def test_reading_in_blocks_gives_the_records_of_the_whole_file(rows, block_size,
         patch.setattr(reader, "BLOCK_SIZE", block_size)  # longer than a record: pyarrow needs no more
         blocks = batches_of(data)
         # The count of source records reads the blocks in the same way.
-        assert reader.count_records(data) == len(rows)
+        assert reader.count_records("t.csv", data) == len(rows)
     assert [row for _, batch in blocks for row in batch] == whole[0][1]
     assert [offset for offset, _ in blocks] == list(itertools.accumulate([0] + [len(b) for _, b in blocks[:-1]]))
 
 
-TEXT_FORMAT = loader.CsvFormat(
-    loader._columns_by_name(["a", "b", "c"], ()), {"a": pa.int32(), "b": pa.string(), "c": pa.string()}, "records", True
-)
+TEXT_TYPES = {"a": pa.int32(), "b": pa.string(), "c": pa.string()}
 
 
 def batches_of(data):
-    return [(offset, batch.to_pylist()) for _, offset, batch in reader.csv_batches("t.csv", data, TEXT_FORMAT)]
+    return [(offset, batch.to_pylist()) for offset, batch in reader.csv_batches("t.csv", data, TEXT_TYPES, "records", True)]
 
 
 def test_a_cr_lf_inside_a_quoted_value_survives_a_block_end(monkeypatch):
@@ -139,21 +138,6 @@ def test_check_rows_names_the_first_bad_record_of_the_file():
     assert str(caught.value) == "t.csv, record 12: field 'n': invalid value 4 (expected an integer >= 0)"
 
 
-def test_gather_small_tables_joins_small_tables_and_passes_big_ones():
-    def table(first, rows):
-        return pa.table({"n": list(range(first, first + rows))})
-
-    # Tables under 40 // 4 rows are small.
-    sizes = [("a:0", 4), ("b:0", 3), ("c:0", 30), ("d:0", 5), ("d:1", 9), ("e:0", 8), ("f:0", 9), ("g:0", 9), ("h:0", 2)]
-    parts, first = [], 0
-    for key, rows in sizes:
-        parts.append((key, table(first, rows)))
-        first += rows
-    out = list(loader._gather_small_tables(iter(parts), 40))
-    assert [(key, t.num_rows) for key, t in out] == [("a:0", 7), ("c:0", 30), ("d:0", 40), ("h:0", 2)]
-    assert pa.concat_tables([t for _, t in out])["n"].to_pylist() == list(range(79))
-
-
 @pytest.mark.parametrize("index", ["", "Unnamed: 0"])
 def test_a_negative_row_index_is_named_by_its_column(tmp_path, index):
     data = cardinal_csv(3).replace(b"\n1,KLUCB", b"\n-1,KLUCB", 1)
@@ -161,7 +145,7 @@ def test_a_negative_row_index_is_named_by_its_column(tmp_path, index):
         data = index.encode() + data
     path = archive_of(tmp_path / "bad.zip", data, zipfile.ZIP_DEFLATED)
     with pytest.raises(ValueError) as caught:
-        list(loader._cardinal_tables(*loader._read_archive(str(path), ARCHIVE), ARCHIVE))
+        list(loader._file_tables(CARDINAL, str(path), ARCHIVE))
     assert str(caught.value) == (
         f"{ARCHIVE}!577-responses.csv, record 2: field {index!r}: invalid value -1 (expected a row index >= 0)"
     )

@@ -28,14 +28,13 @@ corpus = registry.get("caption_contest_ratings")
 loader = corpus.module
 reader = importlib.import_module(f"{loader.__package__}._reader")
 RESPONSES = "contests/responses/"
-CONFIGS = {
-    "cardinal_responses": (loader._CARDINAL_COLUMNS, loader._cardinal_tables),
-    "dueling_responses": (loader._DUELING_COLUMNS, loader._dueling_tables),
-}
+# Each config's columns: the fields read from an archive, by the column they are read from.
+CONFIGS = {name: [field.source(field_name) for field_name, field in corpus.config(name).columns.items()]
+           for name in ("cardinal_responses", "dueling_responses")}
 
 
 def loader_rows(config, path, source):
-    tables = CONFIGS[config][1](*loader._read_archive(str(path), source), source)
+    tables = loader._file_tables(corpus.config(config), str(path), source)
     return [row for table in tables for row in table.to_pylist()]
 
 
@@ -120,7 +119,7 @@ def written(column, value, as_floats, with_microseconds):
 @st.composite
 def archives(draw):
     config = draw(st.sampled_from(sorted(CONFIGS)))
-    columns = draw(st.permutations(CONFIGS[config][0]))
+    columns = draw(st.permutations(CONFIGS[config]))
     index = draw(st.sampled_from(["", "Unnamed: 0", None]))
     count = draw(st.integers(1, 25))
     records = [{column: draw(VALUES[column]) for column in columns} for _ in range(count)]
@@ -223,7 +222,7 @@ def test_a_summary_with_blank_lines_reads_as_pandas_reads_it(tmp_path, blank):
     path.write_bytes(data)
     columns = SUMMARY_HEADER.decode().strip().split(",")
     read = [{column: row[column] for column in columns if column != "contest"}
-            for table in loader._summary_tables(*loader._read_summary_file(str(path), SUMMARY), SUMMARY) for row in table.to_pylist()]
+            for table in loader._file_tables(corpus.config("summaries"), str(path), SUMMARY) for row in table.to_pylist()]
     frame = pandas.read_csv(io.BytesIO(data), keep_default_na=False).drop(columns="contest")
     assert read == frame.to_dict("records") == [
         {"rank": 1, "funny": 18, "somewhat_funny": 27, "unfunny": 24, "count": 69, "score": 1.9130434782608696,

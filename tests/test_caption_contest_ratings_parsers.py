@@ -33,19 +33,20 @@ SUMMARIES = "contests/summaries/"
 RESPONSES = "contests/responses/"
 SUMMARY = SUMMARIES + "510_summary_LilUCB.csv"
 ARCHIVE = RESPONSES + "577-responses.csv.zip"
+SUMMARY_CONFIG, CARDINAL = corpus.config("summaries"), corpus.config("cardinal_responses")
 
 
 def summary_error(tmp_path, data, source=SUMMARY):
     path = tmp_path / "file.csv"
     path.write_bytes(data)
     with pytest.raises(ValueError) as caught:
-        list(loader._summary_tables(*loader._read_summary_file(str(path), source), source))
+        list(loader._file_tables(SUMMARY_CONFIG, str(path), source))
     return str(caught.value)
 
 
 def cardinal_error(tmp_path, path, source=ARCHIVE):
     with pytest.raises(ValueError) as caught:
-        list(loader._cardinal_tables(*loader._read_archive(str(path), source), source))
+        list(loader._file_tables(CARDINAL, str(path), source))
     return str(caught.value)
 
 
@@ -68,7 +69,7 @@ def test_bad_value_in_a_later_batch_names_the_record(tmp_path, monkeypatch):
 def test_an_integer_beyond_2_53_written_as_an_integer_is_exact(tmp_path):
     # Written as a float it is refused (BAD_INPUT, "index 2**53 + 1 as a float"); as an integer it is kept exactly.
     path = cardinal_zip(tmp_path, [ROW, ["9007199254740993"] + ROW[1:]])
-    tables = loader._cardinal_tables(*loader._read_archive(str(path), ARCHIVE), ARCHIVE)
+    tables = loader._file_tables(CARDINAL, str(path), ARCHIVE)
     assert [row for table in tables for row in table.column("row_index").to_pylist()] == [0, 9007199254740993]
 
 
@@ -143,7 +144,7 @@ def test_any_rank_cell_gives_its_value_or_a_clear_error(tmp_path, text):
     path = tmp_path / "one.csv"
     path.write_bytes(one_row(text))
     try:
-        table = pa.concat_tables(loader._summary_tables(*loader._read_summary_file(str(path), SUMMARY), SUMMARY))
+        table = pa.concat_tables(loader._file_tables(SUMMARY_CONFIG, str(path), SUMMARY))
     except ValueError as error:
         assert str(error).startswith((f"{SUMMARY}: ", f"{SUMMARY}, record "))
         return
@@ -158,7 +159,7 @@ def test_any_score_cell_gives_its_value_or_a_clear_error(tmp_path, text):
     data = one_row("1").replace(b",3.0,", b"," + _quoted(text) + b",")
     path.write_bytes(data)
     try:
-        table = pa.concat_tables(loader._summary_tables(*loader._read_summary_file(str(path), SUMMARY), SUMMARY))
+        table = pa.concat_tables(loader._file_tables(SUMMARY_CONFIG, str(path), SUMMARY))
     except ValueError as error:
         assert str(error).startswith((f"{SUMMARY}: ", f"{SUMMARY}, record "))
         return
@@ -208,7 +209,7 @@ def test_word_lists_parse_or_fail_clearly(tmp_path, text):
 @given(st.binary(max_size=200))
 def test_any_header_bytes_give_a_header_or_a_clear_error(head):
     try:
-        found = reader._header(head, SUMMARY, loader._SUMMARY_FORMAT)
+        found = loader._header(SUMMARY_CONFIG, SUMMARY, head)
     except ValueError as error:
         assert str(error).startswith((f"{SUMMARY}: ", f"{SUMMARY}, line 1: "))
         return

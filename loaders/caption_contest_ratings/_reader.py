@@ -1,14 +1,15 @@
 """Reads caption_contest_ratings' CSV files with pyarrow.csv: a summary file, or the one CSV member of
 a response archive inflated by zipfile, is read into memory and parsed by `open_csv` block by block,
-each column as the type its format says. Errors name the file, the record, the field and the value.
+each column as the loader's types say. Errors name the file, the record, the field and the value.
 """
 
+import re
 import zipfile
 import zlib
 
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
+from datasets.utils.file_utils import xopen
 
 from corpora.loader_shared.loader_common import check_is_data
 from corpora.loader_shared.loader_common import invalid
@@ -19,6 +20,7 @@ from corpora.loader_shared.loader_common import utf8
 BLOCK_SIZE = 16 << 20  # bytes of CSV parsed into one record batch
 _HEADER_LIMIT = 1 << 16  # a header line is shorter than this
 _ZIP_ERRORS = (zipfile.BadZipFile, EOFError, zlib.error)
+_CONVERSION_ERROR = re.compile(r"In CSV column #(?P<column>[0-9]+): Row #(?P<row>[0-9]+): CSV conversion error")
 EXPECTED_TYPE = {  # what a value that does not convert to a type is expected to be
     "int32": "an integer",
     "int64": "an integer",
@@ -28,19 +30,20 @@ EXPECTED_TYPE = {  # what a value that does not convert to a type is expected to
 }
 
 
-def read_file(open_file, file, source):
+# datasets' xopen opens local paths and URLs alike (a streaming build reads the files from their URLs).
+def read_file(file, source):
     """(where, bytes) of a summary file."""
-    with open_file(file, "rb") as f:
+    with xopen(file, "rb") as f:
         return source, f.read()
 
 
-def read_archive(open_file, file, source):
+def read_archive(file, source):
     """(`<archive>!<member>`, bytes) of the one CSV file of a zip archive.
 
     The member is inflated whole, not handed to pyarrow as a zipfile stream: pyarrow reads a Python file
     ahead in a thread of its own, which aborts the process when it calls into Python while the interpreter
     exits (after an error, or with a streaming iterator left open; tests/test_caption_contest_ratings_threads.py)."""
-    with open_file(file, "rb") as raw:
+    with xopen(file, "rb") as raw:
         head = raw.read(1 << 12)
         raw.seek(0)
         if not head.startswith(b"PK\x03\x04"):
@@ -52,11 +55,11 @@ def read_archive(open_file, file, source):
             raise ValueError(f"{source}: corrupt zip archive ({error})") from None
         with archive:
             member = _archive_member(archive, source)
-            if archive.getinfo(member).header_offset < 0:  # bytes missing before the central directory
+            if member.header_offset < 0:  # bytes missing before the central directory
                 raise ValueError(f"{source}: corrupt zip archive (Bad magic number for file header)")
             try:
                 with archive.open(member) as f:
-                    return f"{source}!{member}", _inflate(f, archive.getinfo(member).file_size)
+                    return f"{source}!{member.filename}", _inflate(f, member.file_size)
             except _ZIP_ERRORS as error:
                 raise ValueError(f"{source}: corrupt zip archive ({error})") from None
 
@@ -72,23 +75,24 @@ def _inflate(member, size):
 
 
 def _archive_member(archive, source):
-    names = [info.filename for info in archive.infolist() if not info.is_dir()]
+    members = [info for info in archive.infolist() if not info.is_dir()]
+    names = [info.filename for info in members]
     mac = [name for name in names if "__MACOSX/" in f"/{name}" or name.split("/")[-1].startswith("._")]
     if mac:
         raise ValueError(f"{source}: has macOS resource entries ({', '.join(mac[:3])}); expected exactly one CSV file")
     if len(names) != 1:
         raise ValueError(f"{source}: expected exactly one CSV file in the archive, found {len(names)}: {names[:5]}")
-    return names[0]
+    return members[0]
 
 
-def _header(data, source, csv_format):
-    """The header of a CSV file (names hold no newline or quote)."""
+def header(data, source):
+    """The column names of a CSV file (names hold no newline or quote) and whether line 1 ends with CR LF."""
     check_is_data(data[:_HEADER_LIMIT], source, "a CSV file")
     line, newline, _ = data[:_HEADER_LIMIT].partition(b"\n")
     if not newline and len(data) >= _HEADER_LIMIT:
         raise ValueError(f"{source}: no line break in the first 64 KiB; not a CSV file")
     text = utf8(line, source, 1)
-    return csv_format.header(source, text.rstrip("\r").split(","), text.endswith("\r"))
+    return text.rstrip("\r").split(","), text.endswith("\r")
 
 
 def _open_csv(data, convert_options):
@@ -107,36 +111,39 @@ def _open_csv(data, convert_options):
     )
 
 
-def csv_batches(where, data, csv_format):
-    """(header, record offset, batch) of the CSV file `data` (bytes); `csv_format` is the loader's
-    CsvFormat: the header's check, each column's type, what its records are, whether pandas wrote it."""
-    header = _header(data, where, csv_format)
+def csv_batches(where, data, types, what, pandas_written):
+    """(record offset, batch) of the CSV file `data` (bytes) whose header has the columns of `types`
+    (name -> Arrow type) in order; `what` its records are. A `pandas_written` file has quirks 21,
+    nan-as-empty-cell, and 22, integers-as-floats: its batches may hold an integer column as floats."""
     offset, floats = 0, False
-    batches = _typed_batches(data, header, csv_format, floats, 0)
+    batches = _typed_batches(data, types, pandas_written, floats, 0)
     while True:
         try:  # only the read: a generator left open is closed at exit, maybe after the module's names
             batch = next(batches, None)
         except pa.ArrowInvalid as error:
-            if floats or not csv_format.pandas_written:
-                raise _conversion_error(data, where, header, csv_format, error) from None
+            if floats or not pandas_written:
+                raise _conversion_error(data, where, types, error) from None
             floats = True  # quirk 22: read again with the integers as floats, from the first record not given
-            batches = _typed_batches(data, header, csv_format, floats, offset)
+            batches = _typed_batches(data, types, pandas_written, floats, offset)
             continue
         if batch is None:
             break
-        yield header, offset, batch
+        yield offset, batch
         offset += batch.num_rows
     if offset == 0:
-        raise no_records(where, f"{csv_format.what} after the header")
+        raise no_records(where, f"{what} after the header")
     if not data.endswith(b"\n"):
         raise ValueError(f"{where}: does not end with a line feed after record {offset}; the file is truncated")
 
 
-def _typed_batches(data, header, csv_format, floats, skip):
-    """The record batches of `data`, typed as `csv_format` says, from record `skip` on."""
-    nulls = csv_format.pandas_written
-    types = {name: csv_format.read_type(name, floats) for name in header}
-    options = pa_csv.ConvertOptions(column_types=types, null_values=[""] if nulls else [],
+def _read_types(types, floats):
+    """Each column's Arrow type as read; with `floats`, the integers as float64."""
+    return {name: pa.float64() if floats and pa.types.is_integer(type_) else type_ for name, type_ in types.items()}
+
+
+def _typed_batches(data, types, nulls, floats, skip):
+    """The record batches of `data`, typed, from record `skip` on; with `nulls`, an empty cell is null."""
+    options = pa_csv.ConvertOptions(column_types=_read_types(types, floats), null_values=[""] if nulls else [],
                                     strings_can_be_null=nulls, quoted_strings_can_be_null=nulls)
     for batch in _open_csv(data, options):
         if skip < batch.num_rows:
@@ -144,57 +151,30 @@ def _typed_batches(data, header, csv_format, floats, skip):
         skip = max(skip - batch.num_rows, 0)
 
 
-def count_records(data):
+def count_records(where, data):
     """The records of a CSV file as `csv_batches` reads them, converting only the last column."""
-    line = data[:_HEADER_LIMIT].split(b"\n", 1)[0].rstrip(b"\r")
-    names = [name.decode("utf-8", "replace") for name in line.split(b",")]
-    options = pa_csv.ConvertOptions(include_columns=names[-1:], column_types={names[-1]: pa.binary()})
+    last = header(data, where)[0][-1]
+    options = pa_csv.ConvertOptions(include_columns=[last], column_types={last: pa.binary()})
     return sum(batch.num_rows for batch in _open_csv(data, options))
 
 
-def _conversion_error(data, source, header, csv_format, error):
-    """The ValueError of an Arrow error: the first value that does not convert (a binary search)."""
+def _conversion_error(data, where, types, error):
+    """The ValueError of an Arrow error; of a value that does not convert, pyarrow names the column and
+    the row (the header is row 1), and the value is read again as bytes."""
     message = str(error).split("\n")[0]
-    if "CSV conversion error" not in message:
-        return ValueError(f"{source}: invalid CSV ({message})")
-    offset = 0
-    for batch in _open_csv(data, pa_csv.ConvertOptions(column_types={name: pa.binary() for name in header})):
-        for name in header:
-            column = batch.column(name)
-            if _converts(column, csv_format.read_type(name), csv_format.pandas_written):
-                continue
-            lo, hi = 0, len(column)  # the first bad value is in [lo, hi)
-            while hi - lo > 1:
-                mid = (lo + hi) // 2
-                if _converts(column.slice(lo, mid - lo), csv_format.read_type(name), csv_format.pandas_written):
-                    lo = mid
-                else:
-                    hi = mid
-            where = f"{source}, record {offset + lo + 1}"
-            value = column[lo].as_py()
-            try:
-                text = value.decode("utf-8")
-            except UnicodeDecodeError as decode_error:
-                return ValueError(
-                    f"{where}: field {name!r}: not UTF-8 (byte 0x{value[decode_error.start]:02x} in {show(value)})"
-                )
-            expected = csv_format.types[name]
-            return invalid(where, name, text, EXPECTED_TYPE.get(str(expected), str(expected)))
-        offset += batch.num_rows
-    return ValueError(f"{source}: invalid CSV ({message})")
-
-
-def _converts(column, target, empty_is_null):
-    """Whether the binary `column` converts to `target`, as the reader converts it."""
+    found = _CONVERSION_ERROR.match(message)
+    if found is None:
+        return ValueError(f"{where}: invalid CSV ({message})")
+    name, record = list(types)[int(found["column"])], int(found["row"]) - 1
+    at = record - 1
+    for batch in _open_csv(data, pa_csv.ConvertOptions(include_columns=[name], column_types={name: pa.binary()})):
+        if at < batch.num_rows:
+            break
+        at -= batch.num_rows
+    value = batch.column(0)[at].as_py()
     try:
-        strings = column.cast(pa.string())  # validates UTF-8
-        if pa.types.is_string(target):
-            return True
-        empty = pc.equal(strings, "")  # null where the reader reads an empty cell as null, else an error
-        if not empty_is_null and pc.any(empty).as_py():
-            return False
-        # Not if_else(empty, null, strings): pyarrow 21 gives another array's bytes for a slice.
-        strings.filter(pc.invert(empty)).cast(target)
-        return True
-    except pa.ArrowInvalid:
-        return False
+        text = value.decode("utf-8")
+    except UnicodeDecodeError as decode_error:
+        byte = f"0x{value[decode_error.start]:02x}"
+        return ValueError(f"{where}, record {record}: field {name!r}: not UTF-8 (byte {byte} in {show(value)})")
+    return invalid(f"{where}, record {record}", name, text, EXPECTED_TYPE.get(str(types[name]), str(types[name])))

@@ -6,17 +6,14 @@ responses and the cartoons. The files and their quirks: FORMAT.md; how they are 
 
 import csv
 import dataclasses
-import functools
 import io
 import os
 import re
-import typing
 
 import datasets
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from datasets.utils.file_utils import xopen
 
 from corpora.loader_shared.builder_base import SourceBuilder
 from corpora.loader_shared.builder_base import SourceConfig
@@ -33,6 +30,7 @@ from corpora.loader_shared.loader_common import utf8
 from ._reader import EXPECTED_TYPE
 from ._reader import count_records
 from ._reader import csv_batches
+from ._reader import header
 from ._reader import read_archive
 from ._reader import read_file
 
@@ -169,11 +167,13 @@ _SUMMARY_HEADER = keys(_SUMMARY_FIELDS)
 _CONTEST_FIELD_EXCEPTIONS = {"688_summary_KLUCB.csv": 689}  # quirk 4, wrong-contest-column
 
 # A response: its archive's contest and name, its pandas index or position, then the archive's
-# columns (quirk 19, columns-in-any-order).
-_RESPONSE_FIELDS = {
+# columns (quirk 19, columns-in-any-order); `rating_label` is `rating` - 1.
+_RESPONSE_NAME_FIELDS = {
     "contest": _value("int32"),
     "source_file": _value("string"),
     "row_index": _value("int64", column=_below(0), expected="a row index >= 0"),
+}
+_RESPONSE_FIELDS = {
     "alg_label": _value("string"),
     "participant_uid": _value("string"),
     "response_time": _SECONDS,
@@ -186,7 +186,6 @@ _CARDINAL_FIELDS = {
     "target": _value("string", nulls=EMPTY),
     "rating": _value("int32", column=_outside(1, 3), expected="1 (unfunny), 2 (somewhat funny) or 3 (funny)",
                      key="target_reward"),
-    "rating_label": Field(datasets.ClassLabel(names=_RATINGS)),  # rating - 1
 }
 _DUELING_FIELDS = {
     **_RESPONSE_FIELDS,
@@ -194,7 +193,7 @@ _DUELING_FIELDS = {
     **{field: _TALLY if field.endswith("_id") else _value("string", nulls=EMPTY)
        for side in ("left", "right", "winner") for field in (f"{side}_target_id", f"{side}_target")},
 }
-_RESPONSE_DERIVED = ("contest", "source_file", "row_index", "rating_label")  # not read from a column
+_RATING_LABEL = {"rating_label": Field(datasets.ClassLabel(names=_RATINGS))}
 _INDEX_COLUMNS = ("", "Unnamed: 0")  # quirk 20, optional-index-column
 
 _CARTOON_FIELDS = {
@@ -206,89 +205,8 @@ _CARTOON_FIELDS = {
     "anomalies": Field([datasets.Value("string")]),
 }
 
-_SUMMARY_FEATURES = datasets.Features(features({**_SUMMARY_NAME_FIELDS, **_SUMMARY_FIELDS}))
-_CARDINAL_FEATURES = datasets.Features(features(_CARDINAL_FIELDS))
-_DUELING_FEATURES = datasets.Features(features(_DUELING_FIELDS))
-_CARTOON_FEATURES = datasets.Features(features(_CARTOON_FIELDS))
-_SUMMARY_SCHEMA, _CARTOON_SCHEMA = _SUMMARY_FEATURES.arrow_schema, _CARTOON_FEATURES.arrow_schema  # made once
-
-
-@dataclasses.dataclass(frozen=True)
-class CsvFormat:
-    """How a kind of CSV file is read: its header's check, each column's Arrow type, its records' name."""
-
-    header: typing.Callable  # (source, names, crlf) -> the names, or a ValueError
-    types: dict
-    what: str
-    pandas_written: bool = False  # quirks 21, nan-as-empty-cell; 22, integers-as-floats
-
-    def read_type(self, name, floats=True):
-        """A column's Arrow type; with `floats`, a pandas-written file's integers as float64."""
-        target = self.types[name]
-        return pa.float64() if floats and self.pandas_written and pa.types.is_integer(target) else target
-
-
-def _exact_headers(expected):
-    """A `CsvFormat.header` that takes exactly one of `expected` (lists of names), with LF line ends."""
-
-    def header(source, names, crlf):
-        if crlf:
-            raise ValueError(f"{source}: line 1 ends with CR LF; the release files use LF only")
-        if names not in expected:
-            shown = " or ".join(repr(",".join(header)) for header in expected)
-            raise ValueError(f"{source}: unexpected header: expected columns {shown}; found {','.join(names)!r}")
-        return names
-
-    return header
-
-
-def _columns_by_name(columns, index_names):
-    """A `CsvFormat.header` taking `columns` in any order after an optional index column, LF or CR LF."""
-
-    def header(source, names, crlf):
-        named = names[1:] if names and names[0] in index_names else names
-        unknown = [name for name in named if name not in columns]
-        missing = [name for name in columns if name not in named]
-        repeated = sorted({name for name in named if named.count(name) > 1} & set(columns))
-        said = [f"{what} column(s) {', '.join(map(repr, names_))}"
-                for what, names_ in [("unknown", unknown), ("missing", missing), ("repeated", repeated)] if names_]
-        if said:
-            index = " or ".join(repr(name) for name in index_names)
-            raise ValueError(
-                f"{source}: unexpected header: {'; '.join(said)}; expected the columns {','.join(columns)!r} "
-                f"in any order, after an optional pandas index column named {index}"
-            )
-        return names
-
-    return header
-
-
-def _file_fields(fields):
-    """{column: Field} of the fields read from a file's columns."""
-    return {field.source(name): field for name, field in fields.items() if name not in _RESPONSE_DERIVED}
-
-
-def _column_types(fields):
-    """Each CSV column read as the Arrow type of the feature it becomes."""
-    return {column: field.feature.pa_type for column, field in _file_fields(fields).items()}
-
-
-def _response_format(fields, what):
-    columns = sorted(_file_fields(fields))
-    index_types = dict.fromkeys(_INDEX_COLUMNS, _RESPONSE_FIELDS["row_index"].feature.pa_type)
-    header = _columns_by_name(columns, _INDEX_COLUMNS)
-    return columns, CsvFormat(header, {**index_types, **_column_types(fields)}, what, pandas_written=True)
-
-
-_SUMMARY_FORMAT = CsvFormat(
-    _exact_headers([_SUMMARY_HEADER, _SUMMARY_HEADER[1:]]), _column_types(_SUMMARY_FIELDS), "records"
-)
-_CARDINAL_COLUMNS, _CARDINAL_FORMAT = _response_format(_CARDINAL_FIELDS, "ratings")
-_DUELING_COLUMNS, _DUELING_FORMAT = _response_format(_DUELING_FIELDS, "votes")
-
 
 # --- the readers ---------------------------------------------------------------------------------
-_MIN_ROWS_PER_TABLE = 100_000  # small files are yielded together, up to about this many rows
 _SUMMARY_NAME = re.compile(
     r"(?P<contest>[0-9]{3})(?:-round(?P<round>[12]))?_summary_"
     rf"(?P<algorithm>{'|'.join(map(re.escape, _ALGORITHM_OF_NAME))})(?:_(?P<variant>funny|original))?\.csv"
@@ -300,24 +218,15 @@ _WORD_LIST = re.compile(r"(?P<contest>[0-9]+): \[(?P<items>[^\[\]]*)\]")
 _WORD = re.compile(r"[a-z][a-z0-9' -]*")
 _JPEG_OR_PNG = (b"\xff\xd8\xff", b"\x89PNG\r\n\x1a\n")
 
-# datasets' xopen opens local paths and URLs alike (a streaming build reads the files from their URLs).
-_read_summary_file = functools.partial(read_file, xopen)
-_read_archive = functools.partial(read_archive, xopen)
-
 
 def _count_csv_records(config, split, local_paths):
     """CSV records, counted without typing: pyarrow converts only a CSV's last column."""
-    return sum(count_records(config.read(path, os.path.basename(path))[1]) for path in local_paths)
+    return sum(count_records(*config.read(path, os.path.basename(path))) for path in local_paths)
 
 
 def _count_images(config, split, local_paths):
     """Images: downloaded files have no extension in the cache, so they are told apart by their bytes."""
-    return sum(1 for path in local_paths if _is_image(path))
-
-
-def _is_image(path):
-    with xopen(path, "rb") as f:
-        return f.read(8).startswith(_JPEG_OR_PNG)
+    return sum(1 for path in local_paths if read_file(path, path)[1][:8].startswith(_JPEG_OR_PNG))
 
 
 def _path_contest(path):
@@ -345,109 +254,124 @@ def _parse_summary_name(source):
     }
 
 
-def _gather_small_tables(tables, min_rows):
-    """(key, table) pairs with tables under a quarter of `min_rows` joined into ones of about
-    `min_rows`: the small summary files give row groups of the export of that size."""
-    pending, pending_rows, first = [], 0, None
-    for key, table in tables:
-        if table.num_rows >= min_rows // 4:
-            if pending:
-                yield first, pa.concat_tables(pending)
-                pending, pending_rows = [], 0
-            yield key, table
-            continue
-        if not pending:
-            first = key
-        pending.append(table)
-        pending_rows += table.num_rows
-        if pending_rows >= min_rows:
-            yield first, pa.concat_tables(pending)
-            pending, pending_rows = [], 0
-    if pending:
-        yield first, pa.concat_tables(pending)
+def _header(config, where, data):
+    """The columns of a CSV file, in order, once its header is one that `config` allows."""
+    names, crlf = header(data, where)
+    if config.headers:  # exactly one of them, with LF line ends
+        if crlf:
+            raise ValueError(f"{where}: line 1 ends with CR LF; the release files use LF only")
+        if names not in config.headers:
+            shown = " or ".join(repr(",".join(expected)) for expected in config.headers)
+            raise ValueError(f"{where}: unexpected header: expected columns {shown}; found {','.join(names)!r}")
+        return names
+    # The columns in any order, after an optional index column; LF or CR LF.
+    columns = sorted(keys(config.columns))
+    named = names[1:] if names[0] in _INDEX_COLUMNS else names
+    problems = {
+        "unknown": [name for name in named if name not in columns],
+        "missing": [name for name in columns if name not in named],
+        "repeated": sorted({name for name in named if named.count(name) > 1} & set(columns)),
+    }
+    said = [f"{what} column(s) {', '.join(map(repr, found))}" for what, found in problems.items() if found]
+    if said:
+        raise ValueError(
+            f"{where}: unexpected header: {'; '.join(said)}; expected the columns {','.join(columns)!r} in any "
+            f"order, after an optional pandas index column named {' or '.join(map(repr, _INDEX_COLUMNS))}"
+        )
+    return names
 
 
-def _summary_tables(where, data, source):
+def _column_types(config):
+    """Each CSV column's Arrow type: its field's feature's (an index column's: int64)."""
+    types = {field.source(name): field.feature.pa_type for name, field in config.columns.items()}
+    return {**dict.fromkeys(_INDEX_COLUMNS, pa.int64()), **types}
+
+
+def _csv_batches(config, where, data):
+    """(header, record offset, batch) of a CSV file of `config`, each column of its field's type."""
+    names, types = _header(config, where, data), _column_types(config)
+    for offset, batch in csv_batches(where, data, {name: types[name] for name in names}, config.what,
+                                     config.pandas_written):
+        yield names, offset, _exact_integers(batch, types, where, offset) if config.pandas_written else batch
+
+
+def _file_tables(config, file, source):
+    """The tables of one CSV file of `config`."""
+    return config.tables(config, *config.read(file, source), source)
+
+
+def _summary_tables(config, where, data, source):
     meta = _parse_summary_name(source)
     context = {"contest": _CONTEST_FIELD_EXCEPTIONS.get(meta["source_file"], meta["contest"])}
     meta["algorithm"] = _ALGORITHMS.index(meta["algorithm"])
-    schema = _SUMMARY_SCHEMA
-    for header, offset, batch in csv_batches(where, data, _SUMMARY_FORMAT):
-        n, col = batch.num_rows, batch.column
-        context["column"] = col
-        _check_columns(functools.partial(_check_rows, where, offset, batch), _SUMMARY_FIELDS, header, context)
+    schema = config.features.arrow_schema
+    for names, offset, batch in _csv_batches(config, where, data):
+        n = batch.num_rows
+        _check_columns(where, offset, batch, config.columns, {**context, "column": batch.column})
         columns = [_constant_column(meta[name], schema.field(name).type, n) for name in _SUMMARY_NAME_FIELDS]
-        for name, field in _SUMMARY_FIELDS.items():
+        for name, field in config.columns.items():
             column = field.source(name)
-            columns.append(col(column) if column in header else pa.nulls(n, schema.field(name).type))
+            columns.append(batch.column(column) if column in names else pa.nulls(n, schema.field(name).type))
         yield pa.Table.from_arrays(columns, schema=schema)
 
 
-def _response_tables(schema, fields, csv_format, where, data, source):
-    """The tables of a response archive, of `schema`, read as `csv_format` says."""
+def _response_tables(config, where, data, source):
     shape = "<contest>[-<qualifier>]-responses.csv.zip"
     name, match = _name_match(source, _ARCHIVE_NAME, f"response archive name ({shape})")
-    nullable = {column for column, field in _file_fields(fields).items() if field.nulls}
-    for header, offset, batch in csv_batches(where, data, csv_format):
-        batch = _exact_integers(batch, csv_format, where, offset)
+    nullable = {field.source(name) for name, field in config.columns.items() if field.nulls}
+    schema = config.features.arrow_schema
+    for names, offset, batch in _csv_batches(config, where, data):
         n, col = batch.num_rows, batch.column
-        check = functools.partial(_check_rows, where, offset, batch)
-        index = header[0] if header[0] in _INDEX_COLUMNS else None
-        for column in header:
+        for column in names:
             if column not in nullable and col(column).null_count:
-                check(column, pc.is_null(col(column)), "a value (the cell is empty)")
-        checked = fields if index is None else {**fields, "row_index": fields["row_index"]._replace(key=index)}
-        _check_columns(check, checked, header, {"column": col})
-        columns = {
+                _check_rows(where, offset, batch, column, pc.is_null(col(column)), "a value (the cell is empty)")
+        index = names[0] if names[0] in _INDEX_COLUMNS else None
+        checked = {"row_index": _RESPONSE_NAME_FIELDS["row_index"]._replace(key=index)} if index is not None else {}
+        _check_columns(where, offset, batch, {**checked, **config.columns}, {"column": col})
+        made = {
             "contest": _constant_column(int(match["contest"]), pa.int32(), n),
             "source_file": _constant_column(name, pa.string(), n),
             "row_index": col(index) if index is not None else pa.array(np.arange(offset, offset + n, dtype=np.int64)),
         }
-        if "rating_label" in fields:
-            columns["rating_label"] = pc.cast(pc.subtract(col("target_reward"), 1), pa.int64())
-        arrays = [columns[f] if f in columns else col(field.source(f)) for f, field in fields.items()]
+        if "rating_label" in schema.names:
+            made["rating_label"] = pc.cast(pc.subtract(col("target_reward"), 1), pa.int64())
+        arrays = [made[f] if f in made else col(config.columns[f].source(f)) for f in schema.names]
         yield pa.Table.from_arrays(arrays, schema=schema)
 
 
-_cardinal_tables = functools.partial(
-    _response_tables, _CARDINAL_FEATURES.arrow_schema, _CARDINAL_FIELDS, _CARDINAL_FORMAT
-)
-_dueling_tables = functools.partial(_response_tables, _DUELING_FEATURES.arrow_schema, _DUELING_FIELDS, _DUELING_FORMAT)
-
-
-def _check_rows(where, offset, batch, field, bad, expected):
-    """Raise the error of the first row of `batch` (record `offset` + 1 on) where `bad` is true or null."""
-    bad = pc.fill_null(bad, True)
-    if not pc.any(bad).as_py():
-        return
-    index = pc.index(bad, True).as_py()
-    raise invalid(f"{where}, record {offset + index + 1}", field, batch.column(field)[index].as_py(), expected)
-
-
-def _exact_integers(batch, csv_format, source, offset):
+def _exact_integers(batch, types, where, offset):
     """`batch` with the integer columns read as floats as integers (quirk 22, integers-as-floats)."""
     columns = []
     for name, column in zip(batch.schema.names, batch.columns, strict=True):
-        target = csv_format.types[name]
+        target = types[name]
         if pa.types.is_integer(target) and pa.types.is_floating(column.type):
             # The type's range; from 2**53 on (either sign) a float may be the rounding of another integer.
             bits = min(target.bit_width - 1, 53)
             low, high = -(2.0**bits) + (bits == 53), 2.0**bits
             in_range = pc.and_(pc.greater_equal(column, low), pc.less(column, high))
             bad = pc.invert(pc.and_(pc.equal(column, pc.trunc(column)), in_range))  # NaN too
-            _check_rows(source, offset, batch, name, pc.fill_null(bad, False), EXPECTED_TYPE[str(target)])
+            _check_rows(where, offset, batch, name, pc.fill_null(bad, False), EXPECTED_TYPE[str(target)])
             column = column.cast(target)
         columns.append(column)
     return pa.RecordBatch.from_arrays(columns, names=batch.schema.names)
 
 
-def _check_columns(check, fields, header, context):
-    """Each column check of a table of `Field`s on the columns of `header`, in the table's order."""
+def _check_rows(where, offset, batch, column, bad, expected):
+    """Raise the error of the first row of `batch` (record `offset` + 1 on) where `bad` is true or null."""
+    bad = pc.fill_null(bad, True)
+    if pc.any(bad).as_py():
+        index = pc.index(bad, True).as_py()
+        raise invalid(f"{where}, record {offset + index + 1}", column, batch.column(column)[index].as_py(), expected)
+
+
+def _check_columns(where, offset, batch, fields, context):
+    """Each column check of a table of `Field`s on the columns of `batch`, in the table's order."""
     for name, field in fields.items():
         column = field.source(name)
-        if column in header:
+        if column in batch.schema.names:
             for bad, expected in field.column_checks():
-                check(column, bad(context["column"](column), context), expected.format_map(context))
+                bad_rows = bad(batch.column(column), context)
+                _check_rows(where, offset, batch, column, bad_rows, expected.format_map(context))
 
 
 def _constant_column(value, type_, length):
@@ -462,6 +386,7 @@ def _read_metadata(files):
 
 
 def _cartoon_tables(files, sources, artists, descriptions, contexts, anomalies):
+    schema = datasets.Features(features(_CARTOON_FIELDS)).arrow_schema
     for file, source in zip(files, sources, strict=True):
         contest = _path_contest(source)
         data = _read_data(file, source, "a JPEG or PNG image")
@@ -470,13 +395,12 @@ def _cartoon_tables(files, sources, artists, descriptions, contexts, anomalies):
         row = {"contest": contest, "image": {"bytes": data, "path": source}, "artist": artists.get(contest),
                "description": descriptions.get(contest), "contexts": contexts.get(contest, []),
                "anomalies": anomalies.get(contest, [])}
-        yield f"{contest}", pa.Table.from_pylist([row], schema=_CARTOON_SCHEMA)
+        yield f"{contest}", pa.Table.from_pylist([row], schema=schema)
 
 
 def _read_data(file, source, what):
     """The bytes of a file, once it is shown to be data (not an error page or an LFS pointer)."""
-    with xopen(file, "rb") as f:
-        data = f.read()
+    data = read_file(file, source)[1]
     check_is_data(data[:4096], source, what)
     return data
 
@@ -526,43 +450,55 @@ def _read_word_lists(file, source):
 # --- the configs and the builder -----------------------------------------------------------------
 @dataclasses.dataclass
 class CaptionContestConfig(SourceConfig):
-    """A config. `read(file, source)` gives one of its CSV files' (where, bytes), which
-    `tables(where, data, source)` reads into typed tables; a config with `metadata` (paths among its files) has
-    images instead, each joined with the metadata. `contests` restricts it to those contests'
-    files (checked in `_split_generators`)."""
+    """A config. A CSV config reads each file with `read(file, source)`, which gives (where, CSV
+    bytes), and `tables(config, where, data, source)`, which types its `columns` ({field: Field},
+    read from the file's columns) and checks them. Its files have one of `headers`, or, without
+    `headers`, the columns in any order after an optional index column; `what` their records are,
+    `pandas_written` whether pandas wrote them (quirks 21, nan-as-empty-cell; 22, integers-as-floats).
+    A config with `metadata` (paths among its files) has images instead, each joined with the
+    metadata. `contests` restricts a config to those contests' files (checked in `_split_generators`)."""
 
     read: object = dataclasses.field(default=None, repr=False)
     tables: object = dataclasses.field(default=None, repr=False)
+    columns: dict = dataclasses.field(default=None, repr=False)
+    headers: list = dataclasses.field(default=None, repr=False)
+    what: str = "records"
+    pandas_written: bool = False
     metadata: list = dataclasses.field(default_factory=list, repr=False)
     contests: list = None
+
+
+def _response_config(name, description, fields, files, what):
+    return CaptionContestConfig(
+        name=name, version=_VERSION, key=("source_file", "row_index"), description=description,
+        features=datasets.Features(features({**_RESPONSE_NAME_FIELDS, **fields})),
+        read=read_archive, tables=_response_tables, counter=_count_csv_records,
+        columns={name: field for name, field in fields.items() if name not in _RATING_LABEL},
+        what=what, pandas_written=True,
+        files={"train": files}, url_prefix=_MEDIA_PREFIX, split_sizes={"train": None}, license=_LICENSE,
+    )
 
 
 _VERSION = datasets.Version("1.0.0")
 # Alphabetical, the order of the card's `configs:`. Summaries have no natural key (quirks
 # 1, two-headers; 10, tied-ranks; 8, repeated-captions): their rows are matched by position.
 _CONFIGS = [
-    CaptionContestConfig(
-        name="cardinal_responses", version=_VERSION, key=("source_file", "row_index"),
-        description="One example per rating of one caption (unfunny / somewhat funny / funny).",
-        features=_CARDINAL_FEATURES, read=_read_archive, tables=_cardinal_tables, counter=_count_csv_records,
-        files={"train": _CARDINAL}, url_prefix=_MEDIA_PREFIX, split_sizes={"train": None}, license=_LICENSE,
-    ),
+    _response_config("cardinal_responses", "One example per rating of one caption (unfunny / somewhat funny / funny).",
+                     {**_CARDINAL_FIELDS, **_RATING_LABEL}, _CARDINAL, "ratings"),
     CaptionContestConfig(
         name="cartoons", version=_VERSION, key=("contest",),
         description="One example per contest: the cartoon image, its artist, description, contexts and anomalies.",
-        features=_CARTOON_FEATURES, metadata=_METADATA, counter=_count_images,
+        features=datasets.Features(features(_CARTOON_FIELDS)), metadata=_METADATA, counter=_count_images,
         files={"train": _CARTOONS + _METADATA}, url_prefix=_RAW_PREFIX, split_sizes={"train": 186}, license=_LICENSE,
     ),
-    CaptionContestConfig(
-        name="dueling_responses", version=_VERSION, key=("source_file", "row_index"),
-        description="One example per pairwise vote between two captions (contests 497, 508, 509).",
-        features=_DUELING_FEATURES, read=_read_archive, tables=_dueling_tables, counter=_count_csv_records,
-        files={"train": _DUELING}, url_prefix=_MEDIA_PREFIX, split_sizes={"train": None}, license=_LICENSE,
-    ),
+    _response_config("dueling_responses", "One example per pairwise vote between two captions (contests 497, 508, "
+                     "509).", _DUELING_FIELDS, _DUELING, "votes"),
     CaptionContestConfig(
         name="summaries", version=_VERSION,
         description="One example per caption per summary file (contest x algorithm x round or variant).",
-        features=_SUMMARY_FEATURES, read=_read_summary_file, tables=_summary_tables, counter=_count_csv_records,
+        features=datasets.Features(features({**_SUMMARY_NAME_FIELDS, **_SUMMARY_FIELDS})),
+        read=read_file, tables=_summary_tables, counter=_count_csv_records,
+        columns=_SUMMARY_FIELDS, headers=[_SUMMARY_HEADER, _SUMMARY_HEADER[1:]],
         files={"train": _SUMMARIES}, url_prefix=_RAW_PREFIX, split_sizes={"train": 1081771}, license=_LICENSE,
     ),
 ]
@@ -605,10 +541,9 @@ class CaptionContestRatings(SourceBuilder, datasets.ArrowBasedBuilder):
 
     def _generate_tables(self, files, sources, metadata):
         if not self.config.metadata:
-            tables = ((f"{os.path.basename(source)}:{number}", table)
-                      for file, source in zip(files, sources, strict=True)
-                      for number, table in enumerate(self.config.tables(*self.config.read(file, source), source)))
-            yield from _gather_small_tables(tables, _MIN_ROWS_PER_TABLE)
+            for file, source in zip(files, sources, strict=True):
+                for number, table in enumerate(_file_tables(self.config, file, source)):
+                    yield f"{os.path.basename(source)}:{number}", table
             return
         # Images joined with the metadata; called once per image when streaming: the metadata is read once.
         if getattr(self, "_metadata", (None,))[0] != metadata:
