@@ -59,6 +59,7 @@ def test_unknown_summary_file_name(tmp_path):
         f"{SUMMARIES}510_summary_Thompson.csv: not a summary file name (<contest>[-round<r>]_summary_<alg>[_<variant>].csv)")
 
 
+@pytest.mark.other_dependencies  # a value that does not convert is found from pyarrow's error (its column and row)
 def test_bad_value_in_a_later_batch_names_the_record(tmp_path, monkeypatch):
     monkeypatch.setattr(reader, "BLOCK_SIZE", 1 << 10)  # many batches
     body = b"".join(b"%d,1,0,0,1,3.0,inf,510,caption %d\n" % (i, i) for i in range(1, 400))

@@ -117,12 +117,9 @@ def test_a_full_disk_while_parquet_is_written_beside_is_one_line(tmp_path):
 @pytest.mark.both_legs
 @pytest.mark.parametrize("group_rows", [10, 100_000], ids=["while generating", "at the end"])
 def test_an_error_of_the_thread_beside_stops_the_build_and_leaves_no_thread(tmp_path, monkeypatch, group_rows):
-    # The dummy summaries are 400 rows: in tables of about 10 rows and row groups of 10, they are
+    # The dummy summaries are 400 rows in 199 files, a table each: in row groups of 10, they are
     # written while the builder runs; in row groups of 100,000, only when the split ends (finish).
     monkeypatch.setattr(parquet_files, "MAX_ROW_GROUP_ROWS", group_rows)
-    # The module the build imports now: a test before may have made the registry import it anew
-    # (registry.forget), and this file's `loader` is then no longer the one the builder runs.
-    monkeypatch.setattr(registry.get(corpus.name).module, "_MIN_ROWS_PER_TABLE", 10)
     (tmp_path / "beside").write_text("a file where the Parquet files' folder should be")
     request = prepare.Request(registry.get("caption_contest_ratings"), ("summaries",), dummy=True)
     beside = pipeline.ParquetBeside(tmp_path / "beside" / "summaries", corpus.features("summaries").arrow_schema)
