@@ -41,11 +41,15 @@ def template_headings():
     return headings
 
 
+def any_class_labels(corpus):
+    return any(cards.has_class_labels(corpus.features(config)) for config in corpus.configs)
+
+
 def body(text):
     return text.split("\n---\n", 1)[1]
 
 
-def check_renders(text, source, exported):
+def check_renders(text, source, exported, class_labels):
     html = MarkdownIt("commonmark").enable("table").render(body(text))
     tables = re.findall(r"<table>(.*?)</table>", html, re.DOTALL)
     assert len(tables) >= 3
@@ -56,7 +60,8 @@ def check_renders(text, source, exported):
     assert found[0] == (1, source["pretty_name"])
     for heading in template_headings():
         optional = {"Statistics of this Build": exported, "Migrating from the Earlier Hub Loader": "migration" in source,
-                    "Statistics": not exported and bool(source.get("figures"))}  # the definitions of its figures
+                    "Statistics": not exported and bool(source.get("figures")),  # the definitions of its figures
+                    "Class Labels Outside datasets": class_labels}
         if optional.get(heading[1], True):
             assert heading in found, heading
         else:
@@ -68,14 +73,15 @@ def check_renders(text, source, exported):
 def test_export_card_renders_whole_and_short(name, dummy_export):
     corpus = registry.get(name)
     text = (dummy_export(name) / "README.md").read_text(encoding="utf-8")
-    check_renders(text, cards.card_source(corpus), exported=True)
+    check_renders(text, cards.card_source(corpus), exported=True, class_labels=any_class_labels(corpus))
     assert len(text.encode()) < MAX_CARD_BYTES
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_committed_card_renders_whole_and_short(name):
     corpus = registry.get(name)
-    check_renders(corpus.card_path.read_text(encoding="utf-8"), cards.card_source(corpus), exported=False)
+    check_renders(corpus.card_path.read_text(encoding="utf-8"), cards.card_source(corpus), exported=False,
+                  class_labels=any_class_labels(corpus))
 
 
 @pytest.mark.usefixtures("example_collection")

@@ -7,6 +7,7 @@ huggingface_hub and mlcroissant; the corpora's own tests check their exact licen
 import json
 import re
 
+import datasets
 import pytest
 import yaml
 from huggingface_hub import DatasetCard
@@ -14,6 +15,7 @@ from huggingface_hub import DatasetCard
 from corpora import cards
 from corpora import prepare
 from corpora import registry
+from corpora import releases
 from corpora import validate
 from corpora.cards import croissant
 
@@ -46,15 +48,59 @@ def flat(text: str) -> str:
     return " ".join(text.split())
 
 
+def named_forms(config: str, card: str, described: dict, fields: set) -> list[str]:
+    """Where the card or croissant.json names `config`: as a config_name:, in a heading, backticked
+    (unless a held config has a field of that name), as a record set or a file of croissant.json, or,
+    a name that is no ordinary word (`upstream_xml`), anywhere as a word."""
+    croissant_text = json.dumps(described, ensure_ascii=False)
+    word = re.compile(rf"(?<![\w.]){re.escape(config)}(?![\w])")
+    found = [f"README.md has config_name: {config}"] if re.search(rf"config_name: {re.escape(config)}$", card, re.M) else []
+    found += [f"README.md heading {line!r}" for line in card.splitlines() if line.startswith("#") and word.search(line)]
+    if config not in fields:
+        found += [f"{where} names `{config}`" for where, text in (("README.md", card), ("croissant.json", croissant_text))
+                  if f"`{config}`" in text]
+    found += [f"croissant.json has the record set {r['@id']}" for r in described["recordSet"] if r["@id"] == config]
+    found += [f"croissant.json has the file {d['@id']}" for d in described["distribution"]
+              if d["@id"] == f"parquet-{config}" or d["@id"].startswith(f"{config}/")]
+    if not config.isalpha():
+        found += [f"{where} says {config}" for where, text in (("README.md", card), ("croissant.json", croissant_text))
+                  if word.search(text)]
+    return found
+
+
+def absent_figures(corpus, held, card: str) -> list[str]:
+    """The figures of the card source counted on absent configs only, shown in the card's tables."""
+    source = cards.export_source(corpus, corpus.configs)
+    held_whats = {figure.what for figure in source["declared_figures"] if set(figure.configs) & set(held)}
+    return [f"README.md shows the figure {figure.what!r}" for figure in source["declared_figures"]
+            if not set(figure.configs) & set(held) and figure.what not in held_whats
+            and f"| {figure.what} |" in card]
+
+
+def loader_parts(corpus) -> list[tuple[dict, tuple[str, ...]]]:
+    """The parts of the loader's texts about some configs only, and where an export shows them: its
+    description (the card's summary, croissant.json's description) and its release notes (the card's)."""
+    notes = releases.declared(corpus) or {}
+    found = [(part, ("README.md", "croissant.json")) for part in getattr(corpus.builder_class, "DESCRIPTION_PARTS", [])]
+    found += [(part, ("README.md",)) for note in notes.values() for part in (note if isinstance(note, list) else [note])]
+    return [(part, where) for part, where in found if isinstance(part, dict)]
+
+
 def absent_mentions(corpus, held, card: str, described: dict) -> list[str]:
     """What the card or croissant.json says of configs the export does not hold: their names, the
-    parts written about them alone, their record sets; and the held configs' parts the card leaves out."""
+    parts written about them alone, their record sets and figures; and the held configs' parts the card leaves out."""
     absent = [config for config in corpus.configs if config not in held]
     texts = {"README.md": flat(card), "croissant.json": flat(json.dumps(described, ensure_ascii=False))}
     fields = {name for config in held for name, _ in cards.field_rows(corpus.features(config))}
-    named = [config for config in absent if config not in fields]  # a config may share its name with a field
-    found = [f"{where} names `{config}`" for config in named for where, text in texts.items() if f"`{config}`" in text]
-    found += [f"croissant.json has the record set {r['@id']}" for r in described["recordSet"] if r["@id"] in absent]
+    found = [said for config in absent for said in named_forms(config, card, described, fields)]
+    found += absent_figures(corpus, held, card)
+    for part, shown_in in loader_parts(corpus):
+        text = flat(part["text"])
+        for where in shown_in:
+            if set(part["only"]) & set(held):
+                found += [f"{where} leaves out the loader's {text[:60].strip()!r}"] if text not in texts[where] else []
+            elif text in texts[where]:
+                found.append(f"{where} has the loader's {text[:60].strip()!r}")
     source = cards.card_source(corpus)
     header = yaml.safe_load(re.match(r"^---\n(.*?)\n---\n", card, re.DOTALL).group(1))
     for key in HEADER_LISTS:  # the items of the header's lists (tags: croissant.json's keywords too)
@@ -120,3 +166,40 @@ def test_the_check_sees_what_a_renderer_that_forgets_only_would_print(partial_ex
     monkeypatch.setattr("corpora.cards.source.for_configs", lambda value, configs: every_part(value, corpus.configs))
     found = absent_mentions(corpus, [config], cards.render(corpus, examples, infos), described)
     assert f"README.md says {text[:60].strip()!r}" in found
+
+
+CLASS_LABEL_TEXTS = ("### Class Labels Outside `datasets`", "Class labels come back as their index",
+                     "class labels shown by their names")
+
+
+@pytest.mark.parametrize("name,config", SINGLE_CONFIGS)
+def test_only_an_export_with_class_labels_says_how_to_read_them(partial_export, name, config):
+    card = (partial_export(name, [config]) / "README.md").read_text()
+    held = cards.has_class_labels(registry.get(name).features(config))
+    assert [text in card for text in CLASS_LABEL_TEXTS] == [held] * 3
+
+
+def test_the_class_label_check_knows_nested_labels_and_lists():
+    label = datasets.ClassLabel(names=["a", "b"])
+    assert [cards.has_class_labels(feature) for feature in (
+        datasets.Features({"x": datasets.Value("string")}),
+        datasets.Features({"x": {"y": [label]}}),
+        datasets.Features({"x": datasets.Sequence({"y": datasets.Value("int32"), "z": label})}),
+        datasets.Features({"x": datasets.Sequence(datasets.Value("bool"))}),
+    )] == [False, True, True, False]
+
+
+def test_a_release_note_in_parts_shows_the_parts_about_the_export():
+    corpus = registry.get("diplomacy_detection")
+    first = ("Initial release of this loader, numbered above the earlier Hugging Face loader (1.1.0), whose data it "
+             "changes: new class label ids, booleans and integers for its class labels (see the card's Migrating "
+             "from the Earlier Hub Loader).")
+    assert releases.notes(corpus, ["conversations"]) == {"2.0.0": first}
+    assert releases.notes(corpus) == releases.notes(corpus, ["messages"]) == {
+        "2.0.0": first + " A new config, messages, one example per message."}
+    wrong = {"only": ["games"], "text": "A config that is none."}
+    assert releases._wrong_note("2.0.0", [first, wrong], corpus.configs) == (
+        "['2.0.0']: a part about some configs is {'only': [configs of ['conversations', 'messages']], 'text': ...}")
+    two_lines = [first, {"only": ["messages"], "text": "two\nlines"}]
+    assert releases._wrong_note("2.0.0", two_lines, corpus.configs) == (
+        f"['2.0.0'] must be one line of text, not {two_lines!r}")

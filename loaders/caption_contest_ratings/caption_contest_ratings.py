@@ -43,14 +43,26 @@ _CITATION = """\
 }
 """
 
-_DESCRIPTION = """\
-Crowd ratings of New Yorker Cartoon Caption Contest entries, collected by the NEXT active-learning
-system up to contest 586 and by a system of upstream's own on Amazon AWS from contest 587 on
-(FORMAT.md quirk `two-collection-systems`): per-caption summaries (funny / somewhat funny /
-unfunny counts, mean score, precision) per contest and sampling algorithm, the individual
-cardinal ratings and pairwise (dueling) votes, and the contests' cartoons with their metadata. How
-many of each an export holds is in its card's Data Splits and Statistics.
-"""
+# The description (the card's summary) in parts: the card of an export shows the parts about its configs.
+_DESCRIPTION_PARTS = [
+    {
+        "only": ["summaries", "cardinal_responses", "dueling_responses"],
+        "text": "Crowd ratings of New Yorker Cartoon Caption Contest entries, collected by the NEXT active-learning "
+        "system up to contest 586 and by a system of upstream's own on Amazon AWS from contest 587 on (FORMAT.md "
+        "quirk `two-collection-systems`).",
+    },
+    {
+        "only": ["summaries"],
+        "text": "Per-caption summaries (funny / somewhat funny / unfunny counts, mean score, precision) per contest "
+        "and sampling algorithm.",
+    },
+    {"only": ["cardinal_responses"], "text": "The individual cardinal ratings (unfunny / somewhat funny / funny) of "
+     "one caption each."},
+    {"only": ["dueling_responses"], "text": "The pairwise (dueling) votes between two captions."},
+    {"only": ["cartoons"], "text": "The New Yorker Cartoon Caption Contest's cartoons, with their metadata."},
+    "How many of each an export holds is in its card's Data Splits and Statistics.",
+]
+_DESCRIPTION = " ".join(part if isinstance(part, str) else part["text"] for part in _DESCRIPTION_PARTS)
 
 _HOMEPAGE = "https://github.com/nextml/caption-contest-data-api"
 
@@ -508,7 +520,8 @@ class CaptionContestRatings(SourceBuilder, datasets.ArrowBasedBuilder):
     """New Yorker caption contest ratings: summaries, cardinal and dueling responses, cartoons."""
 
     VERSION = _VERSION
-    RELEASE_NOTES = {"1.0.0": "Initial release: configs summaries, cardinal_responses, dueling_responses and cartoons."}
+    DESCRIPTION_PARTS = _DESCRIPTION_PARTS
+    RELEASE_NOTES = {"1.0.0": "Initial release."}
     BUILDER_CONFIG_CLASS = CaptionContestConfig
     BUILDER_CONFIGS = _CONFIGS
     DEFAULT_CONFIG_NAME = "summaries"

@@ -50,13 +50,20 @@ _CITATION = """\
 }
 """
 
-_DESCRIPTION = """\
-Crowd labels and group deliberations on short English texts (product reviews labelled sarcastic or
-not, sentences asking whether a person-place relation is expressed): labels with confidence,
-highlighted evidence and the worker's expected disagreement, and deliberations in which three
-workers who disagreed discussed the case in a chat, reconsidered their labels and explained why the
-case could or could not be resolved.
-"""
+# The description (the card's summary) in parts: the card of an export shows the parts about its configs.
+_DESCRIPTION_PARTS = [
+    "Short English texts labelled by crowd workers: product reviews (sarcastic or not) and sentences asking "
+    "whether a person-place relation is expressed.",
+    {"only": ["texts"], "text": "The texts, with the ground truth where known."},
+    {"only": ["labels"], "text": "The workers' labels, with confidence, highlighted evidence and the worker's "
+     "expected disagreement."},
+    {
+        "only": ["deliberations"],
+        "text": "Deliberations in which three workers who disagreed discussed the case in a chat, reconsidered "
+        "their labels and explained why the case could or could not be resolved.",
+    },
+]
+_DESCRIPTION = " ".join(part if isinstance(part, str) else part["text"] for part in _DESCRIPTION_PARTS)
 
 _HOMEPAGE = "https://github.com/crowd-deliberation/data"
 
@@ -502,7 +509,8 @@ class CrowdDeliberation(SourceBuilder, datasets.GeneratorBasedBuilder):
     """Crowd labels on sarcasm and relation texts, and group deliberations on disagreements."""
 
     VERSION = _VERSION
-    RELEASE_NOTES = {"1.0.0": "Initial release: the configs deliberations, labels and texts."}
+    DESCRIPTION_PARTS = _DESCRIPTION_PARTS
+    RELEASE_NOTES = {"1.0.0": "Initial release."}
     BUILDER_CONFIG_CLASS = CrowdConfig
     BUILDER_CONFIGS = _CONFIGS
     DEFAULT_CONFIG_NAME = "deliberations"

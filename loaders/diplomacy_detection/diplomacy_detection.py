@@ -190,12 +190,13 @@ class DiplomacyDetection(SourceBuilder, datasets.GeneratorBasedBuilder):
     """Diplomacy dialogs with sender and receiver deception labels."""
 
     VERSION = _VERSION
-    RELEASE_NOTES = {  # version -> what changed for users
-        "2.0.0": (
-            "Initial release of this loader, numbered above the earlier Hugging Face loader (1.1.0), "
-            "whose data it changes: new class label ids, booleans and integers for its class labels, "
-            "and a new config, messages (see the card's Migrating from the Earlier Hub Loader)."
-        ),
+    RELEASE_NOTES = {  # version -> what changed for users; a part about some configs: {"only": [...], "text": ...}
+        "2.0.0": [
+            "Initial release of this loader, numbered above the earlier Hugging Face loader (1.1.0), whose data it "
+            "changes: new class label ids, booleans and integers for its class labels (see the card's Migrating from "
+            "the Earlier Hub Loader).",
+            {"only": ["messages"], "text": "A new config, messages, one example per message."},
+        ],
     }
     BUILDER_CONFIG_CLASS = DiplomacyConfig
     BUILDER_CONFIGS = _CONFIGS

@@ -379,7 +379,7 @@ class SafMicroJobGerman(SourceBuilder, datasets.GeneratorBasedBuilder):
     """SAF micro job (German): short answers with reference answers, feedback and scores."""
 
     VERSION = _VERSION
-    RELEASE_NOTES = {"1.0.0": "Initial release: the configs default (the published Parquet files) and upstream_xml."}
+    RELEASE_NOTES = {"1.0.0": "Initial release."}
     BUILDER_CONFIG_CLASS = SafConfig
     BUILDER_CONFIGS = _CONFIGS
     DEFAULT_CONFIG_NAME = "default"

@@ -1,5 +1,7 @@
 """A loader's release history: `RELEASE_NOTES` beside the builder's `VERSION` (version -> one line on
-what changed for users, as TFDS builders state theirs), and the citation of one version."""
+what changed for users, as TFDS builders state theirs), and the citation of one version. A note may
+be a list of parts, each a line or {"only": [configs], "text": line}: the card of an export of some
+configs shows the parts about them (as dataset_cards/NAME.yaml's per-config parts)."""
 
 from __future__ import annotations
 
@@ -28,7 +30,7 @@ def problem(corpus: registry.Corpus) -> str | None:
         return (f"{where}: the builder has no RELEASE_NOTES (version -> one line on what changed for users, beside "
                 f"VERSION); add RELEASE_NOTES = {{\"{corpus.version}\": \"Initial release.\"}}")
     for version, note in notes.items():
-        wrong = _wrong_note(version, note)
+        wrong = _wrong_note(version, note, corpus.configs)
         if wrong:
             return f"{where}: RELEASE_NOTES{wrong}"
     if corpus.version not in notes:
@@ -44,13 +46,24 @@ def require_note(corpus: registry.Corpus, what: str) -> None:
         raise CorporaError(f"{corpus.name}: not {what}: {wrong}")
 
 
-def notes(corpus: registry.Corpus) -> dict[str, str]:
-    """The valid release notes, newest version first (the card's order)."""
+def notes(corpus: registry.Corpus, configs=None) -> dict[str, str]:
+    """The valid release notes, newest version first (the card's order); with `configs`, the parts
+    about them only (a version with none left out)."""
     found = declared(corpus)
     if not isinstance(found, dict):
         return {}
-    valid = {v: " ".join(n.split()) for v, n in found.items() if _wrong_note(v, n) is None}
+    held = set(corpus.configs if configs is None else configs)
+    valid = {v: _settled(n, held) for v, n in found.items() if _wrong_note(v, n, corpus.configs) is None}
+    valid = {version: note for version, note in valid.items() if note}
     return dict(sorted(valid.items(), key=lambda item: datasets.Version(item[0]), reverse=True))
+
+
+def _settled(note, held: set) -> str:
+    """A note's parts about the `held` configs, as one line."""
+    parts = note if isinstance(note, list) else [note]
+    kept = [part["text"] if isinstance(part, dict) else part for part in parts
+            if not isinstance(part, dict) or set(part["only"]) & held]
+    return " ".join(" ".join(kept).split())
 
 
 def between(history: dict[str, str], old: str, new: str) -> dict[str, str]:
@@ -61,13 +74,21 @@ def between(history: dict[str, str], old: str, new: str) -> dict[str, str]:
     return {str(v): history.get(str(v)) for v in sorted(versions) if low < v <= high}
 
 
-def _wrong_note(version, note) -> str | None:
+def _wrong_note(version, note, configs) -> str | None:
     """The one rule of a release note (`problem` says it, `notes` keeps the notes that keep it): a version
-    MAJOR.MINOR.PATCH, one line of text; what is wrong, said after "RELEASE_NOTES", else None."""
+    MAJOR.MINOR.PATCH, one line of text (or a list of parts, each a line or {"only": [some of the
+    `configs`], "text": a line}); what is wrong, said after "RELEASE_NOTES", else None."""
     if not _is_version(version):
         return f": {version!r} is not a version (MAJOR.MINOR.PATCH, as VERSION)"
-    if not isinstance(note, str) or not note.strip() or "\n" in note.strip():
-        return f"[{version!r}] must be one line of text, not {note!r}"
+    parts = note if isinstance(note, list) and note else [note]
+    for part in parts:
+        only = part.get("only") if isinstance(part, dict) else None
+        if isinstance(part, dict) and (sorted(part) != ["only", "text"] or not isinstance(only, list)
+                                       or not only or not set(only) <= set(configs)):
+            return f"[{version!r}]: a part about some configs is {{'only': [configs of {configs}], 'text': ...}}"
+        text = part["text"] if isinstance(part, dict) else part
+        if not isinstance(text, str) or not text.strip() or "\n" in text.strip():
+            return f"[{version!r}] must be one line of text, not {note!r}"
     return None
 
 

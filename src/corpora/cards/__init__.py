@@ -20,6 +20,7 @@ from corpora.cards.sections import SHOWN_CHARACTERS
 from corpora.cards.sections import cut
 from corpora.cards.sections import example_text
 from corpora.cards.sections import field_rows
+from corpora.cards.sections import has_class_labels
 from corpora.cards.sections import size_category
 from corpora.cards.sections import source_files
 from corpora.cards.sections import with_label_names
@@ -53,6 +54,7 @@ __all__ = [
     "export_source",
     "field_rows",
     "field_tables",
+    "has_class_labels",
     "for_configs",
     "items_for_configs",
     "license_value",

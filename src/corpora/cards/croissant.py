@@ -240,7 +240,7 @@ def describe(corpus: registry.Corpus, folder: Path, source: dict, configs: list[
         "name": corpus.name,
         "alternateName": source["pretty_name"],
         "description": " ".join(
-            f"{notice or ''} {source['scope'] or ''} {corpus.description} {sources.provenance_line(origin)}".split()),
+            f"{notice or ''} {source['scope'] or ''} {source['summary']} {sources.provenance_line(origin)}".split()),
         "url": f"https://huggingface.co/datasets/{repo_id}" if repo_id else corpus.homepage,
         "sameAs": corpus.homepage,
         "license": license_urls(source["license"]),

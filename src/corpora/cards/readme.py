@@ -24,6 +24,7 @@ from corpora.cards import figures
 from corpora.cards.header import read_metadata
 from corpora.cards.sections import example_text
 from corpora.cards.sections import field_rows
+from corpora.cards.sections import has_class_labels
 from corpora.cards.sections import size_category
 from corpora.cards.sections import source_files
 from corpora.cards.sections import with_label_names
@@ -88,7 +89,7 @@ def render(
     shown = {config: example_text(with_label_names(example, corpus.features(config)))
              for config, example in examples.items()}
     files = source_files(pinned, records)
-    notes = releases.notes(corpus)
+    notes = releases.notes(corpus, exported)
     citation = version_citation(corpus, source["pretty_name"], exported, repo_id, notice)
     card_data = DatasetCardData(
         pretty_name=source["pretty_name"],
@@ -146,6 +147,7 @@ def render(
         wrap=wrap,
         export_path=repo_id or export_path or f"build/{corpus.name}",
         release_notes=notes,
+        class_labels=any(has_class_labels(corpus.features(config)) for config in exported),
         version_citation=citation,
     )
     # DatasetCard.from_template's steps, the template compiled once: a compile took as long as the rest of a render.

@@ -40,6 +40,15 @@ def field_rows(feature_dict, prefix: str = "", collapse: bool = False) -> list[t
     return rows
 
 
+def has_class_labels(feature) -> bool:
+    """Whether a feature holds a class label, nested ones too."""
+    while list_item(feature) is not None:
+        feature = list_item(feature)
+    if isinstance(feature, dict):
+        return any(has_class_labels(item) for item in feature.values())
+    return isinstance(feature, datasets.ClassLabel)
+
+
 SIZE_CATEGORIES = [
     (1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M"),
     (10_000_000, "1M<n<10M"), (100_000_000, "10M<n<100M"), (1_000_000_000, "100M<n<1B"),

@@ -116,6 +116,7 @@ def export_source(corpus: registry.Corpus, configs) -> dict:
     settled["licenses"] = held
     settled["scope"] = scope(corpus, configs)
     settled["loader_facts"] = facts
+    settled["summary"] = " ".join(for_configs(facts["summary_parts"], configs).split())
     settled["declared_figures"] = [figure for figure in declared if set(figure.configs) & set(configs)]
     return settled
 
@@ -125,8 +126,8 @@ def scope(corpus: registry.Corpus, configs) -> str | None:
     if len(configs) == len(corpus.configs):
         return None
     which = "config" if len(configs) == 1 else "configs"
-    return (f"This export holds only the {which} `{'`, `'.join(configs)}` of the dataset that this summary "
-            f"describes; the rest of it is about {'that config' if len(configs) == 1 else 'those configs'} alone.")
+    return (f"This export holds only the {which} `{'`, `'.join(configs)}` of the dataset; this card describes "
+            f"{'it' if len(configs) == 1 else 'them'} alone.")
 
 
 def licenses(corpus: registry.Corpus, configs=None) -> dict[str, str]:
@@ -148,6 +149,9 @@ def loader_facts(corpus: registry.Corpus) -> dict:
     """The summary and config descriptions, taken from the loader, not repeated (the licenses: `licenses`)."""
     return {
         "summary": " ".join(corpus.description.split()),
+        # the builder's DESCRIPTION_PARTS: its description, a part per config (the card of an export shows
+        # the parts about its configs); a description without them is about every config
+        "summary_parts": getattr(corpus.builder_class, "DESCRIPTION_PARTS", [corpus.description]),
         "configs": {c.name: " ".join((c.description or "").split()) for c in corpus.builder_class.BUILDER_CONFIGS},
     }
 
@@ -193,6 +197,12 @@ def problems(corpus: registry.Corpus, source: dict, features: dict, every_licens
             found.append("released: expected {date: YYYY-MM-DD or null, what: text} (or a list of them with only:)")
         elif entry["date"] is not None and not isinstance(entry["date"], datetime.date):
             found.append(f"released: date {entry['date']!r} is not a YYYY-MM-DD date")
+    parts = facts["summary_parts"] if isinstance(facts["summary_parts"], list) else []
+    if not parts or " ".join(for_configs(parts, corpus.configs).split()) != facts["summary"]:
+        found.append("DESCRIPTION_PARTS: a list of texts and {only: [configs], text: ...}, for every config the "
+                     "loader's description")
+    found += [f"DESCRIPTION_PARTS: only: {part['only']!r} must list configs of {corpus.name}" for part in _parts(parts)
+              if not isinstance(part["only"], list) or not set(part["only"]) <= set(corpus.configs)]
     errata = enumerate(items_for_configs(source["errata"] + source.get("migration", []), corpus.configs))
     found += [f"errata: item {i} is not plain text: {e!r}" for i, e in errata if not isinstance(e, str)]
     return found + wrong_figures
