@@ -11,6 +11,7 @@ import yaml
 from corpora import cards
 from corpora import registry
 from corpora.cards import figures
+from corpora.cards import overlap
 from corpora.cli import main
 from corpora.errors import CorporaError
 from helpers import EXAMPLE
@@ -135,9 +136,10 @@ SCHEMA = datasets.Features({
         ({"distinct": "text"}, 4, "4"),  # "a b" three times, the null not counted
         ({"distinct": "tags"}, 3, "3"),  # values in lists one by one
         ({"values": "score"}, [(0.0, 1), (0.25, 2), (1.0, 3), (None, 1)], "0: 1, 0.25: 2, 1: 3, None: 1"),
-        ({"range": "score"}, (0.0, 1.0), "0 to 1"),
-        ({"range": "text"}, (3, 9), "3 to 9"),  # lengths in characters: "a b" .. "two\nlines"
-        ({"range": "tags"}, (0, 3), "0 to 3"),  # items of a list
+        ({"range": "score"}, (0.0, 1.0), "smallest 0, largest 1"),  # a min-max, not "0 to 1": 0.5 does not occur
+        ({"range": "text"}, (3, 9), "smallest 3, largest 9"),  # lengths in characters: "a b" .. "two\nlines"
+        ({"range": "tags"}, (0, 3), "smallest 0, largest 3"),  # items of a list
+        ({"identifiers": "group"}, [1, 2, 3], "1 to 3"),  # every value from 1 to 3 occurs
         ({"matching": "text", "pattern": r"^\s|\s$"}, 2, "2"),
         ({"matching": "text", "pattern": r"\n"}, 1, "1"),
         ({"repeated": ["text", "group"]}, (1, 1), "groups: 1; surplus rows: 1"),  # ("a b", 1) twice
@@ -153,6 +155,26 @@ def test_figure_kinds(spec, value, shown, monkeypatch):
     tally.add("train", TABLE)
     assert tally.results() == {"f": {"train": value}}
     assert figures.text(declared[0].kind, value) == shown
+
+
+def test_identifiers_with_a_gap_are_not_written_as_a_range(monkeypatch):
+    monkeypatch.setattr(figures, "BATCH_ROWS", 2)  # values spread over batches, one repeated
+    table = pa.table({"question": [5, 2, None, 5, 9, 3, 4, 8, 12]})
+    schema = datasets.Features({"question": datasets.Value("int32")})
+    declared, problems = figures.declared({"ids": {"what": "question numbers", "identifiers": "question"}}, {"c": schema})
+    assert problems == []
+    tally = figures.Tally(declared, schema)
+    tally.add("train", table.slice(0, 4))  # 5, 2, None, 5
+    tally.add("test", table)
+    # train's rows 5, 2, None are test's too: examples found in more than one split, by content
+    assert tally.results() == {"ids": {"train": [2, 5], "test": [2, 3, 4, 5, 8, 9, 12]},
+                               overlap.KEY: (3, {"train & test": 3})}
+    assert [figures.text("identifiers", value) for value in tally.results()["ids"].values()] == [
+        "2 and 5", "2 to 5, 8, 9 and 12"]
+    assert [figures.identifier_text(values) for values in ([], [7], [7, 8], [1, 2, 3, 5], [4, 1, 2, 3])] == [
+        "no values", "7", "7 and 8", "1 to 3 and 5", "1 to 4"]
+    assert figures.declared({"ids": {"what": "w", "identifiers": "text"}}, {"c": SCHEMA})[1] == [
+        "figures: 'ids': config 'c': field 'text' is not an integer"]
 
 
 def test_a_length_range_counts_characters_not_bytes():
@@ -182,8 +204,9 @@ def test_shared_groups_between_every_pair_of_splits():
     tally.add("validation", TABLE.slice(0, 2))  # ("a b", 1), (" lead", 1): both in train
     tally.add("test", TABLE.slice(2, 1))  # ("trail ", 2): in train, not in validation
     tally.add("empty", TABLE.slice(0, 0))
-    assert tally.results() == {"shared": {"train & validation": 2, "train & test": 1, "train & empty": 0,
-                                          "validation & test": 0, "validation & empty": 0, "test & empty": 0}}
+    pairs = {"train & validation": 2, "train & test": 1, "train & empty": 0, "validation & test": 0,
+             "validation & empty": 0, "test & empty": 0}
+    assert tally.results() == {"shared": pairs, overlap.KEY: (3, pairs)}  # whole rows here: the same pairs
     # Splits counted in another order (threads) are shown in the order the build gives.
     again = figures.Tally(declared, SCHEMA)
     for split, table in [("empty", TABLE.slice(0, 0)), ("test", TABLE.slice(2, 1)), ("train", TABLE),
@@ -193,7 +216,7 @@ def test_shared_groups_between_every_pair_of_splits():
         tally.results()["shared"].items())
 
 
-ONE_KIND = "expected one kind of ['distinct', 'matching', 'range', 'repeated', 'shared', 'values']"
+ONE_KIND = "expected one kind of ['distinct', 'identifiers', 'matching', 'range', 'repeated', 'shared', 'values']"
 
 
 @pytest.mark.parametrize(
@@ -252,7 +275,7 @@ def test_the_export_card_shows_the_figures_of_its_configs(tmp_path):
         ("ratings", "raters found in both splits", "train & test"): "4",  # ana, ben, chen, dara
         ("ratings", "raters found in both splits", "validation & test"): "3",  # chen, dara, emil
         ("raters", "distinct raters", "train"): "3",
-        ("raters", "years of rating", "train"): "1 to 12",  # ana 4, ben 1, chen 12
+        ("raters", "years of rating", "train"): "smallest 1, largest 12",  # ana 4, ben 1, chen 12
     }
     # The loader's card defines each figure and gives no value.
     loader_card = (EXAMPLE_COLLECTION / "loaders" / EXAMPLE / "README.md").read_text()
@@ -267,7 +290,7 @@ def test_a_build_of_some_configs_shows_only_their_figures(tmp_path):
     assert main(["build", EXAMPLE, "--config", "raters", "--dummy", "--out", str(tmp_path)]) == 0
     card = (tmp_path / EXAMPLE / "README.md").read_text()
     assert figure_rows(card) == {("raters", "distinct raters", "train"): "3",
-                                 ("raters", "years of rating", "train"): "1 to 12"}
+                                 ("raters", "years of rating", "train"): "smallest 1, largest 12"}
 
 
 def test_the_non_ascii_shortcut_counts_what_the_regular_expression_counts():

@@ -190,16 +190,20 @@ def test_the_class_label_check_knows_nested_labels_and_lists():
 
 
 def test_a_release_note_in_parts_shows_the_parts_about_the_export():
-    corpus = registry.get("diplomacy_detection")
-    first = ("Initial release of this loader, numbered above the earlier Hugging Face loader (1.1.0), whose data it "
-             "changes: new class label ids, booleans and integers for its class labels (see the card's Migrating "
-             "from the Earlier Hub Loader).")
-    assert releases.notes(corpus, ["conversations"]) == {"2.0.0": first}
-    assert releases.notes(corpus) == releases.notes(corpus, ["messages"]) == {
-        "2.0.0": first + " A new config, messages, one example per message."}
-    wrong = {"only": ["games"], "text": "A config that is none."}
-    assert releases._wrong_note("2.0.0", [first, wrong], corpus.configs) == (
-        "['2.0.0']: a part about some configs is {'only': [configs of ['conversations', 'messages']], 'text': ...}")
-    two_lines = [first, {"only": ["messages"], "text": "two\nlines"}]
-    assert releases._wrong_note("2.0.0", two_lines, corpus.configs) == (
-        f"['2.0.0'] must be one line of text, not {two_lines!r}")
+    # The first corpus whose release notes have a part about some configs.
+    corpus, version, note = next((corpus, version, note) for corpus in map(registry.get, registry.names())
+                                 for version, note in (releases.declared(corpus) or {}).items()
+                                 if isinstance(note, list) and any(isinstance(part, dict) for part in note))
+    for config in corpus.configs:
+        kept = [part if isinstance(part, str) else part["text"] for part in note
+                if isinstance(part, str) or config in part["only"]]
+        assert releases.notes(corpus, [config])[version] == " ".join(kept)
+    every = " ".join(part if isinstance(part, str) else part["text"] for part in note)
+    assert releases.notes(corpus)[version] == every
+    assert releases.notes(corpus, corpus.configs[:1])[version] != every  # some part is about other configs only
+    wrong = [note[0], {"only": ["no-such-config"], "text": "A config that is none."}]
+    assert releases._wrong_note(version, wrong, corpus.configs) == (
+        f"[{version!r}]: a part about some configs is {{'only': [configs of {corpus.configs}], 'text': ...}}")
+    two_lines = [note[0], {"only": corpus.configs[:1], "text": "two\nlines"}]
+    assert releases._wrong_note(version, two_lines, corpus.configs) == (
+        f"[{version!r}] must be one line of text, not {two_lines!r}")

@@ -3,7 +3,6 @@ a record set per config, class labels as their index (mlcroissant reads two leve
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
@@ -11,6 +10,7 @@ import datasets
 
 from corpora import registry
 from corpora import sources
+from corpora.cards.sections import json_text
 from corpora.feature_spelling import list_item
 
 CONTEXT = {
@@ -55,6 +55,7 @@ CONTEXT = {
 }
 CONFORMS_TO = "http://mlcommons.org/croissant/1.1"
 PARQUET = "application/x-parquet"
+JSON_WIDTH = 130  # a value this long or shorter is one line of croissant.json (its indentation not counted)
 
 # The Responsible AI properties and the card text each is written from.
 RAI_FROM_CARD = {
@@ -261,6 +262,7 @@ def describe(corpus: registry.Corpus, folder: Path, source: dict, configs: list[
 def write(corpus: registry.Corpus, folder: Path, source: dict, configs: list[str], repo_id: str | None = None,
           notice: str | None = None) -> Path:
     path = folder / "croissant.json"
-    text = json.dumps(describe(corpus, folder, source, configs, repo_id, notice), indent=2, ensure_ascii=False)
+    # Small objects on one line (a field's source, a file): a third of the size of json.dumps(indent=2).
+    text = json_text(describe(corpus, folder, source, configs, repo_id, notice), width=JSON_WIDTH, margin=False)
     path.write_text(text + "\n", encoding="utf-8")
     return path

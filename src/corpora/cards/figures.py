@@ -16,6 +16,7 @@ import datasets
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from corpora.cards import overlap
 from corpora.feature_spelling import list_item
 
 # kind -> (how many fields it takes: 1 or "many", what it counts, for the loader's card)
@@ -23,6 +24,7 @@ KINDS = {
     "distinct": (1, "distinct values of {fields} (missing values not counted)"),
     "values": (1, "rows per value of {fields}"),
     "range": (1, "smallest and largest {measure}{fields}"),
+    "identifiers": (1, "the values of {fields} (integers; a range only where every value in it occurs)"),
     "matching": (1, "values of {fields} that match the regular expression `{pattern}`"),
     "repeated": ("many", "groups of equal {fields} that occur more than once in a split; surplus rows: the rows "
                          "beyond the first of each group"),
@@ -128,12 +130,15 @@ def _field_problem(kind: str, feature) -> str | None:
         return "does not exist"
     if kind == "range" and not isinstance(feature, datasets.Value) and list_item(feature) is None:
         return "is not a number, a text or a list"
-    while kind in ("distinct", "values", "matching") and list_item(feature) is not None:
+    while kind in ("distinct", "values", "matching", "identifiers") and list_item(feature) is not None:
         feature = list_item(feature)  # values in lists are counted one by one
     if kind != "range" and not isinstance(feature, (datasets.Value, datasets.ClassLabel)):
         return "is not a single value (a struct, list or image)"
     if kind == "matching" and not (isinstance(feature, datasets.Value) and feature.dtype in ("string", "large_string")):
         return "is not a text"
+    integer = isinstance(feature, datasets.Value) and feature.dtype.startswith(("int", "uint"))
+    if kind == "identifiers" and not integer:
+        return "is not an integer"
     return None
 
 
@@ -164,6 +169,7 @@ class Tally:
     schema: datasets.Features
     splits: dict[str, dict[str, object]] = field(default_factory=dict)  # split -> figure name -> partial value
     groups: dict[str, dict[str, pa.Table]] = field(default_factory=dict)  # split -> `shared` figure -> groups
+    tables: dict[str, pa.Table] = field(default_factory=dict)  # split -> its rows (the build's, not copied)
 
     def add(self, split: str, table: pa.Table) -> None:
         partial, groups = {}, {}
@@ -174,7 +180,7 @@ class Tally:
                 groups[figure.name] = _distinct_groups(pieces, figure.fields)
             else:
                 partial[figure.name] = _combine(figure.kind, pieces, figure.fields)
-        self.splits[split], self.groups[split] = partial, groups
+        self.splits[split], self.groups[split], self.tables[split] = partial, groups, table
 
     def _count(self, figure: Figure, batch: pa.RecordBatch):
         arrays = [column(batch, self.schema, name, figure.kind) for name in figure.fields]
@@ -185,7 +191,7 @@ class Tally:
             grouped = pa.table(dict(zip(names, arrays, strict=True))).group_by(names)
             return grouped.aggregate([([], "count_all")])
         array = arrays[0]
-        if figure.kind == "distinct":
+        if figure.kind in ("distinct", "identifiers"):
             return pc.unique(pc.drop_null(array))
         if figure.kind == "values":
             return pc.value_counts(array)
@@ -208,6 +214,8 @@ class Tally:
                     a, b = self.groups[first][figure.name], self.groups[second][figure.name]
                     both = 0 if a is None or b is None else a.join(b, list(a.column_names), join_type="inner").num_rows
                     found[figure.name][f"{first} & {second}"] = both
+        if len(splits) > 1:
+            found[overlap.KEY] = overlap.found({split: self.tables[split] for split in splits})
         return found
 
 
@@ -221,6 +229,8 @@ def _distinct_groups(pieces: list[pa.Table], fields) -> pa.Table | None:
 def _combine(kind: str, pieces: list, fields):
     if kind == "distinct":
         return len(pc.unique(pa.concat_arrays(pieces))) if pieces else 0
+    if kind == "identifiers":
+        return sorted(set(pa.concat_arrays(pieces).to_pylist())) if pieces else []
     if kind == "matching":
         return sum(pieces)
     if kind == "values":
@@ -244,11 +254,30 @@ def text(kind: str, value) -> str:
     if kind == "repeated":
         groups, surplus = value
         return f"groups: {groups:,}; surplus rows: {surplus:,}"
-    if kind == "range":
-        return "no values" if value is None else f"{_number(value[0])} to {_number(value[1])}"
+    if kind == "range":  # a min-max: "a to b" would say every value between occurs
+        return "no values" if value is None else f"smallest {_number(value[0])}, largest {_number(value[1])}"
+    if kind == "identifiers":
+        return identifier_text(value)
     if kind == "values":
         return ", ".join(f"{_number(v)}: {count:,}" for v, count in value) or "no rows"
     return f"{value:,}"
+
+
+def identifier_text(values) -> str:
+    """A set of integers in words: a run of three or more consecutive values as "a to b" (every value
+    between occurs), the others one by one: {1, 2, 3, 5} -> "1 to 3 and 5", {2, 5} -> "2 and 5"."""
+    runs = []
+    for value in sorted(set(values)):
+        if runs and value == runs[-1][1] + 1:
+            runs[-1][1] = value
+        else:
+            runs.append([value, value])
+    said = []
+    for low, high in runs:
+        said += [f"{low} to {high}"] if high - low >= 2 else [str(v) for v in range(low, high + 1)]
+    if not said:
+        return "no values"
+    return said[0] if len(said) == 1 else ", ".join(said[:-1]) + " and " + said[-1]
 
 
 def _number(value) -> str:

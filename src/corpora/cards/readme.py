@@ -21,6 +21,8 @@ from corpora import registry
 from corpora import releases
 from corpora import sources
 from corpora.cards import figures
+from corpora.cards import overlap
+from corpora.cards.header import compact_header
 from corpora.cards.header import read_metadata
 from corpora.cards.sections import example_text
 from corpora.cards.sections import field_rows
@@ -136,6 +138,9 @@ def render(
         notice=notice,
         figures=source["declared_figures"],
         figure_text=figures.text,
+        overlap_key=overlap.KEY,
+        overlap_text=overlap.text,
+        held=overlap.held,
         examples=shown,
         report=report,
         built_from=built_from,
@@ -152,7 +157,7 @@ def render(
     )
     # DatasetCard.from_template's steps, the template compiled once: a compile took as long as the rest of a render.
     card = DatasetCard(card_template().render(card_data=card_data.to_yaml(), **{**card_data.to_dict(), **values}))
-    text = str(card).rstrip("\n") + "\n"
+    text = compact_header(str(card).rstrip("\n") + "\n")
     if PLACEHOLDER in text:
         raise CardError(f"{corpus.name}: the card still says {PLACEHOLDER!r}")
     return text

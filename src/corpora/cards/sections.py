@@ -106,21 +106,24 @@ def with_label_names(value, feature):
     return value
 
 
+def json_text(value, indent: int = 0, width: int = LINE_WIDTH, margin: bool = True) -> str:
+    """JSON that a person reads: a value on one line where it fits in `width` (with its indentation
+    unless not `margin`), else an item per line."""
+    compact = json.dumps(value, ensure_ascii=False, default=str)
+    if indent * margin + len(compact) <= width or not value or not isinstance(value, (list, dict)):
+        return compact
+    pad = " " * (indent + 2)
+    if isinstance(value, dict):
+        items = [f"{pad}{json.dumps(k, ensure_ascii=False)}: {json_text(item, indent + 2, width, margin)}"
+                 for k, item in value.items()]
+        return "{\n" + ",\n".join(items) + "\n" + " " * indent + "}"
+    items = [pad + json_text(item, indent + 2, width, margin) for item in value]
+    return "[\n" + ",\n".join(items) + "\n" + " " * indent + "]"
+
+
 def example_text(example: dict) -> str:
     """An example as JSON, its values cut, a field per line."""
-
-    def dump(value, indent: int) -> str:
-        compact = json.dumps(value, ensure_ascii=False, default=str)
-        if indent + len(compact) <= LINE_WIDTH or not value or not isinstance(value, (list, dict)):
-            return compact
-        pad = " " * (indent + 2)
-        if isinstance(value, dict):
-            items = [f"{pad}{json.dumps(k, ensure_ascii=False)}: {dump(item, indent + 2)}" for k, item in value.items()]
-            return "{\n" + ",\n".join(items) + "\n" + " " * indent + "}"
-        items = [pad + dump(item, indent + 2) for item in value]
-        return "[\n" + ",\n".join(items) + "\n" + " " * indent + "]"
-
-    lines = [f"  {json.dumps(key, ensure_ascii=False)}: {dump(value, 2)}" for key, value in cut(example).items()]
+    lines = [f"  {json.dumps(key, ensure_ascii=False)}: {json_text(value, 2)}" for key, value in cut(example).items()]
     return "{\n" + ",\n".join(lines) + "\n}"
 
 
