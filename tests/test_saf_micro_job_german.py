@@ -289,7 +289,7 @@ def test_the_export_card_computes_the_figures_of_its_card(partial_export):
                 ("distinct `question` texts", "2"), ("answers per score", "0: 1, 0.25: 1, 0.5: 2, 1: 2"),
                 ("distinct `answer_feedback` texts", "4"), ("feedbacks that start or end with a space", "0"),
                 ("answers that start or end with a space", "0"), ("rows whose reference answer starts or ends with a space", "0"),
-                ("answers with a line break", "0"), ("question numbers", "2 to 5"),
+                ("answers with a line break", "0"), ("question numbers", "2 and 5"),  # not "2 to 5": 3 and 4 are not there
                 ("(question, answer) pairs that occur more than once in a split", "groups: 1; surplus rows: 1")]],
             ("(question, answer) pairs found in both splits", "train & test_unseen_answers", "1"),
             ("(question, answer) pairs found in both splits", "train & test_unseen_questions", "0"),
