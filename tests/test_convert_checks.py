@@ -13,7 +13,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from corpora import parquet_files
+from corpora import pipeline
 from corpora.convert import checks
 from corpora.convert.checks import Duplicate
 from corpora.convert.checks import Recorded
@@ -21,6 +21,7 @@ from corpora.errors import CorporaError
 from corpora.errors import ending
 from fault_server import FaultServer
 from helpers.converted import LEGACY_SCRIPTS
+from helpers.converted import ScriptParts
 from helpers.converted import builder_class
 
 MODIFIED = "to convert the sources as they are, use --allow-modified-sources"
@@ -298,24 +299,47 @@ def test_a_large_split_is_sorted_a_part_of_the_hash_range_at_a_time(tmp_path, mo
 
 # --- media ----------------------------------------------------------------------------------------
 
+def pictures(folder: Path) -> dict[str, bytes]:
+    """Two small PNG files in `folder`: their names and bytes."""
+    from PIL import Image
+
+    folder.mkdir()
+    for name, colour in (("a.png", "red"), ("b.png", "blue")):
+        Image.new("RGB", (2, 1), colour).save(folder / name)
+    return {name: (folder / name).read_bytes() for name in ("a.png", "b.png")}
+
+
+class ImageParts(ScriptParts):
+    """The image_bytes script exported by the shared pipeline, its images in the manual folder, media embedded."""
+
+    def __init__(self, data_dir: Path):
+        folder = LEGACY_SCRIPTS / "image_bytes"
+        super().__init__(folder, builder_class(folder), [], (), {})
+        self.data_dir = data_dir
+
+    def make_builder(self, config, sources, cache_dir):
+        return self.cls(cache_dir=str(cache_dir), data_dir=str(self.data_dir))
+
+    def stored(self, table):
+        return checks.embed_media(table)
+
+
 @pytest.mark.both_legs
 def test_image_files_are_embedded_in_the_parquet(tmp_path):
     data = tmp_path / "images"
-    data.mkdir()
-    pictures = {"a.png": b"\x89PNG\r\n\x1a\n first", "b.png": b"\x89PNG\r\n\x1a\n second"}
-    for name, content in pictures.items():
-        (data / name).write_bytes(content)
-    builder = checked_builder(LEGACY_SCRIPTS / "image_bytes", tmp_path / "cache", "image_bytes", data)
+    files = pictures(data)
+    builder = builder_class(LEGACY_SCRIPTS / "image_bytes")(cache_dir=str(tmp_path / "cache"), data_dir=str(data))
     builder.download_and_prepare()
     table = builder.as_dataset("train").with_format("arrow")[:]
-    assert table.column("image").to_pylist() == [{"bytes": None, "path": str(data / name)} for name in pictures]
-    writer = parquet_files.SplitWriter(tmp_path / "out", "train", table.schema)
-    writer.write(checks.embed_media(table))
-    [path] = writer.close()
-    assert pq.read_table(path).column("image").to_pylist() == [
-        {"bytes": content, "path": name} for name, content in pictures.items()]
-    reloaded = datasets.load_dataset("parquet", data_files=str(path), split="train", cache_dir=str(tmp_path / "r"))
-    assert reloaded.features["image"] == datasets.Image()
+    assert table.column("image").to_pylist() == [{"bytes": None, "path": str(data / name)} for name in files]
+    pipeline.run(pipeline.Export("image_bytes", ("default",), ImageParts(data)), tmp_path / "out")
+    export = tmp_path / "out" / "image_bytes"
+    assert pq.read_table(export / "default" / "train-00000-of-00001.parquet").column("image").to_pylist() == [
+        {"bytes": content, "path": name} for name, content in files.items()]
+    shutil.rmtree(data)  # the export stands alone
+    reloaded = datasets.load_dataset(str(export), split="train", cache_dir=str(tmp_path / "reloaded"))
+    assert [(row["name"], row["image"].size, row["image"].getpixel((1, 0))) for row in reloaded] == [
+        ("a.png", (2, 1), (255, 0, 0)), ("b.png", (2, 1), (0, 0, 255))]
 
 
 def test_a_table_without_media_is_left_as_it_is():

@@ -57,6 +57,11 @@ class Parts:
         builder.download_and_prepare(num_proc=num_proc, max_shard_size=parquet_files.MAX_SHARD_BYTES)
         return {split: info.num_examples for split, info in builder.info.splits.items()}
 
+    def stored(self, table: pyarrow.Table) -> pyarrow.Table:
+        """A table of the builder's as the export stores it: here as generated (a converted script's
+        media files are read into it: convert.checks.embed_media)."""
+        return table
+
     def figures(self, config: str) -> list[figures.Figure]:
         """The figures the card of `config` shows, counted over its tables (figures.Tally)."""
         return []
@@ -140,7 +145,7 @@ def write_files(plan: Export, partial: exports.Partial, repo_id, export_path: st
         builder = parts.make_builder(config, sources, partial.cache)
         features = builder.info.features
         # Parquet written here, not by datasets: the same file settings on every version (docs/parquet.md).
-        beside = ParquetBeside(folder / config, features.arrow_schema) if beside_worth_it else None
+        beside = ParquetBeside(folder / config, features.arrow_schema, parts.stored) if beside_worth_it else None
         try:
             if beside:
                 beside.attach(builder)
@@ -158,7 +163,7 @@ def write_files(plan: Export, partial: exports.Partial, repo_id, export_path: st
                 computing[split] = pool.submit(figures.split_statistics, features, [tables[split]])
                 counting.append(pool.submit(tally.add, split, tables[split]))
                 if split not in written:
-                    written[split] = write_parquet(dataset, folder / config, split)
+                    written[split] = write_parquet(dataset, folder / config, split, parts.stored)
                 if written[split].rows != dataset.num_rows:  # not a user's error: this package's
                     raise CorporaError(f"{plan.name}/{config}/{split}: {written[split].rows:,} rows written to "
                                        f"Parquet, {dataset.num_rows:,} generated")
@@ -169,7 +174,7 @@ def write_files(plan: Export, partial: exports.Partial, repo_id, export_path: st
         report[config] = figures.ConfigReport(
             read=read,
             statistics=statistics,
-            example=first_example(next(iter(tables.values()))),
+            example=first_example(parts.stored(next(iter(tables.values())).slice(0, 1))),
             figures=tally.results(list(tables)),
         )
     partial.phase("writing")
@@ -177,12 +182,14 @@ def write_files(plan: Export, partial: exports.Partial, repo_id, export_path: st
     return report
 
 
-def write_parquet(dataset: datasets.Dataset, folder: Path, split: str) -> parquet_files.SplitWriter:
-    """A split of datasets' cache written as Parquet in `folder`; returns the closed writer."""
+def write_parquet(dataset: datasets.Dataset, folder: Path, split: str, stored=None) -> parquet_files.SplitWriter:
+    """A split of datasets' cache written as Parquet in `folder`, each batch as `stored(table)` gives
+    it (Parts.stored); returns the closed writer."""
     writer = parquet_files.SplitWriter(folder, split, dataset.features.arrow_schema)
     try:
         for batch in dataset.with_format("arrow").data.to_batches():
-            writer.write(pyarrow.Table.from_batches([batch]))
+            table = pyarrow.Table.from_batches([batch])
+            writer.write(stored(table) if stored else table)
     except BaseException:
         writer.abort()
         raise
@@ -201,8 +208,8 @@ class ParquetBeside:
         cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
         return (num_proc or 1) <= 1 and cores > 1
 
-    def __init__(self, folder: Path, schema: pyarrow.Schema):
-        self.folder, self.schema = folder, schema
+    def __init__(self, folder: Path, schema: pyarrow.Schema, stored=None):
+        self.folder, self.schema, self.stored = folder, schema, stored or (lambda table: table)
         self.writers: dict[str, parquet_files.SplitWriter] = {}
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="parquet-beside")
         self.pending = collections.deque()
@@ -214,7 +221,7 @@ class ParquetBeside:
         if split not in self.writers:
             self.writers[split] = parquet_files.SplitWriter(self.folder, split, self.schema)
         writer = self.writers[split]
-        self.pending.append(self.pool.submit(lambda: writer.write(table_cast(table, self.schema))))
+        self.pending.append(self.pool.submit(lambda: writer.write(self.stored(table_cast(table, self.schema)))))
         while len(self.pending) > self.AHEAD or (self.pending and self.pending[0].done()):
             self.pending.popleft().result()  # the thread's error is raised here, in the builder
 
