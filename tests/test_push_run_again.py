@@ -3,6 +3,7 @@ running the same command again, against the Hub of tests/fake_hub.py on 127.0.0.
 
 import pytest
 
+from helpers.push import EXPORTED
 from helpers.push import NAME
 from helpers.push import PUSH_LINES
 from helpers.push import REPO_ID
@@ -188,7 +189,7 @@ def test_a_pull_request_push_whose_answer_was_lost_is_finished_by_running_it_aga
 
 
 
-def test_a_closed_pull_request_is_not_a_release_found(hub, push_here):
+def test_a_closed_pull_request_is_not_a_release_found(hub, push_here, tmp_path):
     # An earlier --create-pr push's pull request, closed unmerged: its ref stays, its files are no release.
     hub.add_repo(REPO_ID)
     code, out, err = push_here("--create-pr")
@@ -198,9 +199,13 @@ def test_a_closed_pull_request_is_not_a_release_found(hub, push_here):
     code, out, err = push_here("--create-pr")
     assert (code, err) == (0, "")
     second = hub.commits[1]
-    assert out.splitlines()[-1] == (
+    export = tmp_path / "out" / NAME  # uploaded whole again: the closed pull request's files count for nothing
+    sizes = {path: (export / path).stat().st_size for path in EXPORTED}
+    assert out == "".join([
+        f"uploading 9 files, {sum(sizes.values()):,} bytes, from {export} to {hub.endpoint}/datasets/{REPO_ID} (public):\n",
+        *[f"  {path} ({size:,} bytes)\n" for path, size in sizes.items()],
         f"opened a pull request: {hub.endpoint}/datasets/{REPO_ID}/discussions/2 (commit {second['sha']}); "
-        "not tagged v1.0.0: push again without --create-pr once it is merged")
+        "not tagged v1.0.0: push again without --create-pr once it is merged\n"])
     assert repo.prs == {1: first["sha"], 2: second["sha"]} and repo.tags == {}
     # The open one is found again: no third.
     code, out, err = push_here("--create-pr")

@@ -452,6 +452,10 @@ def test_a_script():
     load_dataset("loaders/x", trust_remote_code=True)
 
 
+def test_a_bare_load_dataset():
+    load_dataset("x")
+
+
 def test_over_http(mirror):
     pass
 
@@ -459,6 +463,16 @@ def test_over_http(mirror):
 class TestShards:
     def test_by_node(self):
         split_dataset_by_node(None, rank=0, world_size=2)
+
+    @pytest.mark.datasets3
+    def test_marked_in_its_class(self):
+        load_dataset("x")
+
+
+@pytest.mark.both_legs
+class TestMarked:
+    def test_streams(self):
+        list(corpora.load("x", streaming=True))
 
 
 @pytest.mark.both_legs
@@ -481,8 +495,8 @@ def test_the_leg_check_names_each_test_planted_without_its_marker(tmp_path):
     planted.write_text(PLANTED)
     assert unmarked_version_sensitive_tests(planted) == [
         "test_planted.py::test_streams", "test_planted.py::test_through_a_function_of_its_file",
-        "test_planted.py::test_workers", "test_planted.py::test_a_script", "test_planted.py::test_over_http",
-        "test_planted.py::TestShards::test_by_node",
+        "test_planted.py::test_workers", "test_planted.py::test_a_script", "test_planted.py::test_a_bare_load_dataset",
+        "test_planted.py::test_over_http", "test_planted.py::TestShards::test_by_node",
     ]
     planted.write_text(PLANTED.replace('pytestmark = pytest.mark.usefixtures("example_collection")',
                                        "pytestmark = [pytest.mark.both_legs]"))
