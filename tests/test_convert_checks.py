@@ -255,6 +255,19 @@ def test_datasets_3_6_raises_its_own_duplicate_key_error_unless_its_checks_are_o
                                     "1 and 3 (counted from 0); keys must be unique in a split", 1)
 
 
+@pytest.mark.datasets3
+def test_datasets_3_6_compared_keys_within_a_batch_only(tmp_path):
+    """A key repeated 2,500 examples later passes datasets 3.6's own check: the converter's sees it
+    (test_a_key_yielded_twice_far_apart_names_the_key_and_both_examples)."""
+    data = tmp_path / "data"
+    data.mkdir()
+    ids = [f"r{index}" for index in range(2_500)] + ["r17"]
+    (data / "records.jsonl").write_text("".join(json.dumps({"id": id_, "text": "t"}) + "\n" for id_ in ids))
+    builder = builder_class(LEGACY_SCRIPTS / "duplicate_key")(cache_dir=str(tmp_path / "a"), data_dir=str(data))
+    builder.download_and_prepare()
+    assert builder.info.splits["train"].num_examples == 2_501
+
+
 @pytest.mark.both_legs
 def test_keys_are_checked_across_the_jobs_of_worker_processes(tmp_path):
     data = tmp_path / "data"
