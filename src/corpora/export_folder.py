@@ -48,8 +48,8 @@ class CorpusParts(pipeline.Parts):
         notice = readme.not_the_release(corpus, sources)
         croissant.write(corpus, folder, self.card, self.configs, repo_id, notice)
         built_from = readme.built_from(corpus, sources, infos)
-        readme.write_export_card(corpus, infos, folder / "README.md", repo_id, report, built_from, notice,
-                                 export_path, self.card)
+        readme.write_export_card(corpus, self.card, infos, folder / "README.md", report, repo_id, built_from, notice,
+                                 export_path)
 
 
 def plan(request: prepare.Request) -> pipeline.Export:

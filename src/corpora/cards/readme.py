@@ -79,10 +79,18 @@ def render(
         examples = {config: r.example for config, r in report.items()}
     if examples is None:
         raise CardError(f"{corpus.name}: a card needs the first example of each config")
-    # What the card shows, gathered once, a layer at a time: the loader's card's infos and the field
-    # tables, the sources, the card's sections, the releases.
     if infos is None:
         infos = committed_infos(corpus, byte_sizes)
+    return render_settled(corpus, source, infos, examples, repo_id, report, built_from, notice, export_path)
+
+
+def render_settled(corpus: registry.Corpus, source: dict, infos: dict[str, datasets.DatasetInfo], examples: dict,
+                   repo_id=None, report=None, built_from=None, notice=None, export_path=None) -> str:
+    """A card from what is settled already: the card source of its configs (export_source), each config's
+    info and first example; an export's (`report`) or the loader's."""
+    exported = list(infos)
+    # What the card shows, gathered once, a layer at a time: the field tables, the sources, the
+    # card's sections, the releases.
     fields = field_tables(corpus, exported, source["fields"])
     origin = sources.provenance(corpus, exported)
     pinned, records = sources.urls(corpus, exported), sources.read_records(corpus)
@@ -281,15 +289,16 @@ def write(corpus: registry.Corpus, examples: dict[str, dict]) -> bool:
     return True
 
 
-def write_export_card(corpus: registry.Corpus, infos, path: Path, repo_id=None, report=None, built_from=None,
-                      notice=None, export_path=None, source=None) -> None:
-    """An export's README.md; `download_size` is the Parquet bytes, `dataset_size` the Arrow bytes, as on the Hub."""
+def write_export_card(corpus: registry.Corpus, source: dict, infos, path: Path, report: dict, repo_id=None,
+                      built_from=None, notice=None, export_path=None) -> None:
+    """An export's README.md, from its card source (export_source) and build; `download_size` is the
+    Parquet bytes, `dataset_size` the Arrow bytes, as on the Hub."""
     sized = {}
     for config, info in infos.items():
         sized[config] = copy.deepcopy(info)
         sized[config].download_size = sum(p.stat().st_size for p in (path.parent / config).glob("*.parquet"))
-    text = render(corpus, None, sized, repo_id, report, built_from, notice=notice, export_path=export_path,
-                  source=source)
+    examples = {config: r.example for config, r in report.items()}
+    text = render_settled(corpus, source, sized, examples, repo_id, report, built_from, notice, export_path)
     path.write_text(text, encoding="utf-8")
 
 
