@@ -17,8 +17,11 @@ from corpora.cards.source import CardError
 from corpora.convert import card
 from helpers import corpora_here
 from helpers.converted import LEGACY_SCRIPTS
+from helpers.converted import convert_dummy
 from helpers.converted import convert_here
 from helpers.converted import sha256
+from helpers.legacy import dummy_rows
+from helpers.legacy import legacy_script
 
 NOTES = ["data/train.jsonl", "data/test.jsonl"]
 NOTES_ROWS = {split: [json.loads(line) for line in (LEGACY_SCRIPTS / "card_notes" / f"data/{split}.jsonl").open()]
@@ -303,3 +306,48 @@ def test_task_categories_come_from_the_readme_the_task_templates_and_the_option(
     assert card.task_categories(original, ["summarization"], {"default": templated}) == [
         "text-classification", "question-answering", "summarization"]
     assert card.task_categories(card.Original(), [], {"default": datasets.DatasetInfo()}) == []
+
+
+SPANS_CONFIGS = ("dicts", "lists")
+
+
+def spans_export(tmp_path) -> Path:
+    return convert_dummy(legacy_script("spans", tmp_path / "scripts"), tmp_path / "out")
+
+
+def loaded(folder: Path, configs, cache: Path) -> dict:
+    """Each config's splits as this leg's load_dataset reads them: rows and Arrow types, checked against the Parquet's."""
+    found = {}
+    for config in configs:
+        for split, dataset in datasets.load_dataset(str(folder), config, cache_dir=str(cache)).items():
+            stored = pyarrow.parquet.read_schema(next((folder / config).glob(f"{split}-*.parquet")))
+            assert dataset.data.schema.types == stored.types, (config, split)
+            found[config, split] = dataset.to_list()
+    return found
+
+
+@pytest.mark.both_legs
+def test_a_sequence_of_a_dict_in_its_2x_layout_loads_on_every_leg(tmp_path):
+    folder = spans_export(tmp_path)
+    rows, schemas = dummy_rows(legacy_script("spans", tmp_path / "again"), tmp_path / "rows")
+    assert loaded(folder, SPANS_CONFIGS, tmp_path / "cache") == {
+        (config, split): split_rows for config, splits in rows.items() for split, split_rows in splits.items()}
+    stored = pyarrow.parquet.read_schema(folder / "lists/train-00000-of-00001.parquet")
+    assert stored.remove_metadata() == schemas["lists"]["train"]
+    # the 2.x/3.x layout: a struct of lists, not a list of structs
+    assert stored.field("spans").type == pyarrow.struct({"offsets": pyarrow.list_(pyarrow.list_(pyarrow.int32()))})
+
+
+@pytest.mark.both_legs
+@pytest.mark.skipif("CORPORA_DATASETS5_PYTHON" not in os.environ, reason="needs the datasets 5.x venv (make test)")
+def test_a_sequence_of_a_dict_converted_on_datasets5_loads_here(tmp_path):
+    tests = Path(__file__).parent
+    converting = (f"import sys; sys.path.insert(0, {str(tests)!r}); from pathlib import Path; "
+                  "from helpers.converted import convert_dummy; from helpers.legacy import legacy_script; "
+                  f"convert_dummy(legacy_script('spans', Path({str(tmp_path / 'scripts')!r})), Path({str(tmp_path / 'out')!r}))")
+    result = subprocess.run([os.environ["CORPORA_DATASETS5_PYTHON"], "-c", converting], capture_output=True,
+                            text=True, check=False)
+    assert result.returncode == 0, result.stderr
+    rows, _ = dummy_rows(legacy_script("spans", tmp_path / "again"), tmp_path / "rows")
+    assert loaded(tmp_path / "out/spans", SPANS_CONFIGS, tmp_path / "cache") == {
+        (config, split): split_rows for config, splits in rows.items() for split, split_rows in splits.items()}

@@ -300,6 +300,7 @@ class SplitStatistics:
 def split_statistics(features: datasets.Features, tables: list[pa.Table]) -> SplitStatistics:
     """The statistics of one split, from its Arrow tables, batch by batch: each field's values as `column`
     gives them to a figure (lists flattened, struct fields taken out)."""
+    features = as_stored(features)
     fields = _statistics_fields(features)
     columns = list(dict.fromkeys(name.split(".")[0] for name in fields))
     counts, lengths, labels = defaultdict(Counter), defaultdict(Counter), {}
@@ -329,6 +330,17 @@ def split_statistics(features: datasets.Features, tables: list[pa.Table]) -> Spl
         if histogram:
             statistics.lengths[path] = _quantiles(histogram)
     return statistics
+
+
+def as_stored(feature):
+    """A feature in the shape of its Arrow data: datasets 3.x stores a `Sequence` of a dict (a loading script's)
+    as a struct of lists, which is read here as the dict of lists it is."""
+    if type(feature).__name__ == "Sequence" and isinstance(feature.feature, dict):
+        return {key: [as_stored(item)] for key, item in feature.feature.items()}
+    if isinstance(feature, dict):
+        return {key: as_stored(item) for key, item in feature.items()}
+    item = list_item(feature)
+    return feature if item is None else [as_stored(item)]
 
 
 def _statistics_fields(feature, path: str = "") -> dict:
