@@ -302,6 +302,7 @@ LAYERS = [
     {"export_folder"},  # a corpus's export: what the corpora add to the pipeline
     {"validate", "scaffold"},
     {"push"},
+    {"convert"},  # `corpora convert`: a legacy script's builder through the pipeline, its card, checks and push
     {"commands"},  # one module per command (corpora/commands/NAME.py)
     {"cli"},
 ]

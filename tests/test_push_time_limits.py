@@ -103,6 +103,7 @@ def test_the_hub_time_out_names_the_limit(monkeypatch):
     import requests  # huggingface_hub 0.x's client; its time-outs have httpx's names
 
     from corpora import errors
+    from corpora import hub_client  # noqa: F401  (what makes a Hub request; errors reads its limit from it)
 
     monkeypatch.setenv("CORPORA_HUB_TIMEOUT", "60")
     assert errors.describe_failure(requests.exceptions.ReadTimeout("timed out")) == (

@@ -138,13 +138,11 @@ _CONNECT_TIMEOUT = Kind(("requests.exceptions.ConnectTimeout", "httpx.ConnectTim
 
 
 def _hub_timed_out(error: BaseException) -> str:
-    """A Hub request's time-out, with the limit it met: hub_client's (CORPORA_HUB_TIMEOUT). Imported
-    here, not looked up among the loaded modules: a caller that has not imported it yet (a test, or
-    a command whose first Hub request failed) gets the same line."""
-    from corpora import hub_client  # time, weakref and user_numbers: no import circle at call time
-
+    """A Hub request's time-out, with the limit it met: hub_client's, which push and diff set
+    before their first request (so hub_client is imported: see `_loaded`)."""
+    limits = _loaded("corpora.hub_client.limits")
     try:
-        connect, answer = hub_client.limits()
+        connect, answer = limits() if limits is not None else (None, None)
     except CorporaError:  # said already, by use_time_limit
         connect = answer = None
     if answer is None:

@@ -162,11 +162,6 @@ def validate_export(folder: Path) -> Iterator[tuple[str, str | None]]:
         yield "mark", f"{folder} {what}"
         return
     mark = exports.read_mark(folder)
-    if mark is not None and converted_card(folder):  # `corpora convert`'s export: no corpus of this collection
-        from corpora.convert import export_checks
-
-        yield from export_checks.checks(folder, mark)
-        return
     corpus = registry.known(mark.corpus) if mark is not None else None
     if corpus is None:
         yield "mark", f"{folder} is not an export of a corpus of this collection (no {exports.MARK} naming one)"
