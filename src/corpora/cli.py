@@ -1,4 +1,4 @@
-"""The `corpora` command: list, build, checksums, card, new, validate, push, diff."""
+"""The `corpora` command: list, build, convert, checksums, card, new, validate, push, diff."""
 
 from __future__ import annotations
 

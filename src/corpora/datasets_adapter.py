@@ -318,13 +318,17 @@ def legacy_names():
 def legacy_builder(builder: datasets.DatasetBuilder) -> None:
     """A legacy script's builder made to run as on datasets 2.x. Its info keeps its task templates
     when copied (datasets 3.x makes the info of the recorded infos, then adds the script's to it).
-    It accepts what a script yields for a `Sequence` of a dict as 2.x and 3.x did: a list of dicts,
-    which they turned into the dict of lists the feature is (a key an item lacks: None). A list
-    where 4.x and 5.x expect a dict of lists is refused there, so nothing they accept changes."""
+    On 3.x, a `Sequence` of a dict in its features is spelled as the dict of lists it is (the same
+    Arrow type), as 4.x and 5.x spell it: what reads features (cards, statistics) sees one form.
+    It accepts what a script yields for such a dict of lists as 2.x did: a list of dicts, which 2.x
+    turned into the dict of lists (a key an item lacks: None). A list where a dict of lists is
+    expected is refused by datasets, so nothing it accepts changes."""
     if "task_templates" in vars(builder.info) and not isinstance(builder.info, LegacyDatasetInfo):
         builder.info.__class__ = LegacyDatasetInfo  # the same fields, and one more
-    if not hasattr(datasets, "List") or builder.info.features is None:  # 3.x takes the list of dicts itself
+    if builder.info.features is None:
         return
+    if not hasattr(datasets, "List"):
+        builder.info.features = _spelled_as_dict_of_lists(builder.info.features)
     convert = _converter(builder.info.features)
     if convert is None or isinstance(builder, datasets.ArrowBasedBuilder):
         return
@@ -339,21 +343,46 @@ def legacy_builder(builder: datasets.DatasetBuilder) -> None:
     builder._generate_examples = converted
 
 
+def _spelled_as_dict_of_lists(feature):
+    """datasets 3.x's `Sequence` of a dict as the dict of `Sequence`s it stands for, a sequence of
+    such a dict as a list of it: the same Arrow types, in the form 4.x and 5.x give."""
+    if isinstance(feature, dict):
+        return type(feature)({key: _spelled_as_dict_of_lists(value) for key, value in feature.items()})
+    if isinstance(feature, list):
+        return [_spelled_as_dict_of_lists(feature[0])]
+    if type(feature).__name__ == "LargeList":
+        return type(feature)(_spelled_as_dict_of_lists(feature.feature))
+    if isinstance(feature, datasets.Sequence):
+        if isinstance(feature.feature, dict):
+            return {key: _list_of(_spelled_as_dict_of_lists(value), feature.length)
+                    for key, value in feature.feature.items()}
+        return _list_of(_spelled_as_dict_of_lists(feature.feature), feature.length)
+    return feature
+
+
+def _list_of(item, length: int):
+    if isinstance(item, dict) and length == -1:  # a Sequence of it would be a dict of lists again
+        return [item]
+    return datasets.Sequence(item, length=length)
+
+
 def _converter(schema):
-    """A function that puts a value of `schema` in the layout 4.x and 5.x encode, or None where
-    no part of `schema` is a dict of lists (the value passes as it is)."""
-    lists = (datasets.List, datasets.LargeList)
-    if isinstance(schema, (datasets.List, datasets.LargeList)):
-        item = _converter(schema.feature)
+    """A function that puts a value of `schema` in the layout datasets encodes, or None where no
+    part of `schema` is a dict of lists (the value passes as it is)."""
+    from corpora.feature_spelling import list_item
+
+    item_feature = list_item(schema)
+    if item_feature is not None:
+        item = _converter(item_feature)
         return None if item is None else (lambda value: value if value is None else [item(one) for one in value])
     if not isinstance(schema, dict):
         return None
     inside = {key: _converter(sub) for key, sub in schema.items()}
     inside = {key: convert for key, convert in inside.items() if convert is not None}
-    of_lists = bool(schema) and all(isinstance(sub, lists) for sub in schema.values())
+    of_lists = bool(schema) and all(list_item(sub) is not None for sub in schema.values())
     if not of_lists and not inside:
         return None
-    items = {key: _converter(sub.feature) or _same for key, sub in schema.items()} if of_lists else {}
+    items = {key: _converter(list_item(sub)) or _same for key, sub in schema.items()} if of_lists else {}
 
     def convert(value):
         if of_lists and isinstance(value, (list, tuple)):  # a list of dicts, as 2.x and 3.x took it

@@ -5,7 +5,8 @@ from __future__ import annotations
 import importlib
 import sys
 
-NAMES = ("list", "build", "checksums", "card", "new", "validate", "push", "diff")  # in `corpora --help`'s order
+# in `corpora --help`'s order
+NAMES = ("list", "build", "convert", "checksums", "card", "new", "validate", "push", "diff")
 
 
 def module(name: str):
@@ -37,6 +38,21 @@ def add_allow_modified_sources(parser) -> None:
                         help="build source files that differ from the recorded release (checksums.tsv), into "
                              "splits of any size (one that differs from the official size is shown, not refused); "
                              "every record is still checked, and every split still holds one row per source record")
+
+
+def at_least(kind: type[int] | type[float], minimum: int, what: str):
+    """An argparse type: a `kind` of `minimum` or more, said as "a number of WHAT"."""
+    import argparse
+
+    from corpora import user_numbers
+
+    def parse(text: str):
+        value = user_numbers.number(text, kind, minimum)
+        if value is None:
+            raise argparse.ArgumentTypeError(f"expected a number of {what}, {minimum} or more; got {text!r}")
+        return value
+
+    return parse
 
 
 def names(args) -> list[str]:

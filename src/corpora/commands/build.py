@@ -1,15 +1,14 @@
 """`corpora build`."""
 
-import argparse
 import logging
 import sys
 
-from corpora import user_numbers
 from corpora.commands import add_allow_modified_sources
 from corpora.commands import add_configs
 from corpora.commands import add_data_dir
 from corpora.commands import add_names
 from corpora.commands import add_out
+from corpora.commands import at_least
 from corpora.commands import names
 from corpora.commands import print_table
 from corpora.commands import quiet_progress
@@ -19,18 +18,6 @@ HELP = "build corpora and export them as Parquet folders"
 EXAMPLE = "corpora build NAME --config CONFIG --out build"
 
 
-def _at_least(kind: type[int] | type[float], minimum: int, what: str):
-    """An argparse type: a `kind` of `minimum` or more, said as "a number of WHAT"."""
-
-    def parse(text: str):
-        value = user_numbers.number(text, kind, minimum)
-        if value is None:
-            raise argparse.ArgumentTypeError(f"expected a number of {what}, {minimum} or more; got {text!r}")
-        return value
-
-    return parse
-
-
 def add_arguments(parser) -> None:
     add_names(parser, "the corpora to build (`corpora list` names them)")
     add_configs(parser)
@@ -38,10 +25,10 @@ def add_arguments(parser) -> None:
     add_data_dir(parser, source)
     source.add_argument("--dummy", action="store_true", help="the dummy data in dummy_data/NAME/")
     add_out(parser)
-    parser.add_argument("--num-proc", type=_at_least(int, 1, "processes"), metavar="N",
+    parser.add_argument("--num-proc", type=at_least(int, 1, "processes"), metavar="N",
                         help="processes for preparing the splits")
     add_allow_modified_sources(parser)
-    parser.add_argument("--lock-timeout", type=_at_least(float, 0, "seconds"), metavar="SECONDS",
+    parser.add_argument("--lock-timeout", type=at_least(float, 0, "seconds"), metavar="SECONDS",
                         help="while another build writes the same OUT/NAME, wait at most this long (default: until "
                              "it ends)")
     parser.add_argument("--drop-other-configs", action="store_true",

@@ -1,0 +1,103 @@
+"""A legacy script's export through the shared pipeline (corpora.pipeline): its builder made per config,
+run on its dummy data (--dummy), on the files given (--data-dir: its manual_dir) or on its downloads,
+with the checks datasets dropped (convert.checks), and the converted card (convert.card)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import datasets
+
+from corpora import parquet_files
+from corpora import pipeline
+from corpora.convert import card
+from corpora.convert import checks
+from corpora.convert import dummy
+from corpora.convert import script
+from corpora.errors import CorporaError
+from corpora.errors import shorten
+
+
+class ScriptParts(pipeline.Parts):
+    def __init__(self, found: script.Script, builder_class, *, dummy_data: bool, data_dir: Path | None,
+                 allow_modified_sources: bool, asked_tasks=()):
+        self.found, self.builder_class = found, builder_class
+        self.dummy_data, self.data_dir, self.asked_tasks = dummy_data, data_dir, list(asked_tasks)
+        self.checks = checks.Checks.of(found.name, found.folder, dummy_data, allow_modified_sources)
+        self.downloads: dict[str, Path] = {}  # every config's: url -> local path
+
+    def find_sources(self):
+        return pipeline.FoundSources("dummy" if self.dummy_data else "release")
+
+    def make_builder(self, config: str, sources, cache_dir: Path) -> datasets.DatasetBuilder:
+        self.work = Path(cache_dir)  # the export's workspace: the builder's cache, the unzipped dummy data, keys
+        builder = script.make_builder(self.found, self.builder_class, config, self.work / "datasets", self.data_dir)
+        if self.dummy_data:
+            dummy.forget_release_sizes(builder)
+        self.checks.attach(builder, config, self.work / "checks")
+        return builder
+
+    def generate(self, builder, config: str, sources, num_proc: int | None) -> dict[str, int]:
+        manager = None
+        if self.dummy_data:
+            zip_path = dummy.dummy_zip(self.found.folder, config if self.builder_class.BUILDER_CONFIGS else None,
+                                       builder.config.version)
+            unzipped = self.work / "dummy" / config
+            shutil.rmtree(unzipped, ignore_errors=True)
+            manager = dummy.DummyDownloadManager(zip_path, unzipped)
+        elif self.data_dir is None and getattr(builder, "manual_download_instructions", None):
+            instructions = " ".join(str(builder.manual_download_instructions).split())
+            raise CorporaError(f"{self.found.name}: the script reads files downloaded by hand, from a folder given "
+                               f"with --data-dir DIR; its instructions: {instructions}")
+        builder.download_and_prepare(dl_manager=manager, num_proc=num_proc,
+                                     max_shard_size=parquet_files.MAX_SHARD_BYTES)
+        self.downloads.update({str(url): Path(path) for url, path in
+                               getattr(builder.dl_manager, "downloaded_paths", {}).items()})
+        self.checks.check_sizes(config, builder.info)
+        return {split: info.num_examples for split, info in builder.info.splits.items()}
+
+    def write_card(self, folder, infos, report, sources, repo_id, export_path) -> None:
+        found, builder_class = self.found, self.builder_class
+        provenance = card.Provenance(
+            name=found.name, source=card.source_of(found.source, found.name, found.revision),
+            files=card.files_read(found.folder, found.name), datasets_version=datasets.__version__,
+            downloads={url: checks.sha256_of(path) if path.is_file() else None
+                       for url, path in sorted(self.downloads.items())},
+            dummy=self.dummy_data)
+        descriptions = {config.name: config.description for config in builder_class.BUILDER_CONFIGS}
+        card.write(folder, found.name, infos, report, provenance, card.original_of(found.folder), descriptions,
+                   getattr(builder_class, "DEFAULT_CONFIG_NAME", None), self.asked_tasks, repo_id, export_path)
+
+
+def chosen_configs(found: script.Script, builder_class, asked: list[str] | None, dummy_data: bool,
+                   say=print) -> list[str]:
+    """The configs to convert: those asked (each must exist), else all; with --dummy and none asked,
+    those the script has dummy data for (the others said in one line)."""
+    known = script.config_names(builder_class)
+    if asked:
+        unknown = [config for config in asked if config not in known]
+        if unknown:
+            raise CorporaError(f"{found.path}: no config {unknown[0]!r}; its configs: {', '.join(known)}")
+        return list(dict.fromkeys(asked))
+    if not dummy_data:
+        return known
+    have = [config for config in known if dummy.dummy_zip(
+        found.folder, config if builder_class.BUILDER_CONFIGS else None, _version(builder_class, config)).is_file()]
+    if not have:
+        where = "dummy/<config>/<version>/" if builder_class.BUILDER_CONFIGS else "dummy/<version>/"
+        raise CorporaError(f"{found.path}: no dummy data for any config ({where}dummy_data.zip); convert the "
+                           "release, without --dummy")
+    if len(have) < len(known):
+        left_out = [config for config in known if config not in have]
+        say(f"{found.name}: {len(left_out)} of {len(known)} configs have no dummy data, left out: "
+            f"{shorten(left_out, 5, ', ')}")
+    return have
+
+
+def _version(builder_class, config: str) -> str:
+    """The version a config's dummy data is filed under: its own, else the builder's VERSION, else 0.0.0."""
+    for builder_config in builder_class.BUILDER_CONFIGS:
+        if builder_config.name == config:
+            return str(builder_config.version)
+    return str(getattr(builder_class, "VERSION", None) or "0.0.0")

@@ -1,0 +1,102 @@
+"""`corpora convert SOURCE --out OUT` (corpora/commands/convert.py): a legacy-style script of
+tests/legacy_scripts/ written as an export through the shared pipeline, from its dummy data, the
+files given with --data-dir, its own repository's files, or the Hub (only with --trust-remote-code)."""
+
+import sys
+
+import datasets
+import pyarrow.parquet as pq
+import pytest
+
+from helpers import corpora_here
+from helpers.hub import corpora_at
+from helpers.legacy import legacy_script
+
+pytestmark = pytest.mark.both_legs
+
+
+def parquet_rows(folder, config, split):
+    return pq.read_table(folder / config / f"{split}-00000-of-00001.parquet").to_pylist()
+
+
+def test_a_script_converted_from_its_dummy_data(tmp_path):
+    folder = legacy_script("spans", tmp_path / "scripts")
+    code, out, err = corpora_here("convert", folder, "--dummy", "--out", tmp_path / "out")
+    assert (code, err) == (0, "")
+    assert out.splitlines() == [
+        f"exported to {tmp_path}/out/:",
+        "script  config  split  examples generated  rows written",
+        "spans   dicts   train                   3             3",
+        "spans   lists   train                   3             3",
+    ]
+    export = tmp_path / "out" / "spans"
+    assert sorted(p.relative_to(export).as_posix() for p in export.rglob("*") if p.is_file()) == [
+        ".corpora-export.json", "README.md", "croissant.json", "dicts/train-00000-of-00001.parquet",
+        "lists/train-00000-of-00001.parquet"]
+    schema = pq.read_schema(export / "dicts" / "train-00000-of-00001.parquet")
+    assert str(schema.field("spans").type) == "struct<offsets: list<element: list<element: int32>>>"
+    assert parquet_rows(export, "lists", "train")[2] == {
+        "id": "s3", "spans": {"offsets": [[]]}, "entities": {"label": [1], "offsets": [[]]},
+        "sentences": [{"word": []}]}
+    assert corpora_here("validate", export).returncode == 0
+    # the stand-ins are gone once the command has ended
+    assert ("datasets.tasks" in sys.modules, hasattr(datasets, "TextClassification")) == (False, False)
+
+
+def test_a_script_without_configs_is_the_config_default(tmp_path):
+    folder = legacy_script("tasks_classlabel", tmp_path / "scripts")
+    code, out, err = corpora_here("convert", folder / "tasks_classlabel.py", "--dummy", "--out", tmp_path / "out")
+    assert (code, err) == (0, "")
+    export = tmp_path / "out" / "tasks_classlabel"
+    assert parquet_rows(export, "default", "test") == [{"text": "Never again", "label": 0}]
+    assert "task_categories:\n- text-classification\n" in (export / "README.md").read_text(encoding="utf-8")
+
+
+def test_relative_urls_read_the_scripts_own_files(tmp_path):
+    folder = legacy_script("relative", tmp_path / "scripts")
+    code, out, err = corpora_here("convert", folder, "--out", tmp_path / "out", "--config", "lines")
+    assert (code, err) == (0, "")
+    assert parquet_rows(tmp_path / "out" / "relative", "lines", "train") == [
+        {"number": 1, "line": "one"}, {"number": 2, "line": "two"}, {"number": 3, "line": "three"}]
+
+
+def test_a_manual_download_is_read_from_the_data_dir(tmp_path):
+    folder = legacy_script("manual", tmp_path / "scripts")
+    given = tmp_path / "given"
+    given.mkdir()
+    (given / "records.tsv").write_text("cy\t1\ndi\t2\n", encoding="utf-8")
+    code, out, err = corpora_here("convert", folder, "--data-dir", given, "--out", tmp_path / "out")
+    assert (code, err) == (0, "")
+    assert parquet_rows(tmp_path / "out" / "manual", "default", "train") == [
+        {"name": "cy", "count": 1}, {"name": "di", "count": 2}]
+    code, out, err = corpora_here("convert", folder, "--out", tmp_path / "out2")
+    assert (code, out) == (1, "")
+    assert err == ("corpora convert: error: manual: the script reads files downloaded by hand, from a folder given "
+                   "with --data-dir DIR; its instructions: Download records.tsv from https://example.org/records "
+                   "(after signing in) into a folder.\n")
+
+
+def test_an_unknown_config_is_one_line(tmp_path):
+    folder = legacy_script("spans", tmp_path / "scripts")
+    code, out, err = corpora_here("convert", folder, "--dummy", "--config", "sets", "--out", tmp_path / "out")
+    assert (code, out) == (1, "")
+    assert err == f"corpora convert: error: {folder}/spans.py: no config 'sets'; its configs: dicts, lists\n"
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_script_of_the_hub_runs_only_with_trust_remote_code(tmp_path, hub):
+    files = {path.relative_to(folder).as_posix(): path.read_bytes() for folder in [legacy_script(
+        "relative", tmp_path / "scripts")] for path in folder.rglob("*") if path.is_file()}
+    commit = hub.put("someone/relative", files, "Add the loading script")
+    source = "hf://datasets/someone/relative@main"
+    code, out, err = corpora_at(hub.endpoint, "convert", source, "--out", tmp_path / "out", home=tmp_path / "home")
+    assert (code, out) == (1, "")
+    assert err == (f"corpora convert: error: {source}: a loading script is code, and converting runs it: give "
+                   "--trust-remote-code to run this one from the Hub, once you have read it and trust it\n")
+    code, out, err = corpora_at(hub.endpoint, "convert", source, "--trust-remote-code", "--out", tmp_path / "out",
+                                home=tmp_path / "home")
+    assert (code, err) == (0, "")
+    export = tmp_path / "out" / "relative"
+    assert parquet_rows(export, "lines", "train") == [
+        {"number": 1, "line": "one"}, {"number": 2, "line": "two"}, {"number": 3, "line": "three"}]
+    assert f"    source: hf://datasets/someone/relative@{commit}\n" in (export / "README.md").read_text(encoding="utf-8")
