@@ -286,15 +286,17 @@ def test_the_licence_is_the_readmes_tag_else_what_the_script_or_its_infos_say(sc
 def test_what_a_conversion_read_beside_the_script_and_where_it_came_from(tmp_path):
     folder = tmp_path / "card_bare"
     folder.mkdir()
-    for name, content in {"card_bare.py": b"# the script\n", "a_helper.py": b"x = 1\n", "README.md": b"# Bare\n",
+    for name, content in {"card_bare.py": b"from .a_helper import x\nfrom . import b_helper\n", "README.md": b"# Bare\n",
+                          "a_helper.py": b"from .c_helper import y\nx = 1\n", "b_helper.py": b"", "c_helper.py": b"",
+                          "make_data.py": b"# a tool of the maintainers, which the script does not import\n",
                           "dataset_infos.json": b'{"default": {"license": "MIT"}}', "notes.txt": b"not read\n"}.items():
         (folder / name).write_bytes(content)
-    assert list(card.files_read(folder, "card_bare")) == ["card_bare.py", "a_helper.py", "dataset_infos.json",
-                                                          "README.md"]
+    assert list(card.files_read(folder, "card_bare")) == [
+        "card_bare.py", "a_helper.py", "b_helper.py", "c_helper.py", "dataset_infos.json", "README.md"]
     assert card.files_read(folder, "card_bare")["a_helper.py"] == sha256(folder / "a_helper.py")
     assert card.original_of(folder) == card.Original("# Bare\n", {"default": {"license": "MIT"}})
     assert card.Provenance("card_bare", "card_bare/", card.files_read(folder, "card_bare"), "5.2.0").script_files == [
-        "card_bare.py", "a_helper.py", "dataset_infos.json"]
+        "card_bare.py", "a_helper.py", "b_helper.py", "c_helper.py", "dataset_infos.json"]
     assert card.source_of("hf://datasets/org/card_bare", "card_bare", "0" * 40) == f"hf://datasets/org/card_bare@{'0' * 40}"
     assert card.source_of("hf://datasets/org/card_bare@v1", "card_bare", "1" * 40) == f"hf://datasets/org/card_bare@{'1' * 40}"
     assert card.source_of(str(folder / "card_bare.py"), "card_bare") == "card_bare/"

@@ -5,6 +5,7 @@ where the export came from (the script's sha256 and source, the datasets version
 
 from __future__ import annotations
 
+import ast
 import copy
 import hashlib
 import json
@@ -84,12 +85,30 @@ class Original:
         return (found[0] if isinstance(found[0], dict) else {}), found[1]
 
 
+def helper_modules(folder: Path, name: str) -> list[str]:
+    """The helper modules beside NAME.py that it imports (`from .utils import x`, `from . import utils`), and
+    those they import: as datasets' script loader found them, by reading the imports, not by running them."""
+    found, pending = [], [f"{name}.py"]
+    while pending:
+        tree = ast.parse((Path(folder) / pending.pop()).read_bytes())
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.ImportFrom) and node.level >= 1):
+                continue
+            modules = [node.module.split(".")[0]] if node.module else [alias.name for alias in node.names]
+            for module in modules:
+                path = f"{module}.py"
+                if path not in found and path != f"{name}.py" and (Path(folder) / path).is_file():
+                    found.append(path)
+                    pending.append(path)
+    return sorted(found)
+
+
 def files_read(folder: Path, name: str) -> dict[str, str]:
-    """{path: sha256} of what a conversion reads in the script's folder: NAME.py first, the helper modules beside
-    it, dataset_infos.json and README.md (a Provenance's `files`)."""
+    """{path: sha256} of what a conversion reads in the script's folder: NAME.py first, the helper modules it
+    imports, dataset_infos.json and README.md (a Provenance's `files`)."""
     folder = Path(folder)
-    helpers = sorted(p.name for p in folder.glob("*.py") if p.name != f"{name}.py")
-    found = [f"{name}.py", *helpers, *(n for n in ("dataset_infos.json", "README.md") if (folder / n).is_file())]
+    found = [f"{name}.py", *helper_modules(folder, name),
+             *(n for n in ("dataset_infos.json", "README.md") if (folder / n).is_file())]
     return {path: hashlib.sha256((folder / path).read_bytes()).hexdigest() for path in found}
 
 
