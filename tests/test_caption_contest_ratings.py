@@ -20,6 +20,7 @@ from corpora.errors import CorporaError
 from helpers import CSV_UNSAFE
 from helpers import Downloads
 from helpers import Fuzz
+from helpers import builder_rows
 from helpers import set_cell
 from synthetic_caption_contest_ratings import SUMMARY_A
 from synthetic_caption_contest_ratings import SUMMARY_B
@@ -181,9 +182,9 @@ def test_response_coverage(dummy_build):  # quirk 14, 15
 def test_cartoons_png_and_metadata(dummy_build):  # quirk 16
     cartoons = dummy_build(NAME, "cartoons")["train"]
     assert cartoons.num_rows == 186 and len(set(cartoons["contest"])) == 186
-    by_contest = {row["contest"]: row for row in cartoons}
-    assert by_contest[571]["image"]["bytes"].startswith(b"\x89PNG\r\n\x1a\n")  # its other values: QUIRKS
-    assert by_contest[508]["image"]["bytes"].startswith(b"\xff\xd8\xff")
+    image = {row["contest"]: row["image"]["bytes"] for row in cartoons}  # its other values: QUIRKS
+    assert (image[571][:8], image[508][:3]) == (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff")  # a PNG in a .jpg, and a JPEG
+    assert [image[c] == (corpus.dummy_dir / f"contests/info/{c}/{c}.jpg").read_bytes() for c in (571, 508)] == [True, True]
 
 
 @pytest.mark.both_legs
@@ -281,3 +282,33 @@ def test_the_card_says_what_the_counts_mean_in_original_rows(dummy_build):  # qu
     variants = {(row["source_file"], row["variant"]) for row in dummy_build(NAME, "summaries")["train"]}
     assert {variant for _, variant in variants} == {None, "funny", "original"}
     assert {file for file, variant in variants if variant == "original"} == {"560_summary_KLUCB_original.csv"}
+
+
+# Each documented range at both edges (FORMAT.md and the fields' declared types): the last valid value
+# is read as that number, the first invalid one refused with the line of BAD_INPUT's table. Line 2 of
+# the file (record 1) is changed; in an archive, that of its member.
+RANGES = [  # (file, config, column, field, values read, values refused, the refusal's expected part)
+    (SUMMARY, "summaries", "rank", "rank", [1, 2**31 - 1], [0], "an integer >= 1"),
+    (SUMMARY, "summaries", "score", "score", [1.0, 3.0], [math.nextafter(1.0, 0.0), math.nextafter(3.0, 4.0)], "a number from 1 to 3"),
+    (SUMMARY, "summaries", "precision", "precision", [5e-324, math.inf], [0.0], "a number > 0 or inf"),
+    (ARCHIVE, "cardinal_responses", "target_reward", "rating", [1, 3], [0, 4], "1 (unfunny), 2 (somewhat funny) or 3 (funny)"),
+    (ARCHIVE, "cardinal_responses", "target_id", "target_id", [0], [-1], "an integer >= 0"),
+    (ARCHIVE, "cardinal_responses", "", "row_index", [0, float(2**53 - 1)], [float(2**53)], "an integer"),  # a float: 2**53 - 1
+]
+EDGES = [(path, config, column, field, value, refused) for path, config, column, field, read, refused_values, expected in RANGES
+         for value, refused in [*[(v, None) for v in read], *[(v, expected) for v in refused_values]]]
+
+
+@pytest.mark.parametrize("path,config,column,field,value,refused", EDGES, ids=[f"{e[3]}={e[4]!r}" for e in EDGES])
+def test_each_range_at_both_edges(path, config, column, field, value, refused, dummy_copy):
+    data_dir = dummy_copy(NAME, changed=path)
+    change = set_cell(2, column, repr(value) if isinstance(value, float) else str(value))
+    (data_dir / path).write_bytes((in_member(change) if path == ARCHIVE else change)((data_dir / path).read_bytes()))
+    contest = int(path.rsplit("/", 1)[1][:3])
+    if refused is None:
+        assert builder_rows(corpus, config, str(data_dir), contests=[contest])["train"][0][field] == value
+    else:
+        with pytest.raises(ValueError) as caught:
+            builder_rows(corpus, config, str(data_dir), contests=[contest])
+        where = f"{path}!577-responses.csv" if path == ARCHIVE else path
+        assert str(caught.value) == f"{where}, record 1: field {column!r}: invalid value {value!r} (expected {refused})"

@@ -24,6 +24,7 @@ from corpora import pipeline
 from corpora import prepare
 from corpora import registry
 from helpers import namespace_with_tmpfs
+from helpers import run_process
 from helpers import written_once
 from synthetic_caption_contest_ratings import write_big_cardinal
 
@@ -75,9 +76,9 @@ try:
 except Exception as error:
     print(error.__cause__)
 """
-    env = dict(os.environ, CORPORA_ROOT=str(corpus.dummy_dir.parents[1]), HF_DATASETS_DISABLE_PROGRESS_BARS="1")
+    env = dict(CORPORA_ROOT=str(corpus.dummy_dir.parents[1]), HF_DATASETS_DISABLE_PROGRESS_BARS="1")
     for _ in range(3):
-        result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, env=env)
+        result = run_process([sys.executable, "-c", script], timeout=300, env=env)
         assert (result.returncode, result.stdout, result.stderr) == (0, expected, "")
 
 
@@ -108,7 +109,7 @@ def test_a_full_disk_while_parquet_is_written_beside_is_one_line(tmp_path):
     command = [sys.executable, "-m", "corpora.cli", "build", "caption_contest_ratings", "--dummy", "--config",
                "summaries", "--out", str(mount)]
     script = f'{shlex.join(command)}; code=$?; ls -A "{mount}"; exit $code'
-    result = subprocess.run([*prefix, "sh", "-c", script], capture_output=True, text=True, timeout=300, check=False)
+    result = run_process([*prefix, "sh", "-c", script], timeout=300)
     assert (result.returncode, result.stderr) == (
         1, f"corpora build: error: {mount / 'caption_contest_ratings'}: No space left on device\n")
     assert result.stdout == ".caption_contest_ratings.lock\n"
@@ -168,6 +169,6 @@ def test_on_one_core_the_files_are_written_after_the_builder(tmp_path):
         "print(ParquetBeside.worth_it(None), ParquetBeside.worth_it(2)); "
         "os.sched_setaffinity(0, {min(os.sched_getaffinity(0))}); print(ParquetBeside.worth_it(None))"
     )
-    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
+    result = run_process([sys.executable, "-c", script], timeout=120)
     cores = len(os.sched_getaffinity(0))
-    assert result.stdout == f"{cores > 1} False\nFalse\n"
+    assert (result.returncode, result.stdout, result.stderr) == (0, f"{cores > 1} False\nFalse\n", "")
