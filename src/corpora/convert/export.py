@@ -57,6 +57,9 @@ class ScriptParts(pipeline.Parts):
         self.checks.check_sizes(config, builder.info)
         return {split: info.num_examples for split, info in builder.info.splits.items()}
 
+    def stored(self, table):
+        return checks.embed_media(table)  # Image and Audio files read into the export: it stands alone
+
     def write_card(self, folder, infos, report, sources, repo_id, export_path) -> None:
         found, builder_class = self.found, self.builder_class
         provenance = card.Provenance(
