@@ -355,6 +355,21 @@ def test_image_files_are_embedded_in_the_parquet(tmp_path):
         ("a.png", (2, 1), (255, 0, 0)), ("b.png", (2, 1), (0, 0, 255))]
 
 
+@pytest.mark.both_legs
+def test_audio_and_images_in_lists_are_embedded_too(tmp_path):
+    """Audio values (a script can give no others without soundfile or torchcodec, which encode them)
+    and images inside a list: each file's bytes read in, a value that has its bytes kept."""
+    (tmp_path / "a.wav").write_bytes(b"RIFF sound")
+    (tmp_path / "b.png").write_bytes(b"PNG picture")
+    features = datasets.Features({"audio": datasets.Audio(), "images": datasets.Sequence(datasets.Image())})
+    table = pa.Table.from_pylist([{"audio": {"bytes": None, "path": str(tmp_path / "a.wav")},
+                                   "images": [{"bytes": None, "path": str(tmp_path / "b.png")},
+                                              {"bytes": b"given", "path": None}]}], schema=features.arrow_schema)
+    assert checks.embed_media(table).to_pylist() == [{
+        "audio": {"bytes": b"RIFF sound", "path": "a.wav"},
+        "images": [{"bytes": b"PNG picture", "path": "b.png"}, {"bytes": b"given", "path": None}]}]
+
+
 def test_a_table_without_media_is_left_as_it_is():
     table = pa.table({"text": ["a"]}).replace_schema_metadata(
         datasets.Features({"text": datasets.Value("string")}).arrow_schema.metadata)
