@@ -138,9 +138,9 @@ def test_a_cr_lf_inside_a_quoted_value_survives_a_block_end(monkeypatch):
 
 def test_check_rows_names_the_first_bad_record_of_the_file():
     batch = pa.record_batch({"n": pa.array([3, 4, -1, -2])})
-    loader._check_rows("t.csv", 10, batch, "n", pa.array([False] * 4), "an integer >= 0")  # nothing bad
+    reader.check_rows("t.csv", 10, batch, "n", pa.array([False] * 4), "an integer >= 0")  # nothing bad
     with pytest.raises(ValueError) as caught:  # the batch starts at record 11; a null counts as bad
-        loader._check_rows("t.csv", 10, batch, "n", pa.array([False, None, True, True]), "an integer >= 0")
+        reader.check_rows("t.csv", 10, batch, "n", pa.array([False, None, True, True]), "an integer >= 0")
     assert str(caught.value) == "t.csv, record 12: field 'n': invalid value 4 (expected an integer >= 0)"
 
 

@@ -8,6 +8,7 @@ import zipfile
 import zlib
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 from datasets.utils.file_utils import xopen
 
@@ -95,28 +96,12 @@ def header(data, source):
     return text.rstrip("\r").split(","), text.endswith("\r")
 
 
-def _open_csv(data, convert_options):
-    """pyarrow's reader of the CSV bytes `data`, in blocks of about BLOCK_SIZE. A blank line is no
-    record, as pandas reads it (FORMAT.md, "Blank lines")."""
-    # pyarrow drops the LF of a CR LF inside a quoted value where a block ends between the two
-    # (21 and 26; tests/test_caption_contest_ratings_io.py): no block ends there.
-    block_size = BLOCK_SIZE
-    while any(data[end - 1 : end + 1] == b"\r\n" for end in range(block_size, len(data), block_size)):
-        block_size += 1
-    return pa_csv.open_csv(
-        pa.BufferReader(pa.py_buffer(data)),
-        read_options=pa_csv.ReadOptions(block_size=block_size, use_threads=False),
-        parse_options=pa_csv.ParseOptions(newlines_in_values=True, ignore_empty_lines=True),
-        convert_options=convert_options,
-    )
-
-
 def csv_batches(where, data, types, what, pandas_written):
     """(record offset, batch) of the CSV file `data` (bytes) whose header has the columns of `types`
     (name -> Arrow type) in order; `what` its records are. A `pandas_written` file has quirks 21,
-    nan-as-empty-cell, and 22, integers-as-floats: its batches may hold an integer column as floats."""
+    nan-as-empty-cell, and 22, integers-as-floats."""
     offset, floats = 0, False
-    batches = _typed_batches(data, types, pandas_written, floats, 0)
+    batches = _batches(data, _convert_options(types, pandas_written, floats))
     while True:
         try:  # only the read: a generator left open is closed at exit, maybe after the module's names
             batch = next(batches, None)
@@ -124,11 +109,11 @@ def csv_batches(where, data, types, what, pandas_written):
             if floats or not pandas_written:
                 raise _conversion_error(data, where, types, error) from None
             floats = True  # quirk 22: read again with the integers as floats, from the first record not given
-            batches = _typed_batches(data, types, pandas_written, floats, offset)
+            batches = _batches(data, _convert_options(types, pandas_written, floats), offset)
             continue
         if batch is None:
             break
-        yield offset, batch
+        yield offset, _exact_integers(batch, types, where, offset) if floats else batch
         offset += batch.num_rows
     if offset == 0:
         raise no_records(where, f"{what} after the header")
@@ -136,26 +121,63 @@ def csv_batches(where, data, types, what, pandas_written):
         raise ValueError(f"{where}: does not end with a line feed after record {offset}; the file is truncated")
 
 
-def _read_types(types, floats):
-    """Each column's Arrow type as read; with `floats`, the integers as float64."""
-    return {name: pa.float64() if floats and pa.types.is_integer(type_) else type_ for name, type_ in types.items()}
+def _convert_options(types, nulls, floats):
+    """Each column as its Arrow type (with `floats`, the integers as float64); with `nulls`, an empty cell is null."""
+    read_types = {name: pa.float64() if floats and pa.types.is_integer(t) else t for name, t in types.items()}
+    return pa_csv.ConvertOptions(column_types=read_types, null_values=[""] if nulls else [],
+                                 strings_can_be_null=nulls, quoted_strings_can_be_null=nulls)
 
 
-def _typed_batches(data, types, nulls, floats, skip):
-    """The record batches of `data`, typed, from record `skip` on; with `nulls`, an empty cell is null."""
-    options = pa_csv.ConvertOptions(column_types=_read_types(types, floats), null_values=[""] if nulls else [],
-                                    strings_can_be_null=nulls, quoted_strings_can_be_null=nulls)
-    for batch in _open_csv(data, options):
+def _batches(data, convert_options, skip=0):
+    """pyarrow's record batches of the CSV bytes `data` from record `skip` on, parsed in blocks of
+    about BLOCK_SIZE. A blank line is no record, as pandas reads it (FORMAT.md, "Blank lines")."""
+    # pyarrow drops the LF of a CR LF inside a quoted value where a block ends between the two
+    # (21 and 26; tests/test_caption_contest_ratings_io.py): no block ends there.
+    block_size = BLOCK_SIZE
+    while any(data[end - 1 : end + 1] == b"\r\n" for end in range(block_size, len(data), block_size)):
+        block_size += 1
+    reader = pa_csv.open_csv(
+        pa.BufferReader(pa.py_buffer(data)),
+        read_options=pa_csv.ReadOptions(block_size=block_size, use_threads=False),
+        parse_options=pa_csv.ParseOptions(newlines_in_values=True, ignore_empty_lines=True),
+        convert_options=convert_options,
+    )
+    for batch in reader:
         if skip < batch.num_rows:
             yield batch.slice(skip)
         skip = max(skip - batch.num_rows, 0)
+
+
+def _exact_integers(batch, types, where, offset):
+    """`batch` with the integer columns read as floats as integers (quirk 22, integers-as-floats)."""
+    columns = []
+    for name, column in zip(batch.schema.names, batch.columns, strict=True):
+        target = types[name]
+        if pa.types.is_integer(target) and pa.types.is_floating(column.type):
+            # The type's range; from 2**53 on (either sign) a float may be the rounding of another integer.
+            bits = min(target.bit_width - 1, 53)
+            low, high = -(2.0**bits) + (bits == 53), 2.0**bits
+            in_range = pc.and_(pc.greater_equal(column, low), pc.less(column, high))
+            bad = pc.invert(pc.and_(pc.equal(column, pc.trunc(column)), in_range))  # NaN too
+            check_rows(where, offset, batch, name, pc.fill_null(bad, False), EXPECTED_TYPE[str(target)])
+            column = column.cast(target)
+        columns.append(column)
+    return pa.RecordBatch.from_arrays(columns, names=batch.schema.names)
+
+
+def check_rows(where, offset, batch, column, bad, expected):
+    """Raise the error of the first row of `batch` (record `offset` + 1 on) where `bad` is true or null."""
+    bad = pc.fill_null(bad, True)
+    if pc.any(bad).as_py():
+        index = pc.index(bad, True).as_py()
+        raise invalid(f"{where}, record {offset + index + 1}", column, batch.column(column)[index].as_py(), expected)
 
 
 def count_records(where, data):
     """The records of a CSV file as `csv_batches` reads them, converting only the last column."""
     last = header(data, where)[0][-1]
     options = pa_csv.ConvertOptions(include_columns=[last], column_types={last: pa.binary()})
-    return sum(batch.num_rows for batch in _open_csv(data, options))
+    return sum(batch.num_rows for batch in _batches(data, options))
 
 
 def _conversion_error(data, where, types, error):
@@ -166,12 +188,8 @@ def _conversion_error(data, where, types, error):
     if found is None:
         return ValueError(f"{where}: invalid CSV ({message})")
     name, record = list(types)[int(found["column"])], int(found["row"]) - 1
-    at = record - 1
-    for batch in _open_csv(data, pa_csv.ConvertOptions(include_columns=[name], column_types={name: pa.binary()})):
-        if at < batch.num_rows:
-            break
-        at -= batch.num_rows
-    value = batch.column(0)[at].as_py()
+    options = pa_csv.ConvertOptions(include_columns=[name], column_types={name: pa.binary()})
+    value = next(_batches(data, options, record - 1)).column(0)[0].as_py()
     try:
         text = value.decode("utf-8")
     except UnicodeDecodeError as decode_error:

@@ -14,6 +14,7 @@ import datasets
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+from datasets.utils.file_utils import xopen
 
 from corpora.loader_shared.builder_base import SourceBuilder
 from corpora.loader_shared.builder_base import SourceConfig
@@ -27,7 +28,7 @@ from corpora.loader_shared.loader_common import local_files
 from corpora.loader_shared.loader_common import show
 from corpora.loader_shared.loader_common import utf8
 
-from ._reader import EXPECTED_TYPE
+from ._reader import check_rows
 from ._reader import count_records
 from ._reader import csv_batches
 from ._reader import header
@@ -238,7 +239,11 @@ def _count_csv_records(config, split, local_paths):
 
 def _count_images(config, split, local_paths):
     """Images: downloaded files have no extension in the cache, so they are told apart by their bytes."""
-    return sum(1 for path in local_paths if read_file(path, path)[1][:8].startswith(_JPEG_OR_PNG))
+    count = 0
+    for path in local_paths:
+        with xopen(path, "rb") as f:
+            count += f.read(8).startswith(_JPEG_OR_PNG)
+    return count
 
 
 def _path_contest(path):
@@ -255,15 +260,23 @@ def _name_match(source, pattern, what):
 
 
 def _parse_summary_name(source):
+    """The fields a summary file's name gives (the algorithm as its class label)."""
     shape = "<contest>[-round<r>]_summary_<alg>[_<variant>].csv"
     name, match = _name_match(source, _SUMMARY_NAME, f"summary file name ({shape})")
     return {
         "source_file": name,
         "contest": int(match["contest"]),
         "round": int(match["round"]) if match["round"] else None,
-        "algorithm": _ALGORITHM_OF_NAME[match["algorithm"]],
+        "algorithm": _ALGORITHMS.index(_ALGORITHM_OF_NAME[match["algorithm"]]),
         "variant": match["variant"],
     }
+
+
+def _parse_archive_name(source):
+    """The fields a response archive's name gives."""
+    shape = "<contest>[-<qualifier>]-responses.csv.zip"
+    name, match = _name_match(source, _ARCHIVE_NAME, f"response archive name ({shape})")
+    return {"contest": int(match["contest"]), "source_file": name}
 
 
 def _header(config, where, data):
@@ -299,81 +312,33 @@ def _column_types(config):
     return {**dict.fromkeys(_INDEX_COLUMNS, pa.int64()), **types}
 
 
-def _csv_batches(config, where, data):
-    """(header, record offset, batch) of a CSV file of `config`, each column of its field's type."""
-    names, types = _header(config, where, data), _column_types(config)
-    for offset, batch in csv_batches(where, data, {name: types[name] for name in names}, config.what,
-                                     config.pandas_written):
-        yield names, offset, _exact_integers(batch, types, where, offset) if config.pandas_written else batch
-
-
 def _file_tables(config, file, source):
-    """The tables of one CSV file of `config`."""
-    return config.tables(config, *config.read(file, source), source)
-
-
-def _summary_tables(config, where, data, source):
-    meta = _parse_summary_name(source)
-    context = {"contest": _CONTEST_FIELD_EXCEPTIONS.get(meta["source_file"], meta["contest"])}
-    meta["algorithm"] = _ALGORITHMS.index(meta["algorithm"])
-    schema = config.features.arrow_schema
-    for names, offset, batch in _csv_batches(config, where, data):
-        n = batch.num_rows
-        _check_columns(where, offset, batch, config.columns, {**context, "column": batch.column})
-        columns = [_constant_column(meta[name], schema.field(name).type, n) for name in _SUMMARY_NAME_FIELDS]
-        for name, field in config.columns.items():
-            column = field.source(name)
-            columns.append(batch.column(column) if column in names else pa.nulls(n, schema.field(name).type))
-        yield pa.Table.from_arrays(columns, schema=schema)
-
-
-def _response_tables(config, where, data, source):
-    shape = "<contest>[-<qualifier>]-responses.csv.zip"
-    name, match = _name_match(source, _ARCHIVE_NAME, f"response archive name ({shape})")
+    """The tables of one CSV file of `config`: the fields its name gives, then its columns, typed and
+    checked; a response's `row_index` (its pandas index, or its position) and `rating_label`."""
+    where, data = config.read(file, source)
+    given = config.parse_name(source)
+    context = {"contest": _CONTEST_FIELD_EXCEPTIONS.get(given["source_file"], given["contest"])}
     nullable = {field.source(name) for name, field in config.columns.items() if field.nulls}
-    schema = config.features.arrow_schema
-    for names, offset, batch in _csv_batches(config, where, data):
+    schema, names, types = config.features.arrow_schema, _header(config, where, data), _column_types(config)
+    types = {name: types[name] for name in names}
+    for offset, batch in csv_batches(where, data, types, config.what, config.pandas_written):
         n, col = batch.num_rows, batch.column
         for column in names:
             if column not in nullable and col(column).null_count:
-                _check_rows(where, offset, batch, column, pc.is_null(col(column)), "a value (the cell is empty)")
+                check_rows(where, offset, batch, column, pc.is_null(col(column)), "a value (the cell is empty)")
         index = names[0] if names[0] in _INDEX_COLUMNS else None
         checked = {"row_index": _RESPONSE_NAME_FIELDS["row_index"]._replace(key=index)} if index is not None else {}
-        _check_columns(where, offset, batch, {**checked, **config.columns}, {"column": col})
-        made = {
-            "contest": _constant_column(int(match["contest"]), pa.int32(), n),
-            "source_file": _constant_column(name, pa.string(), n),
-            "row_index": col(index) if index is not None else pa.array(np.arange(offset, offset + n, dtype=np.int64)),
-        }
+        _check_columns(where, offset, batch, {**checked, **config.columns}, {**context, "column": col})
+        made = {name: _constant_column(value, schema.field(name).type, n) for name, value in given.items()}
+        if "row_index" in schema.names:
+            position = pa.array(np.arange(offset, offset + n, dtype=np.int64))
+            made["row_index"] = col(index) if index is not None else position
         if "rating_label" in schema.names:
             made["rating_label"] = pc.cast(pc.subtract(col("target_reward"), 1), pa.int64())
-        arrays = [made[f] if f in made else col(config.columns[f].source(f)) for f in schema.names]
-        yield pa.Table.from_arrays(arrays, schema=schema)
-
-
-def _exact_integers(batch, types, where, offset):
-    """`batch` with the integer columns read as floats as integers (quirk 22, integers-as-floats)."""
-    columns = []
-    for name, column in zip(batch.schema.names, batch.columns, strict=True):
-        target = types[name]
-        if pa.types.is_integer(target) and pa.types.is_floating(column.type):
-            # The type's range; from 2**53 on (either sign) a float may be the rounding of another integer.
-            bits = min(target.bit_width - 1, 53)
-            low, high = -(2.0**bits) + (bits == 53), 2.0**bits
-            in_range = pc.and_(pc.greater_equal(column, low), pc.less(column, high))
-            bad = pc.invert(pc.and_(pc.equal(column, pc.trunc(column)), in_range))  # NaN too
-            _check_rows(where, offset, batch, name, pc.fill_null(bad, False), EXPECTED_TYPE[str(target)])
-            column = column.cast(target)
-        columns.append(column)
-    return pa.RecordBatch.from_arrays(columns, names=batch.schema.names)
-
-
-def _check_rows(where, offset, batch, column, bad, expected):
-    """Raise the error of the first row of `batch` (record `offset` + 1 on) where `bad` is true or null."""
-    bad = pc.fill_null(bad, True)
-    if pc.any(bad).as_py():
-        index = pc.index(bad, True).as_py()
-        raise invalid(f"{where}, record {offset + index + 1}", column, batch.column(column)[index].as_py(), expected)
+        for name, field in config.columns.items():  # a summary of header B has no target_id
+            column = field.source(name)
+            made.setdefault(name, col(column) if column in names else pa.nulls(n, schema.field(name).type))
+        yield pa.Table.from_arrays([made[name] for name in schema.names], schema=schema)
 
 
 def _check_columns(where, offset, batch, fields, context):
@@ -383,7 +348,7 @@ def _check_columns(where, offset, batch, fields, context):
         if column in batch.schema.names:
             for bad, expected in field.column_checks():
                 bad_rows = bad(batch.column(column), context)
-                _check_rows(where, offset, batch, column, bad_rows, expected.format_map(context))
+                check_rows(where, offset, batch, column, bad_rows, expected.format_map(context))
 
 
 def _constant_column(value, type_, length):
@@ -462,16 +427,15 @@ def _read_word_lists(file, source):
 # --- the configs and the builder -----------------------------------------------------------------
 @dataclasses.dataclass
 class CaptionContestConfig(SourceConfig):
-    """A config. A CSV config reads each file with `read(file, source)`, which gives (where, CSV
-    bytes), and `tables(config, where, data, source)`, which types its `columns` ({field: Field},
-    read from the file's columns) and checks them. Its files have one of `headers`, or, without
-    `headers`, the columns in any order after an optional index column; `what` their records are,
-    `pandas_written` whether pandas wrote them (quirks 21, nan-as-empty-cell; 22, integers-as-floats).
-    A config with `metadata` (paths among its files) has images instead, each joined with the
-    metadata. `contests` restricts a config to those contests' files (checked in `_split_generators`)."""
+    """A config. A CSV config's files are read by `read(file, source)` -> (where, CSV bytes); each
+    row has the fields `parse_name(source)` gives, then its `columns` ({field: Field}). Its files have
+    one of `headers`, or else the columns in any order after an optional index column; `what` their
+    records are; `pandas_written`: quirks 21, nan-as-empty-cell, and 22, integers-as-floats. A config
+    with `metadata` (paths among its files) has images, each joined with the metadata. `contests`
+    restricts a config to those contests' files (checked in `_split_generators`)."""
 
     read: object = dataclasses.field(default=None, repr=False)
-    tables: object = dataclasses.field(default=None, repr=False)
+    parse_name: object = dataclasses.field(default=None, repr=False)
     columns: dict = dataclasses.field(default=None, repr=False)
     headers: list = dataclasses.field(default=None, repr=False)
     what: str = "records"
@@ -484,7 +448,7 @@ def _response_config(name, description, fields, files, what):
     return CaptionContestConfig(
         name=name, version=_VERSION, key=("source_file", "row_index"), description=description,
         features=datasets.Features(features({**_RESPONSE_NAME_FIELDS, **fields})),
-        read=read_archive, tables=_response_tables, counter=_count_csv_records,
+        read=read_archive, parse_name=_parse_archive_name, counter=_count_csv_records,
         columns={name: field for name, field in fields.items() if name not in _RATING_LABEL},
         what=what, pandas_written=True,
         files={"train": files}, url_prefix=_MEDIA_PREFIX, split_sizes={"train": None}, license=_LICENSE,
@@ -509,7 +473,7 @@ _CONFIGS = [
         name="summaries", version=_VERSION,
         description="One example per caption per summary file (contest x algorithm x round or variant).",
         features=datasets.Features(features({**_SUMMARY_NAME_FIELDS, **_SUMMARY_FIELDS})),
-        read=read_file, tables=_summary_tables, counter=_count_csv_records,
+        read=read_file, parse_name=_parse_summary_name, counter=_count_csv_records,
         columns=_SUMMARY_FIELDS, headers=[_SUMMARY_HEADER, _SUMMARY_HEADER[1:]],
         files={"train": _SUMMARIES}, url_prefix=_RAW_PREFIX, split_sizes={"train": 1081771}, license=_LICENSE,
     ),
