@@ -6,6 +6,7 @@ import hashlib
 
 import pytest
 
+from corpora.cards import header
 from helpers.converted import LEGACY_SCRIPTS
 from helpers.converted import convert_here
 from helpers.hub import corpora_at
@@ -193,3 +194,30 @@ def test_a_dry_run_names_the_script_files_and_a_foreign_script_branch_is_refused
     code, out, err = push(hub, tmp_path, "example_ratings", "--repo-id", ORIGIN, "--replace-script")
     assert (code, err) == (1, "corpora push: error: push example_ratings: --replace-script is for an export "
                               "`corpora convert` wrote (OUT/NAME)\n")
+
+
+def test_a_script_of_the_hub_converted_validated_and_published_in_place(hub, origin, tmp_path):
+    source = f"hf://datasets/{ORIGIN}"
+    code, out, err = corpora_at(hub.endpoint, "convert", source, "--trust-remote-code", "--out", tmp_path / "out",
+                                home=tmp_path / "home")
+    assert (code, err) == (0, ""), err
+    folder = tmp_path / "out" / "card_notes"
+    converted = header.read_metadata(folder / "README.md")["corpora"]["converted"]
+    assert (converted["source"], list(converted["files"])) == (
+        f"{source}@{origin}", ["card_notes.py", "card_notes_fields.py", "README.md"])
+    lines = (folder / "README.md").read_text().splitlines()
+    downloads = lines.index("| URL | sha256 |")
+    assert lines[downloads + 2:downloads + 5] == [
+        *(f"| `{path}` | `{hashlib.sha256(ORIGINAL[path]).hexdigest()}` |" for path in sorted(NOTES)), ""]
+    code, out, err = corpora_at(hub.endpoint, "validate", folder, home=tmp_path / "home")
+    assert (code, err) == (0, "")
+    assert [line.split(": ")[1:] for line in out.splitlines()] == [
+        [check, "ok"] for check in ("mark", "card", "files", "croissant.json", "parquet files", "reload plain",
+                                    "reload detailed")]
+    code, out, err = push(hub, tmp_path, folder, "--repo-id", ORIGIN, "--replace-script")
+    head = hub.head(ORIGIN)
+    assert (code, err) == (0, "")
+    assert out.splitlines()[-1] == f"pushed: {hub.endpoint}/datasets/{ORIGIN}/commit/{head} (tagged v1.1.0)"
+    assert sorted(hub.tree(ORIGIN)) == sorted([".gitattributes", *exported(folder), *NOTES,
+                                               "dummy/plain/1.1.0/dummy_data.zip"])
+    assert hub.repos[ORIGIN].branches == {"main": head, "script": origin}
