@@ -19,6 +19,7 @@ def test_convert_proves_its_export(tmp_path):
     assert out.splitlines()[-1] == "identical: 6 rows in 3 splits"
 
 
+DUMMY_FOLDER = "dummy_data"  # the folder a dummy_data.zip holds
 ROWS = '''import csv
 
 import datasets
@@ -49,7 +50,7 @@ def test_conformance_says_what_each_script_gave(tmp_path, capsys):
         (tmp_path / "legacy" / name / f"{name}.py").write_text(ROWS.replace("class Rows", f"class {name.title()}"))
     (tmp_path / "legacy" / "with_dummy" / "dummy" / "1.0.0").mkdir(parents=True)
     with zipfile.ZipFile(tmp_path / "legacy" / "with_dummy" / "dummy" / "1.0.0" / "dummy_data.zip", "w") as archive:
-        archive.writestr("dummy_data/rows.csv", "a\nb\n")
+        archive.writestr(f"{DUMMY_FOLDER}/rows.csv", "a\nb\n")
     status = conformance.main([str(tmp_path / "legacy"), "--reference-python", str(REFERENCE_PYTHON)])
     printed = capsys.readouterr().out
     assert status == 0
