@@ -10,6 +10,7 @@ import pytest
 
 from helpers import corpora_here
 from helpers.hub import corpora_at
+from helpers.legacy import LEGACY_SCRIPTS
 from helpers.legacy import legacy_script
 
 pytestmark = pytest.mark.both_legs
@@ -52,9 +53,10 @@ def test_a_script_without_configs_is_the_config_default(tmp_path):
     assert "task_categories:\n- text-classification\n" in (export / "README.md").read_text(encoding="utf-8")
 
 
-def test_relative_urls_read_the_scripts_own_files(tmp_path):
+@pytest.mark.parametrize("processes", [[], ["--num-proc", "2"]], ids=["one process", "two processes"])
+def test_relative_urls_read_the_scripts_own_files(tmp_path, processes):
     folder = legacy_script("relative", tmp_path / "scripts")
-    code, out, err = corpora_here("convert", folder, "--out", tmp_path / "out", "--config", "lines")
+    code, out, err = corpora_here("convert", folder, "--out", tmp_path / "out", "--config", "lines", *processes)
     assert (code, err) == (0, "")
     assert parquet_rows(tmp_path / "out" / "relative", "lines", "train") == [
         {"number": 1, "line": "one"}, {"number": 2, "line": "two"}, {"number": 3, "line": "three"}]
@@ -100,3 +102,16 @@ def test_a_script_of_the_hub_runs_only_with_trust_remote_code(tmp_path, hub):
     assert parquet_rows(export, "lines", "train") == [
         {"number": 1, "line": "one"}, {"number": 2, "line": "two"}, {"number": 3, "line": "three"}]
     assert f"    source: hf://datasets/someone/relative@{commit}\n" in (export / "README.md").read_text(encoding="utf-8")
+
+
+def test_the_images_a_script_names_are_in_the_export(tmp_path):
+    from PIL import Image
+
+    given = tmp_path / "images"
+    given.mkdir()
+    Image.new("RGB", (2, 1), "red").save(given / "a.png")
+    code, out, err = corpora_here("convert", LEGACY_SCRIPTS / "image_bytes", "--data-dir", given,
+                                  "--out", tmp_path / "out")
+    assert (code, err) == (0, "")
+    assert parquet_rows(tmp_path / "out" / "image_bytes", "default", "train") == [
+        {"name": "a.png", "image": {"bytes": (given / "a.png").read_bytes(), "path": "a.png"}}]

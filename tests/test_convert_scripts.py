@@ -165,3 +165,32 @@ def test_a_folder_without_its_script_is_one_line(tmp_path):
     with pytest.raises(CorporaError) as raised:
         script.resolve(str(tmp_path / "reviews"))
     assert str(raised.value) == f"{tmp_path}/reviews: no reviews.py in it (a loading script is named after its folder)"
+
+
+def test_a_dict_of_lists_takes_what_datasets_2_took(tmp_path):
+    """A text where the dict of lists wants a list gives its characters, a key a dict lacks None,
+    an item of a list of dicts lacking a key None: the rows 2.x gave."""
+    examples = [{"context": {"labels": "yes", "ids": [[1], []]}},
+                {"context": [{"labels": "a"}, {"ids": [2]}]},
+                {"context": {"ids": [[3]]}}]
+
+    with datasets_adapter.legacy_names():
+        class Contexts(datasets.GeneratorBasedBuilder):
+            def _info(self):
+                return datasets.DatasetInfo(features=datasets.Features({"context": datasets.Sequence(
+                    {"labels": datasets.Value("string"), "ids": datasets.Sequence(datasets.Value("int32"))})}))
+
+            def _split_generators(self, dl_manager):
+                return [datasets.SplitGenerator(name="train")]
+
+            def _generate_examples(self):
+                yield from enumerate(examples)
+
+        builder = Contexts(cache_dir=str(tmp_path))
+        datasets_adapter.legacy_builder(builder)
+        builder.download_and_prepare()
+    assert builder.as_dataset("train").to_list() == [
+        {"context": {"labels": ["y", "e", "s"], "ids": [[1], []]}},
+        {"context": {"labels": ["a", None], "ids": [None, [2]]}},
+        {"context": {"labels": None, "ids": [[3]]}},
+    ]

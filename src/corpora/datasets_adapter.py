@@ -366,27 +366,32 @@ def _list_of(item, length: int):
     return datasets.Sequence(item, length=length)
 
 
-def _converter(schema):
+def _converter(schema, top: bool = True):
     """A function that puts a value of `schema` in the layout datasets encodes, or None where no
-    part of `schema` is a dict of lists (the value passes as it is)."""
+    part of `schema` is a dict of lists (the value passes as it is). A dict of lists (below the
+    top, where a Sequence of a dict may be) takes its value as 2.x did: a list of dicts, or a dict
+    whose values are iterated (a text yields its characters, as 2.x gave them)."""
     from corpora.feature_spelling import list_item
 
     item_feature = list_item(schema)
     if item_feature is not None:
-        item = _converter(item_feature)
+        item = _converter(item_feature, top=False)
         return None if item is None else (lambda value: value if value is None else [item(one) for one in value])
     if not isinstance(schema, dict):
         return None
-    inside = {key: _converter(sub) for key, sub in schema.items()}
+    inside = {key: _converter(sub, top=False) for key, sub in schema.items()}
     inside = {key: convert for key, convert in inside.items() if convert is not None}
-    of_lists = bool(schema) and all(list_item(sub) is not None for sub in schema.values())
+    of_lists = not top and bool(schema) and all(list_item(sub) is not None for sub in schema.values())
     if not of_lists and not inside:
         return None
-    items = {key: _converter(list_item(sub)) or _same for key, sub in schema.items()} if of_lists else {}
+    items = {key: _converter(list_item(sub), top=False) or _same for key, sub in schema.items()} if of_lists else {}
 
     def convert(value):
-        if of_lists and isinstance(value, (list, tuple)):  # a list of dicts, as 2.x and 3.x took it
+        if of_lists and isinstance(value, (list, tuple)):  # a list of dicts
             return {key: [item(one.get(key)) for one in value] for key, item in items.items()}
+        if of_lists and isinstance(value, dict):
+            return {key: None if value.get(key) is None else [item(one) for one in value[key]]
+                    for key, item in items.items()}
         if inside and isinstance(value, dict):
             return {**value, **{key: convert(value.get(key)) for key, convert in inside.items()}}
         return value
