@@ -312,14 +312,14 @@ def _column_types(config):
     return {**dict.fromkeys(_INDEX_COLUMNS, pa.int64()), **types}
 
 
-def _file_tables(config, file, source):
+def _file_tables(config, file, source, schema=None):
     """The tables of one CSV file of `config`: the fields its name gives, then its columns, typed and
     checked; a response's `row_index` (its pandas index, or its position) and `rating_label`."""
     where, data = config.read(file, source)
     given = config.parse_name(source)
     context = {"contest": _CONTEST_FIELD_EXCEPTIONS.get(given["source_file"], given["contest"])}
     nullable = {field.source(name) for name, field in config.columns.items() if field.nulls}
-    schema, names, types = config.features.arrow_schema, _header(config, where, data), _column_types(config)
+    schema, names, types = schema or config.features.arrow_schema, _header(config, where, data), _column_types(config)
     types = {name: types[name] for name in names}
     for offset, batch in csv_batches(where, data, types, config.what, config.pandas_written):
         n, col = batch.num_rows, batch.column
@@ -362,8 +362,7 @@ def _read_metadata(files):
             *(_read_word_lists(files[path], path) for path in (_CONTEXTS, _ANOMALIES)))
 
 
-def _cartoon_tables(files, sources, artists, descriptions, contexts, anomalies):
-    schema = datasets.Features(features(_CARTOON_FIELDS)).arrow_schema
+def _cartoon_tables(files, sources, schema, artists, descriptions, contexts, anomalies):
     for file, source in zip(files, sources, strict=True):
         contest = _path_contest(source)
         data = _read_data(file, source, "a JPEG or PNG image")
@@ -517,12 +516,13 @@ class CaptionContestRatings(SourceBuilder, datasets.ArrowBasedBuilder):
         return [datasets.SplitGenerator(name=datasets.Split.TRAIN, gen_kwargs=gen_kwargs)]
 
     def _generate_tables(self, files, sources, metadata):
+        schema = self.config.features.arrow_schema  # made once for all files: about 0.5 ms each time
         if not self.config.metadata:
             for file, source in zip(files, sources, strict=True):
-                for number, table in enumerate(_file_tables(self.config, file, source)):
+                for number, table in enumerate(_file_tables(self.config, file, source, schema)):
                     yield f"{os.path.basename(source)}:{number}", table
             return
         # Images joined with the metadata; called once per image when streaming: the metadata is read once.
         if getattr(self, "_metadata", (None,))[0] != metadata:
             self._metadata = (metadata, _read_metadata(metadata))
-        yield from _cartoon_tables(files, sources, *self._metadata[1])
+        yield from _cartoon_tables(files, sources, schema, *self._metadata[1])
