@@ -232,15 +232,15 @@ class LegacyDownloadConfig(datasets.DownloadConfig):
     use_auth_token: dataclasses.InitVar[str | bool | None] = "deprecated"
 
     def __post_init__(self, use_auth_token):
+        if hasattr(datasets.DownloadConfig, "__post_init__"):  # 5.x's
+            super().__post_init__()
         if use_auth_token != "deprecated":
             self.token = use_auth_token
 
 
 class LegacyFeatureDict(dict):
-    """The sub-features of a `Sequence` of a dict, laid out as datasets 2.x and 3.x did: a dict of
-    lists (`struct<spans: list<list<int32>>>`), where 4.x makes a list of dicts when every
-    sub-feature is a sequence. Marked only until `Features` copies it: an outer `Sequence` of it
-    is a list of it, not a dict of lists of lists."""
+    """A `Sequence` of a dict as 2.x and 3.x laid it out, a dict of lists; marked until `Features`
+    copies it, so that an outer `Sequence` of it is a list of it, not a dict of lists of lists."""
 
 
 class LegacySequence:
@@ -261,10 +261,6 @@ def _removed(name: str, version: str):
     return call
 
 
-def _builder_token(builder):
-    return builder.token
-
-
 def _patches() -> list[tuple[object, str, object]]:
     """(owner, attribute, stand-in) for each removed name the installed datasets lacks."""
     tasks = _task_module()
@@ -272,17 +268,13 @@ def _patches() -> list[tuple[object, str, object]]:
     patches += [(datasets, name, getattr(tasks, name)) for name in tasks.__all__]
     patches += [(datasets, "DatasetInfo", LegacyDatasetInfo), (datasets.info, "DatasetInfo", LegacyDatasetInfo)]
     patches += [(owner, "DownloadConfig", LegacyDownloadConfig) for owner in (datasets, datasets.download)]
-    patches += [(datasets.DatasetBuilder, "use_auth_token", property(_builder_token))]
+    patches += [(datasets.DatasetBuilder, "use_auth_token", property(lambda builder: builder.token))]
     patches += [(datasets, name, _removed(name, "3.0")) for name in ("inspect_dataset", "load_metric")]
     if hasattr(datasets, "List"):  # datasets 4.0 made Sequence of a dict a list of dicts
         patches += [(owner, "Sequence", LegacySequence) for owner in (datasets, datasets.features)]
-    return [(owner, name, value) for owner, name, value in patches if _missing_or_sequence(owner, name)]
-
-
-def _missing_or_sequence(owner, name) -> bool:
-    if name in ("DatasetInfo", "DownloadConfig", "Sequence"):
-        return True
-    return (name not in owner) if isinstance(owner, dict) else not hasattr(owner, name)
+    replaced = ("DatasetInfo", "DownloadConfig", "Sequence")  # the others are added where missing
+    return [(owner, name, value) for owner, name, value in patches if name in replaced
+            or ((name not in owner) if isinstance(owner, dict) else not hasattr(owner, name))]
 
 
 _ABSENT = object()
