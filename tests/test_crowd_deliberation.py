@@ -12,6 +12,8 @@ from hypothesis import strategies as st
 
 from corpora import load
 from corpora import registry
+from corpora.cards import export_source
+from corpora.cards import field_rows
 from helpers import CSV_UNSAFE
 from helpers import Downloads
 from helpers import FullSize
@@ -283,6 +285,17 @@ RANGES = [  # (file, config, line, column, the field it is read into, first and 
 ]
 EDGES = [(path, config, line, column, str(value), field, refused) for path, config, line, column, field, low, high, expected in RANGES
          for value, refused in [(low, None), (high, None), (low - 1, expected), (high + 1, expected)]]
+
+
+def test_the_card_describes_the_statistics_by_pattern():
+    corpus = registry.get("crowd_deliberation")
+    source = export_source(corpus, corpus.configs)
+    names = [name for name, _ in field_rows(corpus.features("deliberations"))]
+    patterned = [name for name in names if name not in source["config_fields"]["deliberations"]]
+    # 13 statistics x 3 phases: the group's structs and their 5 values, and each member's value
+    assert len(patterned) == 13 * 3 * (1 + 5) + 13 * 3 == 273
+    assert len(source["config_patterns"]["deliberations"]) == 13 + 5
+    assert source["config_patterns"]["labels"] == source["config_patterns"]["texts"] == {}
 
 
 @pytest.mark.parametrize("path,config,line,column,value,field,refused", EDGES, ids=[f"{e[3]}={e[4]}" for e in EDGES])

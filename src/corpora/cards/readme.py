@@ -20,6 +20,7 @@ from corpora import prepare
 from corpora import registry
 from corpora import releases
 from corpora import sources
+from corpora.cards import field_patterns
 from corpora.cards import figures
 from corpora.cards import overlap
 from corpora.cards.header import compact_header
@@ -46,16 +47,40 @@ PLACEHOLDER = "[More Information Needed]"
 
 def field_tables(corpus: registry.Corpus, configs=None, descriptions=None) -> dict[str, list[tuple]]:
     """(name, type, earlier config with the same field and description, or None, description) per
-    config: the card's field tables; a description may say something of some configs only."""
+    config: the card's field tables; a description may say something of some configs only. A field
+    described by a pattern is a row of pattern_tables instead."""
     tables, seen = {}, {}
     descriptions = card_source(corpus)["fields"] if descriptions is None else descriptions
     for config in configs or corpus.configs:
         tables[config] = []
         for name, type_ in field_rows(corpus.features(config), collapse=True):
+            keys = field_patterns.keys_of(descriptions, name)
+            if keys and field_patterns.is_pattern(keys[0]):
+                continue
             shown = (name, type_, for_configs(descriptions.get(name), [config]))
             tables[config].append((name, type_, seen.get(shown), shown[2]))
             seen.setdefault(shown, config)
     return tables
+
+
+def pattern_tables(corpus: registry.Corpus, configs, descriptions) -> dict[str, list[tuple]]:
+    """The fields each pattern of `descriptions` describes, per config: (the patterns as the card shows
+    them, their fields' types, earlier config with the same row or None, description)."""
+    tables, seen = {}, {}
+    for config in configs:
+        rows = dict(field_rows(corpus.features(config)))
+        described = field_patterns.resolve(descriptions, rows)
+        tables[config] = []
+        for key in dict.fromkeys(key for key in described.values() if field_patterns.is_pattern(key)):
+            # the types of the fields each pattern matches, in the order of the patterns
+            matched = [name for name in rows if described.get(name) == key]
+            spelled = dict.fromkeys(rows[name] for pattern in field_patterns.patterns(key)
+                                    for name in matched if field_patterns.matches(pattern, name))
+            shown = (", ".join(f"`{p}`" for p in field_patterns.patterns(key)), " or ".join(spelled),
+                     for_configs(descriptions[key], [config]))
+            tables[config].append((shown[0], shown[1], seen.get(shown), shown[2]))
+            seen.setdefault(shown, config)
+    return {config: rows for config, rows in tables.items() if rows}
 
 
 def render(
@@ -92,6 +117,7 @@ def render_settled(corpus: registry.Corpus, source: dict, infos: dict[str, datas
     # What the card shows, gathered once, a layer at a time: the field tables, the sources, the
     # card's sections, the releases.
     fields = field_tables(corpus, exported, source["fields"])
+    patterned = pattern_tables(corpus, exported, source["fields"])
     origin = sources.provenance(corpus, exported)
     pinned, records = sources.urls(corpus, exported), sources.read_records(corpus)
     unmeasured = sum(1 for url in pinned.values() if records.get(url) is None)
@@ -137,6 +163,7 @@ def render_settled(corpus: registry.Corpus, source: dict, infos: dict[str, datas
         source=source,
         facts=source["loader_facts"],
         fields=fields,
+        patterned=patterned,
         configs=exported,
         licenses=source["licenses"],
         scope=source["scope"],

@@ -81,6 +81,10 @@ def cut(value, depth: int = 0):
         if depth >= 2 and len(items) > SHOWN_ITEMS + 2:
             more = {"…": f"{len(items) - SHOWN_ITEMS} more fields ({len(items)} in all)"}
             return {key: cut(item, depth + 1) for key, item in items[:SHOWN_ITEMS]} | more
+        if len(items) >= 3 and _same_structs([item for _, item in items]):
+            # Like a list of structs: the first of several structs of the same fields stands for the rest.
+            more = {"…": f"{len(items) - 1} more structs of the same fields ({len(items)} in all)"}
+            return {items[0][0]: cut(items[0][1], depth + 1)} | more
         return {key: cut(item, depth + 1) for key, item in items}
     if isinstance(value, list):
         # Structs take many lines each: the first one stands for the rest.
@@ -89,6 +93,10 @@ def cut(value, depth: int = 0):
         more = [f"… {len(value) - len(shown):,} more ({len(value):,} items)"] if len(shown) < len(value) else []
         return shown + more
     return value
+
+
+def _same_structs(values) -> bool:
+    return all(isinstance(v, dict) and v and list(v) == list(values[0]) for v in values)
 
 
 def with_label_names(value, feature):
@@ -106,18 +114,18 @@ def with_label_names(value, feature):
     return value
 
 
-def json_text(value, indent: int = 0, width: int = LINE_WIDTH, margin: bool = True) -> str:
+def json_text(value, indent: int = 0, width: int = LINE_WIDTH, margin: bool = True, step: int = 2) -> str:
     """JSON that a person reads: a value on one line where it fits in `width` (with its indentation
-    unless not `margin`), else an item per line."""
+    unless not `margin`), else an item per line, indented by `step` more spaces than its parent."""
     compact = json.dumps(value, ensure_ascii=False, default=str)
     if indent * margin + len(compact) <= width or not value or not isinstance(value, (list, dict)):
         return compact
-    pad = " " * (indent + 2)
+    pad = " " * (indent + step)
     if isinstance(value, dict):
-        items = [f"{pad}{json.dumps(k, ensure_ascii=False)}: {json_text(item, indent + 2, width, margin)}"
+        items = [f"{pad}{json.dumps(k, ensure_ascii=False)}: {json_text(item, indent + step, width, margin, step)}"
                  for k, item in value.items()]
         return "{\n" + ",\n".join(items) + "\n" + " " * indent + "}"
-    items = [pad + json_text(item, indent + 2, width, margin) for item in value]
+    items = [pad + json_text(item, indent + step, width, margin, step) for item in value]
     return "[\n" + ",\n".join(items) + "\n" + " " * indent + "]"
 
 

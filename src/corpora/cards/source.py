@@ -10,6 +10,7 @@ from importlib import resources
 from pathlib import Path
 
 from corpora import registry
+from corpora.cards import field_patterns
 from corpora.cards import figures
 from corpora.cards.header import read_yaml
 from corpora.cards.sections import field_rows
@@ -99,7 +100,8 @@ def export_source(corpus: registry.Corpus, configs) -> dict:
     """The card source of an export of `configs` (or of the loader's card: every config), read, checked
     and settled once for its card and croissant.json: every per-config part settled, each config's
     field descriptions (`config_fields`), the export's `license`, `licenses` and `scope`, the
-    loader's texts (`loader_facts`) and the figures it shows (`declared_figures`)."""
+    loader's texts (`loader_facts`) and the figures it shows (`declared_figures`); `config_patterns`:
+    each config's descriptions of fields by a pattern of their names (field_patterns)."""
     source = card_source(corpus)
     # What the checks and the settled card need of the loader, asked once.
     features = {config: corpus.features(config) for config in corpus.configs}
@@ -109,8 +111,14 @@ def export_source(corpus: registry.Corpus, configs) -> dict:
     if found:
         raise CardError(f"{corpus.name}: " + "; ".join(found))
     settled = source_for(source, configs)
-    settled["config_fields"] = {config: {name: for_configs(text, [config]) for name, text in source["fields"].items()}
-                                for config in configs}
+    # croissant.json: each field described by its own name has its description, a pattern's are its record set's
+    settled["config_fields"], settled["config_patterns"] = {}, {}
+    for config in configs:
+        keys = field_patterns.resolve(source["fields"], [name for name, _ in field_rows(features[config])])
+        texts = {key: for_configs(source["fields"][key], [config]) for key in dict.fromkeys(keys.values())}
+        by_name = {key: text for key, text in texts.items() if not field_patterns.is_pattern(key)}
+        settled["config_fields"][config] = by_name
+        settled["config_patterns"][config] = {key: text for key, text in texts.items() if key not in by_name}
     held = {config: license for config, license in every_license.items() if config in configs}
     settled["license"] = _one_or_list(held)
     settled["licenses"] = held
@@ -179,15 +187,18 @@ def problems(corpus: registry.Corpus, source: dict, features: dict, every_licens
         for value in values:
             if value not in vocab[vocabulary]:
                 found.append(f"{key}: {value!r} is not in the Hub's {vocabulary} vocabulary")
-    fields = set()
-    described = set(source["fields"])
+    descriptions, fields = source["fields"], {}
     for config in corpus.configs:
         names = [name for name, _ in field_rows(features[config])]
-        fields |= set(names)
-        found += [f"fields: {name!r} says nothing about config {config!r}"
-                  for name in names if name in described and not for_configs(source["fields"][name], [config])]
-    found += [f"field {name!r} has no description in fields:" for name in sorted(fields - described)]
-    found += [f"fields: {name!r} is not a field of any config" for name in sorted(described - fields)]
+        fields.update(dict.fromkeys(names))
+        keys = dict.fromkeys(field_patterns.resolve(descriptions, names).values())
+        found += [f"fields: {key!r} says nothing about config {config!r}"
+                  for key in keys if not for_configs(descriptions[key], [config])]
+    found += [f"field {name!r} has no description in fields:"
+              for name in sorted(fields) if not field_patterns.keys_of(descriptions, name)]
+    found += [f"fields: {key!r} is not a field of any config"
+              for key in sorted(descriptions) if not field_patterns.is_pattern(key) and key not in fields]
+    found += field_patterns.problems(descriptions, fields)
     found += [f"config {c!r} has no description in the loader" for c, text in facts["configs"].items() if not text]
     notes = source["config_notes"] or {}
     found += [f"config_notes: {c!r} is not a config" for c in notes if c not in corpus.configs]
