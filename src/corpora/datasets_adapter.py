@@ -232,7 +232,7 @@ class LegacyDownloadConfig(datasets.DownloadConfig):
     use_auth_token: dataclasses.InitVar[str | bool | None] = "deprecated"
 
     def __post_init__(self, use_auth_token):
-        if hasattr(datasets.DownloadConfig, "__post_init__"):  # 5.x's
+        if hasattr(super(), "__post_init__"):  # 5.x's
             super().__post_init__()
         if use_auth_token != "deprecated":
             self.token = use_auth_token
