@@ -9,11 +9,43 @@ import re
 import pytest
 
 from corpora import registry
+from corpora.cards import card_source
+from corpora.cards import export_source
+from corpora.cards import for_configs
+from corpora.cards import items_for_configs
+from corpora.cards.source import LIST_KEYS
 
 QUIRK = re.compile(r"FORMAT\.md quirk `([a-z0-9-]+)`")
 SECTION = re.compile(r"FORMAT\.md, \*([^*]+)\*")
 # A citation by number alone breaks silently when the table is renumbered.
 BY_NUMBER = re.compile(r"quirks? \d+")
+# Words of a sentence about the upstream files, their documentation or an earlier loader.
+ABOUT_UPSTREAM = re.compile(r"\b(upstream|Upstream|README|[Uu]ndocumented|earlier loader|earlier Hugging Face|old Hugging Face)\b")
+SENTENCE_END = re.compile(r"(?<=\.)\s+(?=[A-Z`(])")
+
+
+def settled_texts(source: dict, config: str, fields: list[str]) -> list[str]:
+    """Every hand-written text of a card source as the card of `config` shows it (its parts joined),
+    of its fields those described by the keys `fields`."""
+    texts = []
+    for key, value in source.items():
+        if key == "fields":
+            texts += [for_configs(value[field], [config]) for field in fields]
+        elif key in LIST_KEYS:
+            texts += items_for_configs(value or [], [config])
+        elif key == "config_notes":
+            texts.append((value or {}).get(config))
+        elif key == "released":
+            texts += [entry["what"] for entry in (value if isinstance(value, list) else [value])]
+        elif key != "figures":
+            texts.append(for_configs(value, [config]))
+    return [text for text in texts if isinstance(text, str)]
+
+
+def unsourced(texts) -> list[str]:
+    """The sentences that speak of upstream (ABOUT_UPSTREAM) without citing FORMAT.md."""
+    sentences = [s for text in texts for s in SENTENCE_END.split(" ".join(text.split()))]
+    return [s for s in sentences if ABOUT_UPSTREAM.search(s) and "FORMAT.md" not in s]
 
 
 def quirk_names(format_md: str) -> list[str]:
@@ -46,3 +78,23 @@ def test_the_citation_patterns_read_the_tables_as_written():
     assert QUIRK.findall("(FORMAT.md quirk `empty-expectation`)") == ["empty-expectation"]
     cited_by_number = f"(FORMAT.md of the loader, quirk {11})"  # written so: the repository check resolves literal ones
     assert BY_NUMBER.findall(cited_by_number) == [f"quirk {11}"]
+
+
+@pytest.mark.parametrize("name", registry.names())
+def test_every_sentence_about_upstream_cites_its_source(name):
+    corpus = registry.get(name)
+    source, found = card_source(corpus), {}
+    for config in corpus.configs:
+        settled = export_source(corpus, [config])
+        fields = [*settled["config_fields"][config], *settled["config_patterns"][config]]
+        found[config] = unsourced(settled_texts(source, config, fields))
+    assert found == {config: [] for config in corpus.configs}
+
+
+def test_a_sentence_about_upstream_without_a_citation_is_found():
+    texts = ["The README says x; the files say y. Here `z` (FORMAT.md quirk `a`).",
+             "An earlier loader had one config (FORMAT.md, *Fields*). It was undocumented."]
+    assert unsourced(texts) == ["The README says x; the files say y.", "It was undocumented."]
+    source = {"fields": {"a": [{"only": ["c"], "text": "Upstream."}, "Here."], "b": "Not of c."}, "figures": {}}
+    assert settled_texts(source, "c", ["a"]) == ["Upstream. Here."]
+
