@@ -51,7 +51,9 @@ def convert(folder: Path, out: Path, reference: list[str]) -> Outcome:
     else:
         return Outcome(folder.name, "refused", last_line(done.stderr) or f"exit status {done.returncode}")
     checked = subprocess.run([*CORPORA, "validate", str(out / folder.name)], capture_output=True, text=True)
-    outcome.validated = "passes" if checked.returncode == 0 else last_line(checked.stderr or checked.stdout)
+    failed = [line.split(": ", 1)[-1] for line in checked.stdout.splitlines() if ": FAILED: " in line]
+    outcome.validated = ("passes" if checked.returncode == 0
+                         else "; ".join(failed) or last_line(checked.stderr or checked.stdout))
     return outcome
 
 
