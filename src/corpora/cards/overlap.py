@@ -7,15 +7,47 @@ import hashlib
 from collections import Counter
 from itertools import combinations
 
+import duckdb
 import pyarrow as pa
 
+MEMORY_LIMIT = "512MB"  # DuckDB's own budget, as corpora diff's
 KEY = "examples found in more than one split"  # Tally.results' key: (how many, per pair of splits)
 
 
 def found(tables: dict[str, pa.Table]) -> tuple[int, dict[str, int]]:
     """The examples found in more than one split, compared by content (every field, not a key): how
-    many distinct ones, and per pair of splits ("a & b") how many both hold. A row in Python: only
-    configs of several splits come here, none of them big."""
+    many distinct ones, and per pair of splits ("a & b") how many both hold. Compared in DuckDB,
+    within a memory limit (a converted script's split may hold millions of rows); in Python, by a
+    digest of each row, where DuckDB cannot read a column's type."""
+    try:
+        return _found_in_duckdb(tables)
+    except (duckdb.Error, pa.ArrowException, TypeError, ValueError):
+        return _found_in_python(tables)
+
+
+def _found_in_duckdb(tables: dict[str, pa.Table]) -> tuple[int, dict[str, int]]:
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="corpora-overlap-") as spill:
+        connection = duckdb.connect(config={"memory_limit": MEMORY_LIMIT, "temp_directory": spill})
+        try:
+            connection.execute("SET enable_progress_bar = false")
+            names = {split: f"split_{index}" for index, split in enumerate(tables)}
+            for split, table in tables.items():
+                connection.register(names[split], table)
+            distinct = " UNION ALL ".join(f"SELECT DISTINCT * FROM {name}" for name in names.values())
+            total = connection.execute(
+                f"SELECT count(*) FROM (SELECT * FROM ({distinct}) GROUP BY ALL HAVING count(*) > 1)").fetchone()[0]
+            pairs = {}
+            for a, b in combinations(tables, 2):
+                pairs[f"{a} & {b}"] = connection.execute(
+                    f"SELECT count(*) FROM (SELECT * FROM {names[a]} INTERSECT SELECT * FROM {names[b]})").fetchone()[0]
+        finally:
+            connection.close()
+    return total, pairs
+
+
+def _found_in_python(tables: dict[str, pa.Table]) -> tuple[int, dict[str, int]]:
     digests = {split: _digests(table) for split, table in tables.items()}
     counted = Counter(digest for seen in digests.values() for digest in seen)
     pairs = {f"{a} & {b}": len(digests[a] & digests[b]) for a, b in combinations(digests, 2)}
