@@ -100,8 +100,7 @@ QUIRKS = [
     (*S, {"contest": 560}, "variant", ["funny", "original"]), (*S, {"contest": 560}, "caption", ["How funny?"] * 2),
     (*S, {"contest": 508}, "source_file", ["508-round1_summary_LilUCB.csv"] * 3 + ["508-round1_summary_RoundRobin.csv"] * 2
      + ["508-round2_summary_RoundRobin.csv"] * 2),
-    (*S, {"contest": 508}, "round", [1, 1, 1, 1, 1, 2, 2]),
-    (*S, {"contest": 508}, "algorithm", ["LilUCB"] * 3 + ["RoundRobin"] * 4),
+    (*S, {"contest": 508}, "round", [1, 1, 1, 1, 1, 2, 2]), (*S, {"contest": 508}, "algorithm", ["LilUCB"] * 3 + ["RoundRobin"] * 4),
     (*S, file("688_summary_KLUCB.csv"), "contest", [688, 688]), (*S, file("688_summary_KLUCB.csv"), "contest_field", [689, 689]),  # 4
     (*S, file("691_summary_KLUCB.csv"), "caption", [  # 5: line feeds; 11, 12: non-ASCII and white space kept
         "Should I check, \u201cexceeded expectations?\u201d", "Let\u2019s just give him the damn cheese.",

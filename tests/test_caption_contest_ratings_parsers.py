@@ -87,91 +87,77 @@ def test_a_dueling_archive_is_not_a_cardinal_one(tmp_path):  # quirk 15
         f"missing column(s) 'target', 'target_id', 'target_reward'; {CARDINAL_EXPECTED}")
 
 
-def test_corrupt_zip(tmp_path):
-    good = cardinal_zip(tmp_path, [ROW] * 50).read_bytes()
-    truncated = tmp_path / "truncated.zip"
-    truncated.write_bytes(good[: len(good) // 2])
-    assert cardinal_error(tmp_path, truncated) == (
-        f"{ARCHIVE}: corrupt zip archive (File is not a zip file)")
-    # A changed byte of a stored member: only the CRC-32 of the central directory tells.
-    stored = tmp_path / "stored.zip"
-    with zipfile.ZipFile(stored, "w") as archive:
+def stored_with_a_changed_byte():
+    """A stored (not compressed) member with a byte changed: only the CRC-32 of the central directory tells."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
         archive.writestr("577-responses.csv", cardinal_csv(3000))
-    data = bytearray(stored.read_bytes())
-    at = data.index(b"caption 17,")
-    data[at + 8] = ord("8")
-    stored.write_bytes(bytes(data))
-    assert cardinal_error(tmp_path, stored) == (
-        f"{ARCHIVE}: corrupt zip archive (Bad CRC-32 for file '577-responses.csv')")
-    # Damage inside the deflate stream: zlib or the CRC-32 stops it.
-    damaged = bytearray(good)
-    damaged[60:70] = b"\x00" * 10
-    path = tmp_path / "damaged.zip"
-    path.write_bytes(bytes(damaged))
-    assert cardinal_error(tmp_path, path) == (
-        f"{ARCHIVE}: corrupt zip archive (Error -3 while decompressing data: invalid code -- missing end-of-block)")
-    # The compressed data ends early while the central directory is intact.
-    short = tmp_path / "short.zip"
-    with zipfile.ZipFile(short, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+    data = bytearray(buffer.getvalue())
+    data[data.index(b"caption 17,") + 8] = ord("8")
+    return bytes(data)
+
+
+def compressed_data_cut_short():
+    """The compressed data ends early while the central directory is intact."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         archive.writestr("577-responses.csv", cardinal_csv(3000))
-    with zipfile.ZipFile(short) as archive:
         info = archive.getinfo("577-responses.csv")
-    data = bytearray(short.read_bytes())
-    start = info.header_offset + 30 + len(info.filename)
-    cut = start + info.compress_size // 2
-    short.write_bytes(bytes(data[:cut] + data[start + info.compress_size:]))
-    assert cardinal_error(tmp_path, short) == (
-        f"{ARCHIVE}: corrupt zip archive (Bad magic number for file header)")
+    data, start = buffer.getvalue(), info.header_offset + 30 + len(info.filename)
+    return data[:start + info.compress_size // 2] + data[start + info.compress_size:]
+
+
+CORRUPT = [  # (case, the archive's bytes from a good archive of 50 ratings, the cause the line names)
+    ("truncated", lambda good: good[: len(good) // 2], "File is not a zip file"),
+    ("stored member changed", lambda good: stored_with_a_changed_byte(), "Bad CRC-32 for file '577-responses.csv'"),
+    ("deflate stream damaged", lambda good: good[:60] + b"\x00" * 10 + good[70:],  # zlib or the CRC-32 stops it
+     "Error -3 while decompressing data: invalid code -- missing end-of-block"),
+    ("compressed data cut short", lambda good: compressed_data_cut_short(), "Bad magic number for file header"),
+]
+
+
+@pytest.mark.parametrize("case,corrupt,cause", CORRUPT, ids=[case for case, _, _ in CORRUPT])
+def test_corrupt_zip(tmp_path, case, corrupt, cause):
+    path = tmp_path / "corrupt.zip"
+    path.write_bytes(corrupt(cardinal_zip(tmp_path, [ROW] * 50).read_bytes()))
+    assert cardinal_error(tmp_path, path) == f"{ARCHIVE}: corrupt zip archive ({cause})"
 
 
 # --- properties of the parsers ---------------------------------------------------------------------
 # Functions, not FUZZ rows (tests/test_caption_contest_ratings.py has those): each states what a
 # reader gives for its input (the cell's value, the parsed name), beyond "the rows or one clear line".
 
-INT_TEXT = re.compile(r"[+-]?[0-9]+")
-
-
-def one_row(rank_text):
+def one_row(column, text):
+    """A summary file of one record, `text` in `column` (written as csv writes it)."""
     out = io.StringIO(newline="")
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(SUMMARY_B)
-    writer.writerow([rank_text, 1, 0, 0, 1, "3.0", "inf", 510, "c"])
+    record = dict(zip(SUMMARY_B, ["1", 1, 0, 0, 1, "3.0", "inf", 510, "c"], strict=True), **{column: text})
+    csv.writer(out, lineterminator="\n").writerows([SUMMARY_B, list(record.values())])
     return out.getvalue().encode("utf-8")
 
 
+any_text = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters=CSV_UNSAFE), max_size=12)
+# (column, the cells tried, whether a text is read, as what)
+CELLS = [
+    ("rank", st.one_of(any_text, st.integers(-(2**40), 2**40).map(str)),
+     lambda text: re.fullmatch(r"[+-]?[0-9]+", text.strip()) and 1 <= int(text) < 2**31, int),
+    ("score", st.one_of(any_text, st.floats(allow_nan=True).map(repr)), None, float),
+]
+
+
+@pytest.mark.parametrize("column,cells,taken,value", CELLS, ids=[cell[0] for cell in CELLS])
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.one_of(st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters=CSV_UNSAFE), max_size=12), st.integers(-(2**40), 2**40).map(str)))
-def test_any_rank_cell_gives_its_value_or_a_clear_error(tmp_path, text):
+@given(data=st.data())
+def test_any_cell_gives_its_value_or_a_clear_error(tmp_path, column, cells, taken, value, data):
+    text = data.draw(cells)
     path = tmp_path / "one.csv"
-    path.write_bytes(one_row(text))
+    path.write_bytes(one_row(column, text))
     try:
         table = pa.concat_tables(loader._file_tables(SUMMARY_CONFIG, str(path), SUMMARY))
     except ValueError as error:
         assert str(error).startswith((f"{SUMMARY}: ", f"{SUMMARY}, record "))
         return
-    assert INT_TEXT.fullmatch(text.strip()) and 1 <= int(text) < 2**31
-    assert table.column("rank").to_pylist() == [int(text)]
-
-
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.one_of(st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters=CSV_UNSAFE), max_size=12), st.floats(allow_nan=True).map(repr)))
-def test_any_score_cell_gives_its_value_or_a_clear_error(tmp_path, text):
-    path = tmp_path / "one.csv"
-    data = one_row("1").replace(b",3.0,", b"," + _quoted(text) + b",")
-    path.write_bytes(data)
-    try:
-        table = pa.concat_tables(loader._file_tables(SUMMARY_CONFIG, str(path), SUMMARY))
-    except ValueError as error:
-        assert str(error).startswith((f"{SUMMARY}: ", f"{SUMMARY}, record "))
-        return
-    value = table.column("score")[0].as_py()
-    assert 1.0 <= value <= 3.0 and value == float(text)
-
-
-def _quoted(text):
-    out = io.StringIO(newline="")
-    csv.writer(out, lineterminator="").writerow([text])
-    return out.getvalue().encode("utf-8")
+    read = table.column(column)[0].as_py()
+    assert read == value(text) and (taken(text) if taken else 1.0 <= read <= 3.0)
 
 
 @given(st.text(max_size=60))
