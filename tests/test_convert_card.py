@@ -353,3 +353,38 @@ def test_a_sequence_of_a_dict_converted_on_datasets5_loads_here(tmp_path):
     rows, _ = dummy_rows(legacy_script("spans", tmp_path / "again"), tmp_path / "rows")
     assert loaded(tmp_path / "out/spans", SPANS_CONFIGS, tmp_path / "cache") == {
         (config, split): split_rows for config, splits in rows.items() for split, split_rows in splits.items()}
+
+
+TIMES_SCRIPT = '''import datetime
+
+import datasets
+
+
+class Times(datasets.GeneratorBasedBuilder):
+    VERSION = datasets.Version("1.0.0")
+
+    def _info(self):
+        return datasets.DatasetInfo(description="Posts and when they were made.", features=datasets.Features({
+            "made": datasets.Value("timestamp[s, tz=UTC]"), "day": datasets.Value("date64"),
+            "edits": datasets.Sequence(datasets.Value("timestamp[s]"))}))
+
+    def _split_generators(self, dl_manager):
+        return [datasets.SplitGenerator(name=datasets.Split.TRAIN)]
+
+    def _generate_examples(self):
+        made = datetime.datetime(2020, 1, 2, 3, 4, 5, tzinfo=datetime.timezone.utc)
+        yield 0, {"made": made, "day": datetime.date(2020, 1, 2), "edits": [made.replace(tzinfo=None)]}
+'''
+
+
+@pytest.mark.both_legs
+def test_types_parquet_stores_otherwise_reload_as_the_card_states_them(tmp_path):
+    # Parquet has no timestamp in seconds nor date64: it stores milliseconds and date32, and load_dataset
+    # casts back to the card's types, which validate accepts.
+    (tmp_path / "times").mkdir()
+    (tmp_path / "times/times.py").write_text(TIMES_SCRIPT)
+    folder = convert_here("times", tmp_path / "out", [], script_folder=tmp_path / "times")
+    stored = pyarrow.parquet.read_schema(folder / "default/train-00000-of-00001.parquet")
+    assert stored.types == [pyarrow.timestamp("ms", "UTC"), pyarrow.date32(), pyarrow.list_(pyarrow.timestamp("ms"))]
+    result = corpora_here("validate", folder)
+    assert (result.returncode, result.stdout.splitlines()[-1]) == (0, f"{folder}: reload default: ok")

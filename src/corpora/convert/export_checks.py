@@ -70,8 +70,27 @@ def reload_problem(folder: Path, config: str, cache: str) -> str | None:
         stored = pyarrow.parquet.read_schema(sorted((folder / config).glob(f"{split}-*.parquet"))[0])
         loaded = dataset.data.schema
         differing = [f"{name}: {loaded.field(name).type} != {stored.field(name).type}" for name in stored.names
-                     if name not in loaded.names or loaded.field(name).type != stored.field(name).type]
+                     if name not in loaded.names
+                     or as_parquet_stores(loaded.field(name).type) != stored.field(name).type]
         if differing or loaded.names != stored.names:
             return (f"{split}: load_dataset reads other types than the Parquet files hold: "
                     f"{'; '.join(differing) or f'columns {loaded.names} != {stored.names}'}")
     return None
+
+
+def as_parquet_stores(type_: pyarrow.DataType) -> pyarrow.DataType:
+    """The type a Parquet file stores for an Arrow type: Parquet has no timestamp in seconds (written in
+    milliseconds, read back as such) and no date64 (written as date32); load_dataset casts back to the card's."""
+    if pyarrow.types.is_timestamp(type_) and type_.unit == "s":
+        return pyarrow.timestamp("ms", type_.tz)
+    if pyarrow.types.is_date64(type_):
+        return pyarrow.date32()
+    if pyarrow.types.is_struct(type_):
+        return pyarrow.struct([field.with_type(as_parquet_stores(field.type)) for field in type_])
+    if pyarrow.types.is_fixed_size_list(type_):
+        return pyarrow.list_(type_.value_field.with_type(as_parquet_stores(type_.value_type)), type_.list_size)
+    if pyarrow.types.is_large_list(type_):
+        return pyarrow.large_list(type_.value_field.with_type(as_parquet_stores(type_.value_type)))
+    if pyarrow.types.is_list(type_):
+        return pyarrow.list_(type_.value_field.with_type(as_parquet_stores(type_.value_type)))
+    return type_
