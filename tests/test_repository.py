@@ -431,34 +431,26 @@ from datasets import load_dataset
 
 pytestmark = pytest.mark.usefixtures("example_collection")
 
-
 def stream(name):
     return datasets.load_dataset(name, streaming=True)
-
 
 def test_streams():
     list(corpora.load("x", streaming=True))
 
-
 def test_through_a_function_of_its_file():
     stream("x")
-
 
 def test_workers():
     corpora.load("x", num_proc=2)
 
-
 def test_a_script():
     load_dataset("loaders/x", trust_remote_code=True)
-
 
 def test_a_bare_load_dataset():
     load_dataset("x")
 
-
 def test_over_http(mirror):
     pass
-
 
 class TestShards:
     def test_by_node(self):
@@ -468,22 +460,18 @@ class TestShards:
     def test_marked_in_its_class(self):
         load_dataset("x")
 
-
 @pytest.mark.both_legs
 class TestMarked:
     def test_streams(self):
         list(corpora.load("x", streaming=True))
 
-
 @pytest.mark.both_legs
 def test_marked_for_every_leg():
     list(corpora.load("x", streaming=True))
 
-
 @pytest.mark.main_leg
 def test_marked_for_the_main_leg():
     corpora.load("x", num_proc=2)
-
 
 def test_plain():
     corpora.load("x")
