@@ -32,28 +32,22 @@ AGREE, HALF, DISAGREE = (f"I expect {who} to {what} with me." for who, what in (
 Q = "question_"
 DOUBT = "did_somebody_make_you_doubt_your_original_answer_why_or_why_not"
 CHANGE = "did_somebody_make_you_change_your_original_answer_why_or_why_not"
-CONVINCE = ("did_you_manage_to_convince_someone_to_change_their_answer_or_confidence_level_why_do_you_think_you"
-            "_were_ableunable_to_convince_them")
+CONVINCE = "did_you_manage_to_convince_someone_to_change_their_answer_or_confidence_level_why_do_you_think_you_were_ableunable_to_convince_them"
 WHY = "why_do_you_think_other_people_might_choose_a_different_answer"
 EXPECTATION = "do_you_think_other_people_might_choose_a_different_answer_than_you_did"
-ELABORATE = ("please_elaborate_on_your_answer_to_the_previous_question_explaining_why_you_think_other_people_might"
-             "_choose_a_different_answer")
-GROUP_HELPS = ("if_there_were_other_people_who_chose_a_different_answer_than_you_did_do_you_think_a_group_discussion"
-               "_would_help_to_resolve_the_case")
+ELABORATE = "please_elaborate_on_your_answer_to_the_previous_question_explaining_why_you_think_other_people_might_choose_a_different_answer"
+GROUP_HELPS = "if_there_were_other_people_who_chose_a_different_answer_than_you_did_do_you_think_a_group_discussion_would_help_to_resolve_the_case"
 BASED_ON = "based_on_your_deliberation_why_do_you_think_the_other_people_in_the_group_chose_a_different_answer"
 PROCESS = "describe_how_you_feel_about_the_deliberation_process"
 RESOLVED, UNRESOLVED = "why_do_you_think_this_case_could_be_resolved", "why_do_you_think_this_case_could_not_be_fully_resolved"
-STATISTICS = ["char_count", "syllable_count", "lexicon_count", "sentence_count", "flesch_reading_ease", "smog_index",
-              "flesch_kincaid_grade", "coleman_liau_index", "automated_readability_index",
-              "dale_chall_readability_score", "difficult_words", "linsear_write_formula", "gunning_fog"]
+STATISTICS = ["char_count", "syllable_count", "lexicon_count", "sentence_count", "flesch_reading_ease", "smog_index", "flesch_kincaid_grade",
+              "coleman_liau_index", "automated_readability_index", "dale_chall_readability_score", "difficult_words", "linsear_write_formula",
+              "gunning_fog"]
 TEXT = ('Product: Holy Bible: Stock Car Racing (Paperback)Review Title: "Gave as a gift"Review: I gave one to my '
         "church\u2019s youth group. The kids loved the \u201cracing\u201d pictures. I gave one to my church and now they "
         "will not pickup a bible without a checkered flag on it. -- Chris Cline, Overland Park, KS")
-EVIDENCE_6779 = [
-    {"start": 87, "end": 125, "quote": "I gave one to my church\u2019s youth group.", "comment": None},
-    {"start": 126, "end": 163, "quote": "The kids loved the \u201cracing\u201d pictures.",
-     "comment": "They \"loved\" it, so it's sincere"},
-]
+EVIDENCE_6779 = [{"start": 87, "end": 125, "quote": "I gave one to my church\u2019s youth group.", "comment": None}, {
+    "start": 126, "end": 163, "quote": "The kids loved the \u201cracing\u201d pictures.", "comment": "They \"loved\" it, so it's sincere"}]
 NO_STATISTICS = {"messages_discuss": None, "messages_reconsider": None, "messages": None}
 D, L, T = ("deliberations", "train"), ("labels", "train"), ("texts", "train")
 
