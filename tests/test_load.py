@@ -140,7 +140,8 @@ def test_streaming_from_a_server_that_never_answers_gives_up_after_the_download_
         f"example_ratings/sentences: cannot stream {base}data/test.jsonl: no answer within 1 s. To stream a local copy "
         f"of the upstream files instead, pass data_dir=DIR with this file at DIR/data/test.jsonl (FileNotFoundError from "
         f"{timed_out})\n")
-    assert 1 <= float(seconds) < 10
+    # the limit met, not aiohttp's 5 minutes: a bound far from both, as a loaded machine took 11.9 s
+    assert 1 <= float(seconds) < 60
 
 
 @pytest.mark.both_legs  # datasets' streaming layer (its retries, its errors) differs between versions
