@@ -42,8 +42,9 @@ from helpers import LEG  # noqa: E402
 from helpers import QuietHandler  # noqa: E402
 from helpers import using_example  # noqa: E402
 
-# Fixtures defined beside their helpers: the wheel and an environment with it; the test Hub and a release.
-pytest_plugins = ["helpers.installed", "helpers.push"]
+# Fixtures defined beside their helpers: the wheel and an environment with it; the test Hub and a release;
+# the exports written by the datasets 5.x venv.
+pytest_plugins = ["helpers.installed", "helpers.push", "helpers.datasets5"]
 
 # `make test` (and CI) gives the same answer twice: each property test draws the same examples on
 # every run, replays none from a database of an earlier run, and has no time limit per example (a

@@ -4,7 +4,6 @@ notice; croissant.json; features every datasets leg loads; `corpora validate OUT
 
 import json
 import os
-import subprocess
 import types
 from pathlib import Path
 
@@ -215,15 +214,10 @@ def test_every_leg_loads_the_export_it_converted(tmp_path):
 
 @pytest.mark.both_legs
 @pytest.mark.skipif("CORPORA_DATASETS5_PYTHON" not in os.environ, reason="needs the datasets 5.x venv (make test)")
-def test_an_export_converted_on_datasets5_loads_here(tmp_path):
-    tests = Path(__file__).parent
-    converting = (f"import sys; sys.path.insert(0, {str(tests)!r}); from helpers.converted import convert_here; "
-                  f"convert_here('card_notes', {str(tmp_path)!r}, {NOTES!r})")
-    result = subprocess.run([os.environ["CORPORA_DATASETS5_PYTHON"], "-c", converting], capture_output=True,
-                            text=True, check=False)
-    assert result.returncode == 0, result.stderr
-    assert header.read_metadata(tmp_path / "card_notes/README.md")["corpora"]["converted"]["datasets_version"][0] == "5"
-    assert loaded_rows(tmp_path / "card_notes", tmp_path / "cache") == expected_rows()
+def test_an_export_converted_on_datasets5_loads_here(written_by_datasets5, tmp_path):
+    folder = written_by_datasets5 / "card_notes"  # convert_here("card_notes", OUT, NOTES) on datasets 5.x
+    assert header.read_metadata(folder / "README.md")["corpora"]["converted"]["datasets_version"][0] == "5"
+    assert loaded_rows(folder, tmp_path / "cache") == expected_rows()
 
 
 @pytest.mark.both_legs
@@ -342,16 +336,11 @@ def test_a_sequence_of_a_dict_in_its_2x_layout_loads_on_every_leg(tmp_path):
 
 @pytest.mark.both_legs
 @pytest.mark.skipif("CORPORA_DATASETS5_PYTHON" not in os.environ, reason="needs the datasets 5.x venv (make test)")
-def test_a_sequence_of_a_dict_converted_on_datasets5_loads_here(tmp_path):
-    tests = Path(__file__).parent
-    converting = (f"import sys; sys.path.insert(0, {str(tests)!r}); from pathlib import Path; "
-                  "from helpers.converted import convert_dummy; from helpers.legacy import legacy_script; "
-                  f"convert_dummy(legacy_script('spans', Path({str(tmp_path / 'scripts')!r})), Path({str(tmp_path / 'out')!r}))")
-    result = subprocess.run([os.environ["CORPORA_DATASETS5_PYTHON"], "-c", converting], capture_output=True,
-                            text=True, check=False)
-    assert result.returncode == 0, result.stderr
+def test_a_sequence_of_a_dict_converted_on_datasets5_loads_here(written_by_datasets5, tmp_path):
+    folder = written_by_datasets5 / "spans"  # convert_dummy of the spans script on datasets 5.x
+    assert header.read_metadata(folder / "README.md")["corpora"]["converted"]["datasets_version"][0] == "5"
     rows, _ = dummy_rows(legacy_script("spans", tmp_path / "again"), tmp_path / "rows")
-    assert loaded(tmp_path / "out/spans", SPANS_CONFIGS, tmp_path / "cache") == {
+    assert loaded(folder, SPANS_CONFIGS, tmp_path / "cache") == {
         (config, split): split_rows for config, splits in rows.items() for split, split_rows in splits.items()}
 
 

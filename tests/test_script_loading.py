@@ -7,7 +7,6 @@ verification_mode="no_checks" (test_load.py shows the check refusing it otherwis
 
 import json
 import os
-import subprocess
 from pathlib import Path
 
 import datasets
@@ -89,21 +88,9 @@ def test_load_dataset_script_streaming(name, config, dummy_build, monkeypatch):
         assert list(streamed[split]) == prepared.to_list(), split
 
 
-@pytest.fixture(scope="module")
-def exported_by_datasets5(tmp_path_factory):
-    """The folder `corpora build --all --dummy` of the datasets 5.x venv writes, once."""
-    out = tmp_path_factory.mktemp("datasets5")
-    result = subprocess.run(
-        [os.environ["CORPORA_DATASETS5_PYTHON"], "-m", "corpora.cli", "build", "--all", "--dummy", "--out", str(out)],
-        capture_output=True, text=True, check=False,
-    )
-    assert result.returncode == 0, result.stderr
-    return out
-
-
 @pytest.mark.skipif("CORPORA_DATASETS5_PYTHON" not in os.environ, reason="needs the datasets 5.x venv (make test)")
 @pytest.mark.parametrize("name", registry.names())
-def test_export_written_by_datasets5_loads_here(name, dummy_build, exported_by_datasets5, tmp_path):
+def test_export_written_by_datasets5_loads_here(name, dummy_build, written_by_datasets5, tmp_path):
     for config in registry.get(name).configs:
-        reloaded = datasets.load_dataset(str(exported_by_datasets5 / name), config, cache_dir=str(tmp_path / "cache"))
+        reloaded = datasets.load_dataset(str(written_by_datasets5 / "build" / name), config, cache_dir=str(tmp_path / "cache"))
         assert validate.compare(dummy_build(name, config), reloaded) is None
