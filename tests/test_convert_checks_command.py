@@ -112,3 +112,13 @@ def test_images_given_as_paths_are_embedded_in_the_export(tmp_path):
     reloaded = datasets.load_dataset(str(export), split="train", cache_dir=str(tmp_path / "reloaded"))
     assert [(row["name"], row["image"].getpixel((0, 0))) for row in reloaded] == [
         ("a.png", (255, 0, 0)), ("b.png", (0, 0, 255))]
+
+
+def test_a_download_from_a_closed_port_is_one_line_naming_the_url_and_the_cause(tmp_path, online):
+    folder = legacy_script("checksum_mismatch", tmp_path / "scripts")
+    script = folder / "checksum_mismatch.py"
+    script.write_text(script.read_text(encoding="utf-8").replace("127.0.0.1:0/", "127.0.0.1:9/"), encoding="utf-8")
+    code, out, err = corpora_here("convert", folder, "--out", tmp_path / "out")
+    assert (code, out) == (1, "")
+    assert err == ("corpora convert: error: http://127.0.0.1:9/words.txt: no connection (connection refused): "
+                   "no network, or the host cannot be reached\n")

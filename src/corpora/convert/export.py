@@ -9,6 +9,7 @@ from pathlib import Path
 
 import datasets
 
+from corpora import errors
 from corpora import parquet_files
 from corpora import pipeline
 from corpora.convert import card
@@ -50,8 +51,11 @@ class ScriptParts(pipeline.Parts):
             instructions = " ".join(str(builder.manual_download_instructions).split())
             raise CorporaError(f"{self.found.name}: the script reads files downloaded by hand, from a folder given "
                                f"with --data-dir DIR; its instructions: {instructions}")
-        builder.download_and_prepare(dl_manager=manager, num_proc=num_proc,
-                                     max_shard_size=parquet_files.MAX_SHARD_BYTES)
+        try:
+            builder.download_and_prepare(dl_manager=manager, num_proc=num_proc,
+                                         max_shard_size=parquet_files.MAX_SHARD_BYTES)
+        except FileNotFoundError as error:
+            raise _failed_download(error) from error
         self.downloads.update({str(url): Path(path) for url, path in
                                getattr(builder.dl_manager, "downloaded_paths", {}).items()})
         self.checks.check_sizes(config, builder.info)
@@ -71,6 +75,15 @@ class ScriptParts(pipeline.Parts):
         descriptions = {config.name: config.description for config in builder_class.BUILDER_CONFIGS}
         card.write(folder, found.name, infos, report, provenance, card.original_of(found.folder), descriptions,
                    getattr(builder_class, "DEFAULT_CONFIG_NAME", None), self.asked_tasks, repo_id, export_path)
+
+
+def _failed_download(error: FileNotFoundError) -> BaseException:
+    """fsspec, which datasets downloads a URL with, says a failed connection as a FileNotFoundError
+    of the URL alone: the cause of its chain is said with it (or the error as it is)."""
+    found = errors.find(error.__cause__, errors.DOWNLOAD_FAILURES[:-1]) if error.__cause__ else None
+    if error.errno is not None or found is None:
+        return error
+    return CorporaError(f"{error}: {found[1].says(found[0])}")
 
 
 def chosen_configs(found: script.Script, builder_class, asked: list[str] | None, dummy_data: bool,
