@@ -37,6 +37,8 @@ def raised(error, during=None, cause=None):
     # the message of the error raised, not of its cause
     (raised(errors.CorporaError("the line"), cause=FileNotFoundError(2, "gone", "f")), "error: the line", 1),
     (KeyError("x"), "error: KeyError: 'x' (--debug shows the traceback)", 1),
+    # fsspec's time-out of a stalled download says nothing: the kind is said
+    (TimeoutError(), "error: no answer within the HTTP client's time limit: a server stalled; try again later", 1),
 ])
 def test_each_kind_of_ending_has_its_line_and_status(error, line, status):
     assert errors.ending(error) == errors.Ending(line, status)

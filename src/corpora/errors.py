@@ -153,6 +153,13 @@ def _hub_timed_out(error: BaseException) -> str:
     return f"{no_answer_within(answer)} (CORPORA_HUB_TIMEOUT)"
 
 
+STALLED = "no answer within the HTTP client's time limit: a server stalled; try again later"
+
+# What a time-out is, in the clients of the Hub and of downloads.
+TIMEOUTS = (TimeoutError, "asyncio.TimeoutError", "concurrent.futures.TimeoutError", "requests.exceptions.Timeout",
+            "urllib3.exceptions.TimeoutError", "httpx.TimeoutException", "httpx2.TimeoutException",
+            "aiohttp.ServerTimeoutError")
+
 # How the command ends, by the exception that ended it: the first row that matches. A stop is one
 # even if some code turned it into an error of its own while the stack unwound (datasets' worker
 # pool, closed by Ctrl-C, raises a TimeoutError). An exception no row matches (SystemExit, a
@@ -167,6 +174,8 @@ ENDINGS = (
          test=lambda error: loader_error(error) is not error),
     Kind((OSError,), lambda error: f"{error.filename}: {os.strerror(error.errno)}",
          test=lambda error: error.errno is not None and error.filename is not None),
+    # A client's time limit with no text (fsspec's FSTimeoutError of a stalled download, an OSError).
+    Kind(TIMEOUTS, lambda error: STALLED, test=lambda error: not _text(error)),
     Kind((CorporaError, ValueError, OSError, "huggingface_hub.errors.HfHubHTTPError"), _text),
     # Anything unexpected is still one line, with its type, the way to its traceback.
     Kind((Exception,), lambda error: f"{typed(error)} (--debug shows the traceback)"),
@@ -174,10 +183,6 @@ ENDINGS = (
 
 _ERRORS = tuple(kind for kind in ENDINGS if kind.status is None)  # said after "error: "
 
-# What a time-out is, in the clients of the Hub and of downloads.
-TIMEOUTS = (TimeoutError, "asyncio.TimeoutError", "concurrent.futures.TimeoutError", "requests.exceptions.Timeout",
-            "urllib3.exceptions.TimeoutError", "httpx.TimeoutException", "httpx2.TimeoutException",
-            "aiohttp.ServerTimeoutError")
 
 # Why a call to the Hub failed, in words (push and diff say it in their own error line): the first
 # row that matches an exception of the chain. A timeout before a failed connection: some
