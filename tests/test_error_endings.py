@@ -7,6 +7,7 @@ import socket
 import pytest
 
 from corpora import errors
+from corpora import hub_client  # noqa: F401  (makes every Hub request; errors reads its time limit from it)
 from corpora import signals
 
 
