@@ -24,7 +24,7 @@ HUB = "fedcba9876543210fedcba9876543210fedcba98"
 
 
 def test_the_corpora_version_is_the_installed_package_s():
-    assert sources.provenance(registry.get(EXAMPLE))["corpora_version"] == importlib.metadata.version("corpora") == VERSION
+    assert sources.provenance(registry.get(EXAMPLE), {})["corpora_version"] == importlib.metadata.version("corpora") == VERSION
 
 
 @pytest.fixture
@@ -38,14 +38,14 @@ def pinned_urls(monkeypatch):
 
 
 def test_the_upstream_commits_are_read_from_the_pinned_urls(pinned_urls):
-    assert sources.pinned_revisions(registry.get(EXAMPLE)) == {
+    assert sources.pinned_revisions(sources.urls(registry.get(EXAMPLE))) == {
         "https://github.com/owner/repo": GITHUB,
         "https://huggingface.co/datasets/org/name": HUB,
     }
 
 
 def test_urls_that_pin_no_commit_name_none():
-    assert sources.pinned_revisions(registry.get(EXAMPLE)) == {}
+    assert sources.pinned_revisions(sources.urls(registry.get(EXAMPLE))) == {}
 
 
 def description_lines(card: str) -> list[str]:

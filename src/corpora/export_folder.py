@@ -46,10 +46,11 @@ class CorpusParts(pipeline.Parts):
     def write_card(self, folder: Path, infos, report, sources, repo_id, export_path: str) -> None:
         corpus = self.corpus
         notice = readme.not_the_release(corpus, sources)
-        croissant.write(corpus, folder, self.card, self.configs, repo_id, notice)
+        origin = sources.origin()  # the pinned URLs, their records and the provenance: once, for both files
+        croissant.write_json(corpus, folder, self.card, self.configs, origin, repo_id, notice)
         built_from = readme.built_from(corpus, sources, infos)
-        readme.write_export_card(corpus, self.card, infos, folder / "README.md", report, repo_id, built_from, notice,
-                                 export_path)
+        readme.write_export_card(corpus, self.card, infos, folder / "README.md", report, origin, repo_id, built_from,
+                                 notice, export_path)
 
 
 def plan(request: prepare.Request) -> pipeline.Export:

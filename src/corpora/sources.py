@@ -64,6 +64,10 @@ class Sources:
     def release(self) -> bool:
         return self.kind == "release"
 
+    def origin(self) -> Origin:
+        """Where this build's data comes from, for its card and croissant.json: worked out once per export."""
+        return origin(self.corpus, self.urls, self.records)
+
     def with_differences(self) -> Sources:
         if self.kind != "modified":
             return self
@@ -137,10 +141,10 @@ _PINNED_URL = re.compile(r"^https://(?P<repository>.+?)(?:/resolve)?/(?P<commit>
 _REPOSITORY_HOSTS = {"raw.githubusercontent.com/": "github.com/", "media.githubusercontent.com/media/": "github.com/"}
 
 
-def pinned_revisions(corpus: Corpus, configs=None) -> dict[str, str]:
-    """{upstream repository: the commit its URLs pin}, in the order first met."""
+def pinned_revisions(pinned: dict[str, str]) -> dict[str, str]:
+    """{upstream repository: the commit its URLs pin}, in the order first met, of `pinned` ({path: URL})."""
     found = {}
-    for url in urls(corpus, configs).values():
+    for url in pinned.values():
         match = _PINNED_URL.match(url)
         if match is None:
             continue
@@ -152,13 +156,29 @@ def pinned_revisions(corpus: Corpus, configs=None) -> dict[str, str]:
     return found
 
 
-def provenance(corpus: Corpus, configs=None) -> dict:
-    """Where the data comes from, for the card and croissant.json: loader and corpora versions, pinned commits."""
+def provenance(corpus: Corpus, pinned: dict[str, str]) -> dict:
+    """Where the data comes from, for the card and croissant.json: loader and corpora versions, the commits
+    that the source URLs `pinned` ({path: URL}) pin."""
     return {
         "loader_version": corpus.version,
         "corpora_version": __version__,
-        "upstream": pinned_revisions(corpus, configs),
+        "upstream": pinned_revisions(pinned),
     }
+
+
+@dataclass(frozen=True)
+class Origin:
+    """What a card and croissant.json say of the source files, worked out once and given to both."""
+
+    urls: dict[str, str]  # {path: its pinned URL}, of the card's configs
+    records: dict[str, Record | None]  # checksums.tsv: the size and sha256 of each pinned URL
+    provenance: dict  # provenance(): loader and corpora versions, the upstream commits
+
+
+def origin(corpus: Corpus, pinned: dict[str, str], records: dict[str, Record | None] | None = None) -> Origin:
+    """The Origin of source files `pinned` ({path: URL}); `records`: checksums.tsv as read already (else read here)."""
+    records = read_records(corpus) if records is None else records
+    return Origin(pinned, records, provenance(corpus, pinned))
 
 
 def provenance_line(facts: dict) -> str:

@@ -228,10 +228,11 @@ def patterns_text(patterns: dict[str, str]) -> list[str]:
               for key, text in patterns.items())]
 
 
-def describe(corpus: registry.Corpus, folder: Path, source: dict, configs: list[str], repo_id: str | None = None,
-             notice: str | None = None):
+def describe(corpus: registry.Corpus, folder: Path, source: dict, configs: list[str], origin: sources.Origin,
+             repo_id: str | None = None, notice: str | None = None):
     """The Croissant JSON-LD of the export in `folder`, its texts from `source` (cards.export_source: the
-    configs it holds only); `notice` (not the release) opens its description."""
+    configs it holds only) and `origin` (the build's sources.Origin); `notice` (not the release) opens its
+    description."""
     descriptions = {c.name: " ".join((c.description or "").split()) for c in corpus.builder_class.BUILDER_CONFIGS}
     distribution, record_sets, all_splits = [], [], []
     for config in configs:
@@ -248,7 +249,7 @@ def describe(corpus: registry.Corpus, folder: Path, source: dict, configs: list[
             + fields(corpus.features(config), source["config_fields"][config], file_set, config),
         })
     released = source["released"]["date"]
-    origin = sources.provenance(corpus, configs)
+    facts = origin.provenance  # loader and corpora versions, upstream commits
     description = {
         "@context": CONTEXT,
         "@type": "sc:Dataset",
@@ -256,7 +257,7 @@ def describe(corpus: registry.Corpus, folder: Path, source: dict, configs: list[
         "name": corpus.name,
         "alternateName": source["pretty_name"],
         "description": " ".join(
-            f"{notice or ''} {source['scope'] or ''} {source['summary']} {sources.provenance_line(origin)}".split()),
+            f"{notice or ''} {source['scope'] or ''} {source['summary']} {sources.provenance_line(facts)}".split()),
         "url": f"https://huggingface.co/datasets/{repo_id}" if repo_id else corpus.homepage,
         "sameAs": corpus.homepage,
         "license": license_urls(source["license"]),
@@ -264,7 +265,7 @@ def describe(corpus: registry.Corpus, folder: Path, source: dict, configs: list[
         "inLanguage": source["language"],
         "keywords": source["tags"],
         **({"datePublished": released.isoformat()} if released else {}),
-        "version": origin["loader_version"],  # the builder's VERSION
+        "version": facts["loader_version"],  # the builder's VERSION
         "isLiveDataset": False,
         "distribution": distribution,
         "recordSet": [split_record_set(all_splits)] + record_sets,
@@ -274,12 +275,12 @@ def describe(corpus: registry.Corpus, folder: Path, source: dict, configs: list[
     return description
 
 
-def write(corpus: registry.Corpus, folder: Path, source: dict, configs: list[str], repo_id: str | None = None,
-          notice: str | None = None) -> Path:
+def write_json(corpus: registry.Corpus, folder: Path, source: dict, configs: list[str], origin: sources.Origin,
+               repo_id: str | None = None, notice: str | None = None) -> Path:
     path = folder / "croissant.json"
     # Small objects on one line (a field, a file): the largest dummy export's is 145,248 bytes, 267,676
     # with json.dumps(indent=2).
-    text = json_text(describe(corpus, folder, source, configs, repo_id, notice), width=JSON_WIDTH, margin=False,
-                     step=JSON_INDENT)
+    text = json_text(describe(corpus, folder, source, configs, origin, repo_id, notice), width=JSON_WIDTH,
+                     margin=False, step=JSON_INDENT)
     path.write_text(text + "\n", encoding="utf-8")
     return path

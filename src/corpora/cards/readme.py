@@ -106,20 +106,21 @@ def render(
         raise CardError(f"{corpus.name}: a card needs the first example of each config")
     if infos is None:
         infos = committed_infos(corpus, byte_sizes)
-    return render_settled(corpus, source, infos, examples, repo_id, report, built_from, notice, export_path)
+    origin = sources.origin(corpus, sources.urls(corpus, exported))
+    return render_settled(corpus, source, infos, examples, origin, repo_id, report, built_from, notice, export_path)
 
 
 def render_settled(corpus: registry.Corpus, source: dict, infos: dict[str, datasets.DatasetInfo], examples: dict,
-                   repo_id=None, report=None, built_from=None, notice=None, export_path=None) -> str:
+                   origin: sources.Origin, repo_id=None, report=None, built_from=None, notice=None,
+                   export_path=None) -> str:
     """A card from what is settled already: the card source of its configs (export_source), each config's
-    info and first example; an export's (`report`) or the loader's."""
+    info and first example, where its sources come from (`origin`); an export's (`report`) or the loader's."""
     exported = list(infos)
     # What the card shows, gathered once, a layer at a time: the field tables, the sources, the
     # card's sections, the releases.
     fields = field_tables(corpus, exported, source["fields"])
     patterned = pattern_tables(corpus, exported, source["fields"])
-    origin = sources.provenance(corpus, exported)
-    pinned, records = sources.urls(corpus, exported), sources.read_records(corpus)
+    pinned, records, provenance = origin.urls, origin.records, origin.provenance
     unmeasured = sum(1 for url in pinned.values() if records.get(url) is None)
     size = size_category(corpus, infos if report else None)
     shown = {config: example_text(with_label_names(example, corpus.features(config)))
@@ -143,9 +144,9 @@ def render_settled(corpus: registry.Corpus, source: dict, infos: dict[str, datas
     if report:  # an export: what built it, machine-readable (the loader's card says it in its text)
         card_data.corpora = {
             "corpus": corpus.name,
-            "loader_version": origin["loader_version"],
-            "corpora_version": origin["corpora_version"],
-            "upstream": [{"repository": r, "commit": c} for r, c in origin["upstream"].items()],
+            "loader_version": provenance["loader_version"],
+            "corpora_version": provenance["corpora_version"],
+            "upstream": [{"repository": r, "commit": c} for r, c in provenance["upstream"].items()],
         }
     DatasetInfosDict(infos).to_dataset_card_data(card_data)
     MetadataConfigs(
@@ -179,7 +180,7 @@ def render_settled(corpus: registry.Corpus, source: dict, infos: dict[str, datas
         examples=shown,
         report=report,
         built_from=built_from,
-        provenance=origin,
+        provenance=provenance,
         homepage=corpus.homepage,
         citation=corpus.citation,
         source_files=files,
@@ -319,16 +320,16 @@ def write(corpus: registry.Corpus, examples: dict[str, dict]) -> bool:
     return True
 
 
-def write_export_card(corpus: registry.Corpus, source: dict, infos, path: Path, report: dict, repo_id=None,
-                      built_from=None, notice=None, export_path=None) -> None:
-    """An export's README.md, from its card source (export_source) and build; `download_size` is the
-    Parquet bytes, `dataset_size` the Arrow bytes, as on the Hub."""
+def write_export_card(corpus: registry.Corpus, source: dict, infos, path: Path, report: dict,
+                      origin: sources.Origin, repo_id=None, built_from=None, notice=None, export_path=None) -> None:
+    """An export's README.md, from its card source (export_source), build and sources (`origin`);
+    `download_size` is the Parquet bytes, `dataset_size` the Arrow bytes, as on the Hub."""
     sized = {}
     for config, info in infos.items():
         sized[config] = copy.deepcopy(info)
         sized[config].download_size = sum(p.stat().st_size for p in (path.parent / config).glob("*.parquet"))
     examples = {config: r.example for config, r in report.items()}
-    text = render_settled(corpus, source, sized, examples, repo_id, report, built_from, notice, export_path)
+    text = render_settled(corpus, source, sized, examples, origin, repo_id, report, built_from, notice, export_path)
     path.write_text(text, encoding="utf-8")
 
 
