@@ -114,6 +114,27 @@ def test_images_given_as_paths_are_embedded_in_the_export(tmp_path):
         ("a.png", (255, 0, 0)), ("b.png", (0, 0, 255))]
 
 
+def test_an_image_of_more_than_4096_bytes_is_exported_and_validated(tmp_path):
+    # Its bytes are over pyarrow's statistics limit: no column index for image.bytes, the offset index kept.
+    import random
+
+    from PIL import Image
+
+    folder = legacy_script("image_bytes", tmp_path / "scripts")
+    given = tmp_path / "given"
+    given.mkdir()
+    Image.frombytes("RGB", (40, 40), random.Random(0).randbytes(40 * 40 * 3)).save(given / "noise.png")
+    assert (given / "noise.png").stat().st_size > 4096
+    assert corpora_here("convert", folder, "--data-dir", given, "--out", tmp_path / "out").returncode == 0
+    export = tmp_path / "out" / "image_bytes"
+    chunk = pq.ParquetFile(export / "default" / "train-00000-of-00001.parquet").metadata.row_group(0).column(1)
+    assert (chunk.path_in_schema, chunk.has_column_index, chunk.has_offset_index) == ("image.bytes", False, True)
+    code, out, err = corpora_here("validate", export)
+    assert (code, err) == (0, "")
+    parquet = [line for line in out.splitlines() if line.startswith(f"{export}: parquet files: ")]
+    assert parquet == [f"{export}: parquet files: ok"]
+
+
 def test_a_download_from_a_closed_port_is_one_line_naming_the_url_and_the_cause(tmp_path, online):
     folder = legacy_script("checksum_mismatch", tmp_path / "scripts")
     script = folder / "checksum_mismatch.py"

@@ -96,6 +96,28 @@ def test_only_columns_whose_values_repeat_are_dictionary_encoded(tmp_path):
     assert pq.read_table(path).to_pylist() == table.to_pylist()
 
 
+def test_a_column_of_values_over_the_statistics_limit_has_an_offset_index_and_passes(tmp_path):
+    # pyarrow writes no min and max for a page holding a value over 4,096 bytes, and so no column
+    # index for its column chunk; the offset index, which the dataset viewer reads, is still there.
+    features = datasets.Features({"text": datasets.Value("string"), "image": datasets.Image(),
+                                  "label": datasets.Value("int32")})
+    long_text, image_bytes = "word " * 1000, bytes(range(256)) * 17  # 5,000 and 4,352 bytes
+    table = pa.table({
+        "text": ["short", long_text],
+        "image": pa.array([{"bytes": b"tiny", "path": "a.png"}, {"bytes": image_bytes, "path": "b.png"}],
+                          features["image"].pa_type),
+        "label": pa.array([0, 1], pa.int32()),
+    })
+    path = one_file(table, features.arrow_schema, tmp_path)
+    group = footer(path).row_group(0)
+    indexes = [(group.column(i).path_in_schema, group.column(i).has_column_index, group.column(i).has_offset_index)
+               for i in range(group.num_columns)]
+    assert indexes == [("text", False, True), ("image.bytes", False, True), ("image.path", True, True),
+                       ("label", True, True)]
+    assert parquet_files.problems(path, "train.parquet") == []
+    assert pq.read_table(path).to_pylist() == table.to_pylist()
+
+
 ROWS = pa.table({"n": pa.array(range(1000), pa.int64()), "text": [f"row {i}" * (i % 7) for i in range(1000)]})
 ROWS_SCHEMA = pa.schema(ROWS.schema, metadata={"huggingface": "{}"})
 
@@ -170,7 +192,7 @@ def test_validate_names_a_file_written_with_other_settings(capsys, tmp_path):
     code, out, _ = corpora_here("validate", str(folder))
     assert code == 1
     assert parquet_line(out, folder) == (
-        "FAILED: raters/train-00000-of-00001.parquet: no page index for native_language, rater, years_rating; "
+        "FAILED: raters/train-00000-of-00001.parquet: no page index (offset index) for native_language, rater, years_rating; "
         "raters/train-00000-of-00001.parquet: compressed other than ZSTD: native_language (SNAPPY), rater (SNAPPY), "
         "years_rating (SNAPPY); "
         "raters/train-00000-of-00001.parquet: written without content-defined chunking (no content_defined_chunking "
