@@ -38,7 +38,6 @@ EXPECTATION = "do_you_think_other_people_might_choose_a_different_answer_than_yo
 ELABORATE = "please_elaborate_on_your_answer_to_the_previous_question_explaining_why_you_think_other_people_might_choose_a_different_answer"
 GROUP_HELPS = "if_there_were_other_people_who_chose_a_different_answer_than_you_did_do_you_think_a_group_discussion_would_help_to_resolve_the_case"
 BASED_ON = "based_on_your_deliberation_why_do_you_think_the_other_people_in_the_group_chose_a_different_answer"
-PROCESS = "describe_how_you_feel_about_the_deliberation_process"
 RESOLVED, UNRESOLVED = "why_do_you_think_this_case_could_be_resolved", "why_do_you_think_this_case_could_not_be_fully_resolved"
 STATISTICS = ["char_count", "syllable_count", "lexicon_count", "sentence_count", "flesch_reading_ease", "smog_index", "flesch_kincaid_grade",
               "coleman_liau_index", "automated_readability_index", "dale_chall_readability_score", "difficult_words", "linsear_write_formula",
@@ -142,7 +141,6 @@ FUZZ = [
     fuzz_cells(DATA, "texts", (2, 6), 200, "DATA_ID", "19181"),
     Fuzz(DATA, "texts", any_bytes.map(lambda raw: lambda _: raw), r"data\.csv", 200),
 ]
-
 
 
 # --- what no row can hold ---------------------------------------------------------------------
@@ -282,7 +280,6 @@ EDGES = [(path, config, line, column, str(value), field, refused) for path, conf
 
 
 def test_the_card_describes_the_statistics_by_pattern():
-    corpus = registry.get("crowd_deliberation")
     source = export_source(corpus, corpus.configs)
     names = [name for name, _ in field_rows(corpus.features("deliberations"))]
     patterned = [name for name in names if name not in source["config_fields"]["deliberations"]]

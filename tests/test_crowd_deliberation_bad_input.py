@@ -120,7 +120,6 @@ BAD_INPUT = [
     bad_cell(*L, 3, "ORIGINAL_LABEL", "relation_expressed", SARCASM, "a relation label on a sarcasm text"),
     bad_cell(*L, 4, EXPECTATION, "I expect everybody to agree with me.", f"'{AGREE}' or '{HALF}' or '{DISAGREE}' or empty"),
     *[bad_cell(*L, 5, "ORIGINAL_CONFIDENCE", value, CONFIDENCE) for value in ["0.75", "1.0", "2", "", "-0.5"]],
-    bad_cell(*L, 2, "ORDER", "-1", ID),
     bad_cell(*L, 2, "LABEL_ID", "3857.0", ID),
     bad_json(*L, 2, "EVIDENCE", '[{"comment": "x", "start": 1, "end": 2, "quote": "y"}',
              ": invalid JSON (Expecting ',' delimiter: line 1 column 54 (char 53)): "
@@ -166,6 +165,5 @@ BAD_INPUT = [
     bad_cell(*T, 2, "DATASET", "deliberation-relation", "'deliberation-sarcasm' or 'deliberation-relation-person-place'"),
     bad_cell(*T, 4, "GROUND_TRUTH_LABEL", "sarcastic", RELATION + " or empty"),
     bad_cell(*T, 3, "STUDY_PART", "depth", "'breadth' or 'breadth and depth'"),
-    bad_cell(*T, 4, "DATA_ID", "2147483648", ID),
     bad_cell(*T, 4, "DATA_ID", "019295", ID),
 ]

@@ -40,8 +40,6 @@ def test_integer_cells(value):
         assert typed_cell(value, "ORDER", loader._ID) == int(value)
     else:
         expect_error(value, "ORDER", loader._ID, "a non-negative integer below 2**31")
-    if value == "":
-        assert typed_cell(value, "ORDER", loader._LABEL_FIELDS["deliberation_id"]) is None
 
 
 FEW_VALUES = [  # (field, the cells it takes and their values, other cells tried first, the refusal's expected part)
