@@ -1,14 +1,17 @@
 """Cards: every statement about upstream cites its source, and the source holds it.
 
-A card's sentence about the upstream files or an earlier loader cites the loader's FORMAT.md as
+A card's sentence about the upstream files or an earlier loader (found by its words, or by the upstream
+column or source file it names) cites the loader's FORMAT.md as
 "FORMAT.md quirk `short-name`" (a row of its quirks table) or "FORMAT.md, *Section title*" (one of
 its headings); a figure of the release is computed from the export, never written in the prose."""
 
+import posixpath
 import re
 
 import pytest
 
 from corpora import registry
+from corpora import sources
 from corpora.cards import card_source
 from corpora.cards import export_source
 from corpora.cards import for_configs
@@ -21,6 +24,10 @@ SECTION = re.compile(r"FORMAT\.md, \*([^*]+)\*")
 BY_NUMBER = re.compile(r"quirks? \d+")
 # Words of a sentence about the upstream files, their documentation or an earlier loader.
 ABOUT_UPSTREAM = re.compile(r"\b(upstream|Upstream|README|[Uu]ndocumented|earlier loader|earlier Hugging Face|old Hugging Face)\b")
+# A sentence that names an upstream column (an upper-case name with underscores: `DATA_ID`,
+# `MEMBER_<N>_MESSAGES_*`, `<PHASE>_<STATISTIC>_MAX`) or a source file of its corpus speaks of upstream too,
+# whatever its other words.
+COLUMN = re.compile(r"(?<![\w.])(?:[A-Z][A-Z0-9]*|<[A-Z]+>)(?:_(?:[A-Z0-9]+|<[A-Z]+>|\*))+")
 SENTENCE_END = re.compile(r"(?<=\.)\s+(?=[A-Z`(])")
 
 
@@ -42,10 +49,17 @@ def settled_texts(source: dict, config: str, fields: list[str]) -> list[str]:
     return [text for text in texts if isinstance(text, str)]
 
 
-def unsourced(texts) -> list[str]:
-    """The sentences that speak of upstream (ABOUT_UPSTREAM) without citing FORMAT.md."""
+def source_file_names(corpus) -> list[str]:
+    """The names of a corpus's source files (the last part of each path), as a card names them."""
+    return sorted({posixpath.basename(path) for path in sources.urls(corpus)})
+
+
+def unsourced(texts, file_names=()) -> list[str]:
+    """The sentences that speak of upstream without citing FORMAT.md: by their words (ABOUT_UPSTREAM), an
+    upstream column (COLUMN) or a source file they name (`file_names`)."""
     sentences = [s for text in texts for s in SENTENCE_END.split(" ".join(text.split()))]
-    return [s for s in sentences if ABOUT_UPSTREAM.search(s) and "FORMAT.md" not in s]
+    about = [s for s in sentences if ABOUT_UPSTREAM.search(s) or COLUMN.search(s) or any(f in s for f in file_names)]
+    return [s for s in about if "FORMAT.md" not in s]
 
 
 def quirk_names(format_md: str) -> list[str]:
@@ -87,7 +101,7 @@ def test_every_sentence_about_upstream_cites_its_source(name):
     for config in corpus.configs:
         settled = export_source(corpus, [config])
         fields = [*settled["config_fields"][config], *settled["config_patterns"][config]]
-        found[config] = unsourced(settled_texts(source, config, fields))
+        found[config] = unsourced(settled_texts(source, config, fields), source_file_names(corpus))
     assert found == {config: [] for config in corpus.configs}
 
 
@@ -95,6 +109,12 @@ def test_a_sentence_about_upstream_without_a_citation_is_found():
     texts = ["The README says x; the files say y. Here `z` (FORMAT.md quirk `a`).",
              "An earlier loader had one config (FORMAT.md, *Fields*). It was undocumented."]
     assert unsourced(texts) == ["The README says x; the files say y.", "It was undocumented."]
+    # Nor a word about upstream, but a column of it or one of its files: about upstream all the same.
+    texts = ["The labels, sorted by DATA_ID. Session 1: the columns `MEMBER_<N>_MESSAGES_*`. Here `<PHASE>_<S>_MAX`.",
+             "Some labels have no text in data.csv. The loader reads data.csv (FORMAT.md, *Fields*). The id, unique."]
+    assert unsourced(texts, ["data.csv"]) == [
+        "The labels, sorted by DATA_ID.", "Session 1: the columns `MEMBER_<N>_MESSAGES_*`.", "Here `<PHASE>_<S>_MAX`.",
+        "Some labels have no text in data.csv."]
     source = {"fields": {"a": [{"only": ["c"], "text": "Upstream."}, "Here."], "b": "Not of c."}, "figures": {}}
     assert settled_texts(source, "c", ["a"]) == ["Upstream. Here."]
 
