@@ -5,7 +5,7 @@ Faults: ok, short (half the body, then close), reset (a TCP reset instead of an 
 long_length (a Content-Length above the body), short_length (a Content-Length below it),
 404, 500, 503, 429 (Retry-After: 1), html (an HTML page with 200), lfs (a Git LFS pointer with
 200), loop (a redirect to itself), trickle (32 bytes every half second), stall (half the body, then
-silence), different (the file with its first byte changed).
+silence), silent (no answer at all), different (the file with its first byte changed).
 """
 
 from __future__ import annotations
@@ -64,6 +64,10 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         path = self.path.lstrip("/")
         fault = server.next_fault(path)
         file = server.folder / path
+        if fault == "silent":  # the request read, never answered
+            server.stop_event.wait(60)
+            self.close_connection = True
+            return
         if fault in ("404", "500", "503", "429") or not file.is_file():
             status = int(fault) if fault.isdigit() else 404
             body = f"{status}\n".encode()

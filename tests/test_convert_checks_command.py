@@ -6,6 +6,7 @@ the records beside the script and raises its own errors first, the lines are the
 import hashlib
 import json
 import shutil
+import time
 
 import datasets
 import pyarrow.parquet as pq
@@ -143,3 +144,22 @@ def test_a_download_from_a_closed_port_is_one_line_naming_the_url_and_the_cause(
     assert (code, out) == (1, "")
     assert err == ("corpora convert: error: http://127.0.0.1:9/words.txt: no connection (connection refused): "
                    "no network, or the host cannot be reached\n")
+
+
+@pytest.mark.parametrize("fault", ["stall", "silent"])
+def test_a_download_that_stalls_ends_at_the_time_limit_in_one_line(tmp_path, words_served, online, monkeypatch, fault):
+    """aiohttp alone would wait 300 s: half the file then silence, or no answer at all, ends after
+    CORPORA_DOWNLOAD_TIMEOUT of silence (each request: fsspec asks twice before a download fails)."""
+    server, _ = words_served
+    server.plan["words.txt"] = [fault] * 4
+    monkeypatch.setenv("CORPORA_DOWNLOAD_TIMEOUT", "1")
+    folder = legacy_script("checksum_mismatch", tmp_path / "scripts")
+    script = folder / "checksum_mismatch.py"
+    script.write_text(script.read_text(encoding="utf-8").replace("http://127.0.0.1:0/", server.base), encoding="utf-8")
+    started, get_from_cache = time.monotonic(), datasets.utils.file_utils.get_from_cache
+    code, out, err = corpora_here("convert", folder, "--out", tmp_path / "out")
+    assert (code, out) == (1, "")
+    assert err == (f"corpora convert: error: {server.base}words.txt: no answer within 1 s (CORPORA_DOWNLOAD_TIMEOUT)\n")
+    assert time.monotonic() - started < 30  # the limit met, far from aiohttp's 300 s
+    assert datasets.utils.file_utils.get_from_cache is get_from_cache  # the URL-naming wrapper gone after
+    assert [path.name for path in (tmp_path / "out").iterdir()] == [".checksum_mismatch.lock"]

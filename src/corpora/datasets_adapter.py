@@ -122,6 +122,34 @@ def after_downloads(builder: datasets.DatasetBuilder, check) -> None:
     builder._split_generators = checked_split_generators
 
 
+@contextlib.contextmanager
+def downloads_named(instead):
+    """While the block runs, a failed download of a remote URL by datasets (its `get_from_cache`,
+    in threads or worker processes too) raises `instead(url, error)` in place of `error`, or
+    `error` itself where that gives None: fsspec's FSTimeoutError of a read that stalled names
+    no URL, and a download manager fetches several at once."""
+    import datasets.utils.file_utils as file_utils
+
+    if not callable(getattr(file_utils, "get_from_cache", None)):
+        raise DatasetsChanged("datasets.utils.file_utils.get_from_cache", "no such function")
+    get_from_cache = file_utils.get_from_cache
+
+    def named(url, *args, **kwargs):
+        try:
+            return get_from_cache(url, *args, **kwargs)
+        except Exception as error:
+            replaced = instead(str(url), error)
+            if replaced is None:
+                raise
+            raise replaced from error
+
+    file_utils.get_from_cache = named
+    try:
+        yield
+    finally:
+        file_utils.get_from_cache = get_from_cache
+
+
 def observe_keys(builder: datasets.GeneratorBasedBuilder, ledger) -> None:
     """Each key the builder's `_generate_examples` yields given to `ledger.writer(split, job)`
     (closed after the job), and `ledger.check(split)` called once the split is generated; in

@@ -345,17 +345,22 @@ def _timed_out(error: BaseException) -> bool:
     return False
 
 
-async def _timed_client(seconds: float, **kwargs):
-    """fsspec's HTTP client (aiohttp), giving up on a connection or a read silent for the timeout:
-    by default aiohttp waits 5 minutes for a server that accepts a connection and never answers.
-    `connect` holds the whole connection: behind a proxy from the environment (datasets passes
-    trust_env) an https:// URL first waits for the proxy's answer to CONNECT, which aiohttp reads
-    without `sock_read`."""
+def client_timeout(seconds: float):
+    """aiohttp's time limits (fsspec's HTTP client, which datasets downloads and streams with): a
+    connection or a read silent for `seconds` ends, the whole transfer is unbounded. By default
+    aiohttp waits 5 minutes for a server that accepts a connection and never answers. `connect`
+    holds the whole connection: behind a proxy from the environment (datasets passes trust_env) an
+    https:// URL first waits for the proxy's answer to CONNECT, which aiohttp reads without `sock_read`."""
     import aiohttp
 
-    kwargs.setdefault(
-        "timeout", aiohttp.ClientTimeout(total=None, connect=seconds, sock_connect=seconds, sock_read=seconds)
-    )
+    return aiohttp.ClientTimeout(total=None, connect=seconds, sock_connect=seconds, sock_read=seconds)
+
+
+async def _timed_client(seconds: float, **kwargs):
+    """fsspec's HTTP client (aiohttp) with `client_timeout(seconds)`, remembering the URL it asks for."""
+    import aiohttp
+
+    kwargs.setdefault("timeout", client_timeout(seconds))
     trace = aiohttp.TraceConfig()
     trace.on_request_start.append(_remember_url)
     kwargs["trace_configs"] = [*kwargs.get("trace_configs", []), trace]

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import datasets
 
+from corpora import datasets_adapter
+from corpora import download
 from corpora import errors
 from corpora import parquet_files
 from corpora import pipeline
@@ -33,7 +35,8 @@ class ScriptParts(pipeline.Parts):
 
     def make_builder(self, config: str, sources, cache_dir: Path) -> datasets.DatasetBuilder:
         self.work = Path(cache_dir)  # the export's workspace: the builder's cache, the unzipped dummy data, keys
-        builder = script.make_builder(self.found, self.builder_class, config, self.work / "datasets", self.data_dir)
+        builder = script.make_builder(self.found, self.builder_class, config, self.work / "datasets", self.data_dir,
+                                      storage_options=time_limited())
         if self.dummy_data:
             dummy.forget_release_sizes(builder)
         self.checks.attach(builder, config, self.work / "checks")
@@ -51,11 +54,9 @@ class ScriptParts(pipeline.Parts):
             instructions = " ".join(str(builder.manual_download_instructions).split())
             raise CorporaError(f"{self.found.name}: the script reads files downloaded by hand, from a folder given "
                                f"with --data-dir DIR; its instructions: {instructions}")
-        try:
+        with datasets_adapter.downloads_named(_failed_download):
             builder.download_and_prepare(dl_manager=manager, num_proc=num_proc,
                                          max_shard_size=parquet_files.MAX_SHARD_BYTES)
-        except FileNotFoundError as error:
-            raise _failed_download(error) from error
         self.downloads.update({str(url): Path(path) for url, path in
                                getattr(builder.dl_manager, "downloaded_paths", {}).items()})
         self.checks.check_sizes(config, builder.info)
@@ -77,13 +78,23 @@ class ScriptParts(pipeline.Parts):
                    getattr(builder_class, "DEFAULT_CONFIG_NAME", None), self.asked_tasks, repo_id, export_path)
 
 
-def _failed_download(error: FileNotFoundError) -> BaseException:
-    """fsspec, which datasets downloads a URL with, says a failed connection as a FileNotFoundError
-    of the URL alone: the cause of its chain is said with it (or the error as it is)."""
-    found = errors.find(error.__cause__, errors.DOWNLOAD_FAILURES[:-1]) if error.__cause__ else None
-    if error.errno is not None or found is None:
-        return error
-    return CorporaError(f"{error}: {found[1].says(found[0])}")
+def time_limited() -> dict:
+    """The storage_options of a builder whose HTTP downloads (fsspec's aiohttp client, on datasets
+    3.6, 4.x and 5.x alike) end after CORPORA_DOWNLOAD_TIMEOUT seconds of silence, as corpora's own
+    downloads do: aiohttp's default waits 5 minutes for a server that never answers, a stall each time."""
+    timeout = download.client_timeout(download.Settings.from_environment().timeout)
+    return {protocol: {"client_kwargs": {"timeout": timeout}} for protocol in ("http", "https")}
+
+
+def _failed_download(url: str, error: Exception) -> CorporaError | None:
+    """A download that failed, said in one line with its URL: fsspec, which datasets downloads with,
+    says a read that stalled as an FSTimeoutError naming nothing, and a failed connection as a
+    FileNotFoundError of the URL alone. None: the error says it as it is."""
+    if errors.caused_by(error, errors.TIMEOUTS):
+        seconds = download.Settings.from_environment().timeout
+        return CorporaError(f"{url}: {errors.no_answer_within(seconds)} (CORPORA_DOWNLOAD_TIMEOUT)")
+    found = errors.find(error, errors.DOWNLOAD_FAILURES[:-1])
+    return None if found is None else CorporaError(f"{url}: {found[1].says(found[0])}")
 
 
 def chosen_configs(found: script.Script, builder_class, asked: list[str] | None, dummy_data: bool,

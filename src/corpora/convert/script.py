@@ -146,13 +146,14 @@ def config_names(builder) -> list[str]:
     return names or [DEFAULT_CONFIG]
 
 
-def make_builder(script: Script, builder, config: str, cache_dir, data_dir=None):
+def make_builder(script: Script, builder, config: str, cache_dir, data_dir=None, storage_options=None):
     """An instance of the builder class for `config`, with what datasets' loader gave it: the
-    dataset's name, the base path for relative URLs, and `data_dir` (its manual_dir)."""
+    dataset's name, the base path for relative URLs, and `data_dir` (its manual_dir); its downloads
+    with `storage_options` (fsspec's, by protocol)."""
     from corpora import datasets_adapter
 
     instance = builder(config_name=None if not builder.BUILDER_CONFIGS else config, cache_dir=str(cache_dir),
                        dataset_name=script.name, base_path=script.base_path,
-                       data_dir=None if data_dir is None else str(data_dir))
+                       data_dir=None if data_dir is None else str(data_dir), storage_options=storage_options)
     datasets_adapter.legacy_builder(instance)
     return instance
