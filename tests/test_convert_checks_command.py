@@ -36,7 +36,7 @@ def test_a_split_size_other_than_the_recorded_one_is_one_line(tmp_path):
     write_lines(given / "train.txt", ["one", "two", "three"])
     write_lines(given / "test.txt", ["four", "five"])
     code, out, err = corpora_here("convert", folder, "--data-dir", given, "--out", tmp_path / "out")
-    assert (code, out) == (1, "")
+    assert (code, out) == (2, "")
     assert err == ("corpora convert: error: size_mismatch: split sizes differ from those dataset_infos.json records: "
                    f"default/train: recorded 5 examples, got 3; {MODIFIED}\n")
     assert [path.name for path in (tmp_path / "out").iterdir()] == [".size_mismatch.lock"]  # no export, no partial
@@ -66,7 +66,7 @@ def test_a_download_other_than_the_recorded_one_names_its_url_and_both_sha256(tm
         "splits": {"train": {"name": "train", "num_examples": 2}},
         "download_checksums": {url: {"num_bytes": 11, "checksum": recorded}}}}), encoding="utf-8")
     code, out, err = corpora_here("convert", folder, "--out", tmp_path / "out")
-    assert (code, out) == (1, "")
+    assert (code, out) == (2, "")
     served = hashlib.sha256(b"alpha\ngamma\n").hexdigest()
     assert err == ("corpora convert: error: checksum_mismatch: downloads differ from those dataset_infos.json records: "
                    f"{url}: sha256 {served}, recorded {recorded}; {MODIFIED}\n")
@@ -84,12 +84,12 @@ def test_a_key_yielded_twice_is_one_line_naming_both_examples(tmp_path):
     ids = [f"r{index}" for index in range(1_500)] + ["r4"]  # further apart than datasets 3.6's batch of 1,000
     (given / "records.jsonl").write_text("".join(json.dumps({"id": id_, "text": "t"}) + "\n" for id_ in ids))
     code, out, err = corpora_here("convert", folder, "--data-dir", given, "--out", tmp_path / "out")
-    assert (code, out) == (1, "")
+    assert (code, out) == (2, "")
     assert err == ("corpora convert: error: duplicate_key/default/train: the key 'r4' is yielded twice, by examples "
                    "4 and 1,500 (counted from 0); keys must be unique in a split\n")
     (given / "records.jsonl").write_text("".join(json.dumps({"id": id_, "text": "t"}) + "\n" for id_ in "abcb"))
     code, out, err = corpora_here("convert", folder, "--data-dir", given, "--out", tmp_path / "out")
-    assert (code, out) == (1, "")  # within one batch: datasets 3.6's own check would have said it first
+    assert (code, out) == (2, "")  # within one batch: datasets 3.6's own check would have said it first
     assert err == ("corpora convert: error: duplicate_key/default/train: the key 'b' is yielded twice, by examples "
                    "1 and 3 (counted from 0); keys must be unique in a split\n")
 
@@ -141,7 +141,7 @@ def test_a_download_from_a_closed_port_is_one_line_naming_the_url_and_the_cause(
     script = folder / "checksum_mismatch.py"
     script.write_text(script.read_text(encoding="utf-8").replace("127.0.0.1:0/", "127.0.0.1:9/"), encoding="utf-8")
     code, out, err = corpora_here("convert", folder, "--out", tmp_path / "out")
-    assert (code, out) == (1, "")
+    assert (code, out) == (2, "")
     assert err == ("corpora convert: error: http://127.0.0.1:9/words.txt: no connection (connection refused): "
                    "no network, or the host cannot be reached\n")
 
@@ -158,7 +158,7 @@ def test_a_download_that_stalls_ends_at_the_time_limit_in_one_line(tmp_path, wor
     script.write_text(script.read_text(encoding="utf-8").replace("http://127.0.0.1:0/", server.base), encoding="utf-8")
     started, get_from_cache = time.monotonic(), datasets.utils.file_utils.get_from_cache
     code, out, err = corpora_here("convert", folder, "--out", tmp_path / "out")
-    assert (code, out) == (1, "")
+    assert (code, out) == (2, "")
     assert err == (f"corpora convert: error: {server.base}words.txt: no answer within 1 s (CORPORA_DOWNLOAD_TIMEOUT)\n")
     assert time.monotonic() - started < 30  # the limit met, far from aiohttp's 300 s
     assert datasets.utils.file_utils.get_from_cache is get_from_cache  # the URL-naming wrapper gone after

@@ -72,7 +72,7 @@ def test_a_manual_download_is_read_from_the_data_dir(tmp_path):
     assert parquet_rows(tmp_path / "out" / "manual", "default", "train") == [
         {"name": "cy", "count": 1}, {"name": "di", "count": 2}]
     code, out, err = corpora_here("convert", folder, "--out", tmp_path / "out2")
-    assert (code, out) == (1, "")
+    assert (code, out) == (2, "")
     assert err == ("corpora convert: error: manual: the script reads files downloaded by hand, from a folder given "
                    "with --data-dir DIR; its instructions: Download records.tsv from https://example.org/records "
                    "(after signing in) into a folder.\n")
@@ -81,7 +81,7 @@ def test_a_manual_download_is_read_from_the_data_dir(tmp_path):
 def test_an_unknown_config_is_one_line(tmp_path):
     folder = legacy_script("spans", tmp_path / "scripts")
     code, out, err = corpora_here("convert", folder, "--dummy", "--config", "sets", "--out", tmp_path / "out")
-    assert (code, out) == (1, "")
+    assert (code, out) == (2, "")
     assert err == f"corpora convert: error: {folder}/spans.py: no config 'sets'; its configs: dicts, lists\n"
     assert not (tmp_path / "out").exists()
 
@@ -92,7 +92,7 @@ def test_a_script_of_the_hub_runs_only_with_trust_remote_code(tmp_path, hub):
     commit = hub.put("someone/relative", files, "Add the loading script")
     source = "hf://datasets/someone/relative@main"
     code, out, err = corpora_at(hub.endpoint, "convert", source, "--out", tmp_path / "out", home=tmp_path / "home")
-    assert (code, out) == (1, "")
+    assert (code, out) == (2, "")
     assert err == (f"corpora convert: error: {source}: a loading script is code, and converting runs it: give "
                    "--trust-remote-code to run this one from the Hub, once you have read it and trust it\n")
     code, out, err = corpora_at(hub.endpoint, "convert", source, "--trust-remote-code", "--out", tmp_path / "out",

@@ -18,6 +18,7 @@ from corpora.convert import reference_rows
 from corpora.errors import CorporaError
 from helpers.reference import REFERENCE_PYTHON
 from helpers.reference import SCRIPTS
+from helpers.reference import VERSIONED
 from helpers.reference import export_here
 from helpers.reference import png
 from helpers.reference import write_sources
@@ -110,24 +111,6 @@ def test_a_missing_row_is_said(made, tmp_path):
         "    removed: row 2",
         "the exports differ",
     ]
-
-
-VERSIONED = '''import datasets
-
-
-class Versioned(datasets.GeneratorBasedBuilder):
-    """Gives other rows on another datasets: a converter-side change, as the reference sees it."""
-
-    def _info(self):
-        return datasets.DatasetInfo(features=datasets.Features({"n": datasets.Value("int64"), "major": datasets.Value("string")}))
-
-    def _split_generators(self, dl_manager):
-        return [datasets.SplitGenerator(name=datasets.Split.TRAIN)]
-
-    def _generate_examples(self):
-        for n in range(3):
-            yield n, {"n": n, "major": datasets.__version__.split(".")[0] if n == 1 else "same"}
-'''
 
 
 def test_a_script_that_gives_other_rows_on_another_datasets(tmp_path):

@@ -8,6 +8,7 @@ from corpora.convert import conformance
 from helpers import corpora_here
 from helpers.reference import REFERENCE_PYTHON
 from helpers.reference import SCRIPTS
+from helpers.reference import VERSIONED
 from helpers.reference import write_sources
 
 
@@ -17,6 +18,34 @@ def test_convert_proves_its_export(tmp_path):
                                   "--data-dir", sources, "--reference-python", REFERENCE_PYTHON)
     assert (code, err) == (0, "")
     assert out.splitlines()[-1] == "identical: 6 rows in 3 splits"
+
+
+def test_rows_that_differ_exit_1_and_an_error_2(tmp_path):
+    """As `corpora diff`: 1 is "different", 2 an error (the reference cannot run the script)."""
+    import datasets
+
+    (tmp_path / "versioned").mkdir()
+    (tmp_path / "versioned" / "versioned.py").write_text(VERSIONED)
+    code, out, err = corpora_here("convert", tmp_path / "versioned", "--out", tmp_path / "out",
+                                  "--reference-python", REFERENCE_PYTHON)
+    assert (code, err) == (1, "")
+    major = datasets.__version__.split(".")[0]
+    assert out.splitlines() == [
+        f"exported to {tmp_path}/out/:",
+        "script     config   split  examples generated  rows written",
+        "versioned  default  train                   3             3",
+        "old: reference (datasets 3.6.0)",
+        f"new: {tmp_path}/out/versioned",
+        "config default (rows matched by position):",
+        "  train: 3 -> 3 rows: 0 added, 0 removed, 1 changed, 2 unchanged",
+        "    major: 1 row changed",
+        f"      row 1: '3' -> '{major}'",
+        "the exports differ",
+    ]
+    code, out, err = corpora_here("convert", tmp_path / "versioned", "--out", tmp_path / "out",
+                                  "--reference-python", tmp_path / "no-python")
+    assert (code, err) == (2, f"corpora convert: error: --reference-python {tmp_path}/no-python: cannot run it: "
+                              "No such file or directory\n")
 
 
 DUMMY_FOLDER = "dummy_data"  # the folder a dummy_data.zip holds

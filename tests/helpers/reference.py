@@ -26,6 +26,24 @@ TRAIN = [
 ]
 TEST = [{"text": "fog", "label": 0, "spans": [[0, 3]]}]
 
+# A script whose rows name the datasets major version that ran it: they differ from the reference's.
+VERSIONED = '''import datasets
+
+
+class Versioned(datasets.GeneratorBasedBuilder):
+    """Gives other rows on another datasets: a converter-side change, as the reference sees it."""
+
+    def _info(self):
+        return datasets.DatasetInfo(features=datasets.Features({"n": datasets.Value("int64"), "major": datasets.Value("string")}))
+
+    def _split_generators(self, dl_manager):
+        return [datasets.SplitGenerator(name=datasets.Split.TRAIN)]
+
+    def _generate_examples(self):
+        for n in range(3):
+            yield n, {"n": n, "major": datasets.__version__.split(".")[0] if n == 1 else "same"}
+'''
+
 
 def png(shade: int) -> bytes:
     from PIL import Image

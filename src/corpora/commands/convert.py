@@ -9,8 +9,10 @@ from corpora.commands import print_table
 from corpora.commands import quiet_hub_progress
 from corpora.commands import quiet_progress
 
-HELP = "convert a legacy datasets loading script (NAME.py) into an export folder, as build writes one"
+HELP = ("convert a legacy datasets loading script (NAME.py) into an export folder, as build writes one (exit 0 "
+        "converted, and identical to --reference; 1 rows differ from the reference; 2 error)")
 EXAMPLE = "corpora convert path/to/squad --dummy --out build"
+ERROR_STATUS = 2  # 1 means "rows differ from the reference", as diff's 1 means "different"
 SOURCE_HELP = ("the script: a folder NAME/ holding NAME.py (and the helper modules it imports), the path of NAME.py, "
                "or hf://datasets/OWNER/NAME[@REVISION]")
 
