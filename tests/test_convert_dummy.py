@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from corpora.convert import dummy
+from corpora.convert import reference_runner
 from corpora.errors import CorporaError
 
 FILES = [f"{dummy.DUMMY_FOLDER}/{path}" for path in (
@@ -26,6 +27,12 @@ def manager(tmp_path: Path, members=FILES) -> dummy.DummyDownloadManager:
 def test_where_the_dummy_data_of_a_config_is(tmp_path):
     assert dummy.dummy_zip(tmp_path, "en", "1.0.0") == tmp_path / "dummy" / "en" / "1.0.0" / "dummy_data.zip"
     assert dummy.dummy_zip(tmp_path, None, "0.0.0") == tmp_path / "dummy" / "0.0.0" / "dummy_data.zip"
+    version = tmp_path / "dummy" / "en" / "1.0.0"
+    assert dummy.dummy_data(tmp_path, "en", "1.0.0") == version / "dummy_data.zip"  # neither: the zip's path
+    (version / "dummy_data").mkdir(parents=True)
+    assert dummy.dummy_data(tmp_path, "en", "1.0.0") == version / "dummy_data"  # unzipped
+    (version / "dummy_data.zip").write_bytes(b"")
+    assert dummy.dummy_data(tmp_path, "en", "1.0.0") == version / "dummy_data.zip"  # the zip first, as datasets read it
 
 
 def test_a_single_url_maps_to_its_quoted_last_part_or_to_the_folder(tmp_path):
@@ -77,6 +84,29 @@ def test_iter_archive_follows_the_zips_member_order(tmp_path):
                      ("a/b.txt", f"content of {words.parent.name}/words/a/b.txt".encode())]
 
 
+def test_a_dummy_data_folder_is_read_where_it_is_in_sorted_order(tmp_path):
+    folder = tmp_path / "script" / "dummy" / "en" / "1.0.0" / dummy.DUMMY_FOLDER
+    for member in FILES[:-1]:
+        (folder.parent / member).parent.mkdir(parents=True, exist_ok=True)
+        (folder.parent / member).write_text(f"content of {member}")
+    assert dummy.folder_members(folder) == [
+        "dummy_data/", "dummy_data/data%3Fformat%3Djson", "dummy_data/part-00000-of-00004.txt",
+        "dummy_data/pubmed21n0001.xml", "dummy_data/train.csv", "dummy_data/words/", "dummy_data/words/.DS_Store",
+        "dummy_data/words/__init__.txt", "dummy_data/words/z.txt", "dummy_data/words/a/", "dummy_data/words/a/b.txt"]
+    dl = dummy.DummyDownloadManager(folder, tmp_path / "unzipped")
+    assert dl.download_and_extract({"train": "https://x.org/train.csv", "all": "https://x.org/all.tar.gz"}) == {
+        "train": f"{folder}/train.csv", "all": f"{folder}/all.tar.gz"}
+    assert dl.download_and_extract("https://x.org/all.tar.gz") == str(folder)
+    assert dl.manual_dir == str(folder)
+    assert [(path, f.read()) for path, f in dl.iter_archive(str(folder / "words"))] == [
+        ("z.txt", b"content of dummy_data/words/z.txt"), ("a/b.txt", b"content of dummy_data/words/a/b.txt")]
+    assert not (tmp_path / "unzipped").exists()  # nothing copied
+    # a 2.21 reference, whose MockDownloadManager reads a zip only, zips it in that order
+    reference_runner.zip_folder(folder, tmp_path / "zipped" / "dummy_data.zip")
+    with zipfile.ZipFile(tmp_path / "zipped" / "dummy_data.zip") as archive:
+        assert archive.namelist() == dummy.folder_members(folder)
+
+
 def test_iter_files_walks_in_sorted_order(tmp_path):
     dl = manager(tmp_path)
     data = tmp_path / "unzipped" / "dummy_data"
@@ -90,4 +120,4 @@ def test_a_config_without_dummy_data_is_one_line(tmp_path):
         dummy.DummyDownloadManager(missing, tmp_path / "unzipped")
     assert str(raised.value) == (f"{missing}: no such file: the script has no dummy data for this config (--dummy "
                                  "reads dummy/<config>/<version>/dummy_data.zip, or dummy/<version>/ for a script "
-                                 "without BUILDER_CONFIGS)")
+                                 "without BUILDER_CONFIGS, or the dummy_data/ folder beside it)")

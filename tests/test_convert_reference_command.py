@@ -92,5 +92,6 @@ def test_conformance_says_what_each_script_gave(tmp_path, capsys):
         "3.6.0 has no MockDownloadManager (removed in 3.0): --dummy needs --reference 2.21; a datasets 3.x reference runs "
         "only scripts and sources it runs unchanged |  |",
         f"| without_dummy | refused | corpora convert: error: {tmp_path}/legacy/without_dummy/without_dummy.py: no dummy "
-        "data for any config (dummy/<version>/dummy_data.zip); convert the release, without --dummy |  |",
+        "data for any config (dummy/<version>/dummy_data.zip, or its dummy_data/ folder); convert the release, "
+        "without --dummy |  |",
     ]

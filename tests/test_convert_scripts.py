@@ -43,7 +43,7 @@ def test_a_sequence_of_a_dict_keeps_its_layout_and_takes_lists_of_dicts(tmp_path
 
 def test_a_script_importing_datasets_tasks_without_configs_and_with_a_classlabel(tmp_path):
     folder = legacy_script("tasks_classlabel", tmp_path)
-    rows, schemas = dummy_rows(folder, tmp_path / "cache")  # dummy/1.2.0/dummy_data.zip: no config folder
+    rows, schemas = dummy_rows(folder, tmp_path / "cache")  # dummy/1.2.0/dummy_data/: no config folder
     assert rows == {"default": {
         "train": [{"text": "Great kettle", "label": 1}, {"text": "Broke in a week", "label": 0},
                   {"text": "Fine, I guess", "label": 1}],
@@ -62,11 +62,16 @@ def test_a_script_importing_datasets_tasks_without_configs_and_with_a_classlabel
 
 
 def test_iter_archive_gives_the_files_in_the_zips_order(tmp_path):
-    rows, _ = dummy_rows(legacy_script("archive", tmp_path), tmp_path / "cache")
+    rows, _ = dummy_rows(legacy_script("archive", tmp_path, zipped=True), tmp_path / "cache")
     # zip order b.txt, sub/c.txt, .hidden.txt, __notes.txt, a.txt: names starting with . or __ skipped
     assert rows == {"plain": {"train": [{"path": "b.txt", "text": "Dear Bo,\n"},
                                         {"path": "sub/c.txt", "text": "Dear Cy,\n"},
                                         {"path": "a.txt", "text": "Dear Al,\n"}]}}
+    # the same dummy data unzipped (a dummy_data/ folder): its files in sorted order, subfolders after
+    rows, _ = dummy_rows(legacy_script("archive", tmp_path / "unzipped"), tmp_path / "cache-unzipped")
+    assert rows == {"plain": {"train": [{"path": "a.txt", "text": "Dear Al,\n"},
+                                        {"path": "b.txt", "text": "Dear Bo,\n"},
+                                        {"path": "sub/c.txt", "text": "Dear Cy,\n"}]}}
 
 
 def test_relative_urls_and_a_helper_module(tmp_path):

@@ -89,16 +89,16 @@ class DummyParts(ScriptParts):
         return script.make_builder(self.found, self.cls, config, cache_dir)
 
     def generate(self, builder, config, sources, num_proc):
-        zip_path = dummy.dummy_zip(self.found.folder, config if self.cls.BUILDER_CONFIGS else None,
-                                   builder.config.version)
-        manager = dummy.DummyDownloadManager(zip_path, self.cache / config)
+        source = dummy.dummy_data(self.found.folder, config if self.cls.BUILDER_CONFIGS else None,
+                                  builder.config.version)
+        manager = dummy.DummyDownloadManager(source, self.cache / config)
         dummy.forget_release_sizes(builder)
         builder.download_and_prepare(dl_manager=manager, verification_mode=datasets.VerificationMode.NO_CHECKS)
         return {split: info.num_examples for split, info in builder.info.splits.items()}
 
 
 def convert_dummy(folder: Path, out: Path) -> Path:
-    """OUT/NAME: the export of a script folder (its dummy data zipped: helpers.legacy.legacy_script) on its dummy
+    """OUT/NAME: the export of a script folder (helpers.legacy.legacy_script) on its dummy
     data, with the stand-ins for removed names in place while it runs."""
     with datasets_adapter.legacy_names():
         found = script.resolve(str(folder))

@@ -1,6 +1,6 @@
-"""The legacy-style scripts of tests/legacy_scripts/ as a maintainer has them: a copy whose
-dummy/.../dummy_data/ folders are zipped into the dummy_data.zip beside each (the repository
-keeps the files, not zips); and the rows a script gives, converted here at the builder level."""
+"""The legacy-style scripts of tests/legacy_scripts/ as a maintainer has them: a copy, its
+dummy/.../dummy_data/ folders as they are (--dummy reads them) or zipped into the dummy_data.zip
+beside each; and the rows a script gives, converted here at the builder level."""
 
 from __future__ import annotations
 
@@ -17,13 +17,13 @@ from corpora.convert import script
 LEGACY_SCRIPTS = Path(__file__).parent.parent / "legacy_scripts"
 
 
-def legacy_script(name: str, where: Path) -> Path:
-    """A copy of tests/legacy_scripts/NAME in `where`, each dummy_data/ folder zipped: members
-    `dummy_data/` then its folders and files in sorted order, or the order a zip_order.txt beside
-    it lists (paths inside dummy_data/<the one folder in it>/)."""
+def legacy_script(name: str, where: Path, zipped: bool = False) -> Path:
+    """A copy of tests/legacy_scripts/NAME in `where`; `zipped`: each dummy_data/ folder zipped,
+    members `dummy_data/` then its folders and files in sorted order, or the order a zip_order.txt
+    beside it lists (paths inside dummy_data/<the one folder in it>/)."""
     target = Path(where) / name
     shutil.copytree(LEGACY_SCRIPTS / name, target, ignore=shutil.ignore_patterns("__pycache__"))
-    for folder in sorted(target.glob("dummy/**/dummy_data")):
+    for folder in sorted(target.glob("dummy/**/dummy_data")) if zipped else []:
         order = folder.parent / "zip_order.txt"
         members = sorted(folder.rglob("*"))
         if order.is_file():
@@ -49,9 +49,9 @@ def dummy_rows(folder: Path, cache: Path, data_dir: Path | None = None, dummy_da
             builder = script.make_builder(found, builder_class, config, cache / config / "cache", data_dir)
             manager = None
             if dummy_data:
-                zip_path = dummy.dummy_zip(found.folder, config if builder_class.BUILDER_CONFIGS else None,
-                                           builder.config.version)
-                manager = dummy.DummyDownloadManager(zip_path, cache / config / "dummy")
+                source = dummy.dummy_data(found.folder, config if builder_class.BUILDER_CONFIGS else None,
+                                          builder.config.version)
+                manager = dummy.DummyDownloadManager(source, cache / config / "dummy")
                 dummy.forget_release_sizes(builder)
             builder.download_and_prepare(dl_manager=manager, verification_mode=datasets.VerificationMode.NO_CHECKS)
             splits = builder.as_dataset()

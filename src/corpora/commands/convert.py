@@ -23,7 +23,8 @@ def add_arguments(parser) -> None:
     add_configs(parser, "only this config of the script's BUILDER_CONFIGS (repeatable)")
     sources = parser.add_mutually_exclusive_group()
     sources.add_argument("--dummy", action="store_true", help="the script's own test data: "
-                         "dummy/<config>/<version>/dummy_data.zip (dummy/<version>/ without BUILDER_CONFIGS)")
+                         "dummy/<config>/<version>/dummy_data.zip (dummy/<version>/ without BUILDER_CONFIGS), or the "
+                         "dummy_data/ folder there")
     sources.add_argument("--data-dir", metavar="DIR", help="the files downloaded by hand, for a script that reads "
                          "them (its dl_manager.manual_dir)")
     parser.add_argument("--allow-modified-sources", action="store_true",

@@ -1,7 +1,9 @@
 """`corpora convert --dummy`: a download manager that maps each download of a legacy script into
 its own test data, `dummy/<config>/<version>/dummy_data.zip` (or `dummy/<version>/...` for a
 script without BUILDER_CONFIGS), as datasets 2.x's test harness (its MockDownloadManager) mapped
-it, so the rows are those the script gave in its tests. No network is used.
+it, so the rows are those the script gave in its tests. No network is used. Without the zip, the
+`dummy_data/` folder beside it is its content, unzipped: datasets' `dummy_data` command made that
+folder, then zipped it (kept it unzipped with --keep_uncompressed).
 
 The mapping, inside the unzipped `dummy_data/` folder:
 - a single URL, or each URL of a list: its last path part (after the last "/"), quote_plus-quoted;
@@ -11,7 +13,8 @@ The mapping, inside the unzipped `dummy_data/` folder:
 - a dict: each value's `Path(url).name`, quoted (a list value: each of its URLs so); where two
   single values collide, each key is appended to its value;
 - `extract` returns its input, `iter_archive` yields the files under a path in the zip's member
-  order (names starting with "." or "__" skipped), `manual_dir` is the `dummy_data` folder.
+  order (a folder's: `folder_members`; names starting with "." or "__" skipped), `manual_dir` is
+  the `dummy_data` folder.
 """
 
 from __future__ import annotations
@@ -36,6 +39,26 @@ def dummy_zip(script_folder: Path, config: str | None, version) -> Path:
     return Path(script_folder, *parts, "dummy_data.zip")
 
 
+def dummy_data(script_folder: Path, config: str | None, version) -> Path:
+    """The dummy data of a config: its dummy_data.zip (`dummy_zip`), else the dummy_data/ folder
+    beside where the zip would be; the zip's path where neither is."""
+    zip_path = dummy_zip(script_folder, config, version)
+    folder = zip_path.with_name(DUMMY_FOLDER)
+    return folder if not zip_path.is_file() and folder.is_dir() else zip_path
+
+
+def folder_members(folder: Path) -> list[str]:
+    """The paths a zip of `folder` holds, in the order the dummy data of a folder is read (and
+    zipped, for a reference: reference_runner.py): the folder, then each folder's files and
+    subfolders, in sorted order, depth first. Paths start with the folder's own name; a folder's ends with "/"."""
+    members = []
+    for where, subfolders, files in os.walk(folder):
+        subfolders.sort()
+        inside = Path(where).relative_to(folder.parent).as_posix()
+        members += [inside + "/", *(f"{inside}/{name}" for name in sorted(files))]
+    return members
+
+
 class DummyDownloadManager:
     """The download manager a builder is given for `--dummy` (download_and_prepare(dl_manager=...))."""
 
@@ -43,19 +66,24 @@ class DummyDownloadManager:
     record_checksums = False  # the dummy data is no release: there is nothing to check
     downloaded_size = 0
 
-    def __init__(self, zip_path: Path, unzip_to: Path):
-        if not zip_path.is_file():
-            raise CorporaError(f"{zip_path}: no such file: the script has no dummy data for this config "
+    def __init__(self, source: Path, unzip_to: Path):
+        """`source`: a dummy_data.zip (unzipped into `unzip_to`) or a dummy_data/ folder (read where it is)."""
+        source = Path(source)
+        if source.is_dir():
+            self._members, self._root = folder_members(source), source.parent
+        elif source.is_file():
+            try:
+                with zipfile.ZipFile(source) as archive:
+                    self._members = archive.namelist()  # in the zip's order
+                    archive.extractall(unzip_to)
+            except zipfile.BadZipFile as error:
+                raise CorporaError(f"{source}: not a zip file ({error})") from error
+            self._root = Path(unzip_to)
+        else:
+            raise CorporaError(f"{source}: no such file: the script has no dummy data for this config "
                                "(--dummy reads dummy/<config>/<version>/dummy_data.zip, or dummy/<version>/ "
-                               "for a script without BUILDER_CONFIGS)")
-        self.zip_path = zip_path
-        try:
-            with zipfile.ZipFile(zip_path) as archive:
-                self._members = archive.namelist()  # in the zip's order
-                archive.extractall(unzip_to)
-        except zipfile.BadZipFile as error:
-            raise CorporaError(f"{zip_path}: not a zip file ({error})") from error
-        self._root = Path(unzip_to)
+                               "for a script without BUILDER_CONFIGS, or the dummy_data/ folder beside it)")
+        self.source = source
         self.dummy_file = str(self._root / DUMMY_FOLDER)
         self.downloaded_paths = {}  # {url: the path it maps to}, for the card
 

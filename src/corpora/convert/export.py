@@ -45,11 +45,11 @@ class ScriptParts(pipeline.Parts):
     def generate(self, builder, config: str, sources, num_proc: int | None) -> dict[str, int]:
         manager = None
         if self.dummy_data:
-            zip_path = dummy.dummy_zip(self.found.folder, config if self.builder_class.BUILDER_CONFIGS else None,
-                                       builder.config.version)
+            source = dummy.dummy_data(self.found.folder, config if self.builder_class.BUILDER_CONFIGS else None,
+                                      builder.config.version)
             unzipped = self.work / "dummy" / config
             shutil.rmtree(unzipped, ignore_errors=True)
-            manager = dummy.DummyDownloadManager(zip_path, unzipped)
+            manager = dummy.DummyDownloadManager(source, unzipped)
         elif self.data_dir is None and getattr(builder, "manual_download_instructions", None):
             instructions = " ".join(str(builder.manual_download_instructions).split())
             raise CorporaError(f"{self.found.name}: the script reads files downloaded by hand, from a folder given "
@@ -109,12 +109,12 @@ def chosen_configs(found: script.Script, builder_class, asked: list[str] | None,
         return list(dict.fromkeys(asked))
     if not dummy_data:
         return known
-    have = [config for config in known if dummy.dummy_zip(
-        found.folder, config if builder_class.BUILDER_CONFIGS else None, _version(builder_class, config)).is_file()]
+    have = [config for config in known if dummy.dummy_data(
+        found.folder, config if builder_class.BUILDER_CONFIGS else None, _version(builder_class, config)).exists()]
     if not have:
         where = "dummy/<config>/<version>/" if builder_class.BUILDER_CONFIGS else "dummy/<version>/"
-        raise CorporaError(f"{found.path}: no dummy data for any config ({where}dummy_data.zip); convert the "
-                           "release, without --dummy")
+        raise CorporaError(f"{found.path}: no dummy data for any config ({where}dummy_data.zip, or its dummy_data/ "
+                           "folder); convert the release, without --dummy")
     if len(have) < len(known):
         left_out = [config for config in known if config not in have]
         say(f"{found.name}: {len(left_out)} of {len(known)} configs have no dummy data, left out: "

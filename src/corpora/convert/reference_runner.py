@@ -126,9 +126,28 @@ def prepare_on_dummy_data(builder, script: Path, cache: Path) -> None:
     # MockDownloadManager finds dummy data under datasets/<name>/, relative to the working folder:
     # the folder holding the script's folder stands for it
     manager.datasets_scripts_dir = str(script.parent.parent)
+    zip_path = Path(manager.local_path_to_dummy_data)
+    if not zip_path.is_file() and zip_path.with_name("dummy_data").is_dir():
+        # the dummy data unzipped: zipped as datasets' dummy_data command zipped it, beside the cache
+        manager.datasets_scripts_dir = str(cache / "zipped")
+        zip_folder(zip_path.with_name("dummy_data"), Path(manager.local_path_to_dummy_data))
     with mock.patch.object(datasets.builder, "has_sufficient_disk_space", lambda *args, **kwargs: True):
         builder.download_and_prepare(dl_manager=manager, download_mode="force_redownload",
                                      verification_mode="no_checks")
+
+
+def zip_folder(folder: Path, zip_path: Path) -> None:
+    """A zip of `folder` (its members start with the folder's name), in the order the converter reads
+    a dummy_data/ folder (corpora.convert.dummy.folder_members): each folder, then its files and
+    subfolders in sorted order, depth first."""
+    import zipfile
+
+    zip_path.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(zip_path, "w") as archive:
+        for where, subfolders, files in os.walk(folder):
+            subfolders.sort()
+            for path in [Path(where), *(Path(where) / name for name in sorted(files))]:
+                archive.write(path, path.relative_to(folder.parent).as_posix())
 
 
 def write_splits(builder, folder: Path) -> dict:
