@@ -89,17 +89,17 @@ def test_a_dummy_data_folder_is_read_where_it_is_in_sorted_order(tmp_path):
     for member in FILES[:-1]:
         (folder.parent / member).parent.mkdir(parents=True, exist_ok=True)
         (folder.parent / member).write_text(f"content of {member}")
-    assert dummy.folder_members(folder) == [
-        "dummy_data/", "dummy_data/data%3Fformat%3Djson", "dummy_data/part-00000-of-00004.txt",
-        "dummy_data/pubmed21n0001.xml", "dummy_data/train.csv", "dummy_data/words/", "dummy_data/words/.DS_Store",
-        "dummy_data/words/__init__.txt", "dummy_data/words/z.txt", "dummy_data/words/a/", "dummy_data/words/a/b.txt"]
+    assert dummy.folder_members(folder) == [f"{dummy.DUMMY_FOLDER}/{path}" for path in (
+        "", "data%3Fformat%3Djson", "part-00000-of-00004.txt", "pubmed21n0001.xml", "train.csv", "words/",
+        "words/.DS_Store", "words/__init__.txt", "words/z.txt", "words/a/", "words/a/b.txt")]
     dl = dummy.DummyDownloadManager(folder, tmp_path / "unzipped")
     assert dl.download_and_extract({"train": "https://x.org/train.csv", "all": "https://x.org/all.tar.gz"}) == {
         "train": f"{folder}/train.csv", "all": f"{folder}/all.tar.gz"}
     assert dl.download_and_extract("https://x.org/all.tar.gz") == str(folder)
     assert dl.manual_dir == str(folder)
     assert [(path, f.read()) for path, f in dl.iter_archive(str(folder / "words"))] == [
-        ("z.txt", b"content of dummy_data/words/z.txt"), ("a/b.txt", b"content of dummy_data/words/a/b.txt")]
+        ("z.txt", f"content of {dummy.DUMMY_FOLDER}/words/z.txt".encode()),
+        ("a/b.txt", f"content of {dummy.DUMMY_FOLDER}/words/a/b.txt".encode())]
     assert not (tmp_path / "unzipped").exists()  # nothing copied
     # a 2.21 reference, whose MockDownloadManager reads a zip only, zips it in that order
     reference_runner.zip_folder(folder, tmp_path / "zipped" / "dummy_data.zip")
