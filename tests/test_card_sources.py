@@ -23,7 +23,7 @@ SECTION = re.compile(r"FORMAT\.md, \*([^*]+)\*")
 # A citation by number alone breaks silently when the table is renumbered.
 BY_NUMBER = re.compile(r"quirks? \d+")
 # Words of a sentence about the upstream files, their documentation or an earlier loader.
-ABOUT_UPSTREAM = re.compile(r"\b(upstream|Upstream|README|[Uu]ndocumented|earlier loader|earlier Hugging Face|old Hugging Face)\b")
+ABOUT_UPSTREAM = re.compile(r"\b(upstream|Upstream|README|[Uu]ndocumented|earlier loader|earlier Hugging Face|old Hugging Face|files?)\b")
 # A sentence that names an upstream column (an upper-case name with underscores: `DATA_ID`,
 # `MEMBER_<N>_MESSAGES_*`, `<PHASE>_<STATISTIC>_MAX`) or a source file of its corpus speaks of upstream too,
 # whatever its other words.
@@ -107,8 +107,8 @@ def test_every_sentence_about_upstream_cites_its_source(name):
 
 def test_a_sentence_about_upstream_without_a_citation_is_found():
     texts = ["The README says x; the files say y. Here `z` (FORMAT.md quirk `a`).",
-             "An earlier loader had one config (FORMAT.md, *Fields*). It was undocumented."]
-    assert unsourced(texts) == ["The README says x; the files say y.", "It was undocumented."]
+             "An earlier loader had one config (FORMAT.md, *Fields*). It was undocumented. The file has a gap."]
+    assert unsourced(texts) == ["The README says x; the files say y.", "It was undocumented.", "The file has a gap."]
     # Nor a word about upstream, but a column of it or one of its files: about upstream all the same.
     texts = ["The labels, sorted by DATA_ID. Session 1: the columns `MEMBER_<N>_MESSAGES_*`. Here `<PHASE>_<S>_MAX`.",
              "Some labels have no text in data.csv. The loader reads data.csv (FORMAT.md, *Fields*). The id, unique."]
