@@ -18,16 +18,24 @@ maximum resident set size (os.wait4), worker processes of num_proc included as t
    whole, as the loader does (its _reader.py says why: pyarrow's thread on a Python file aborts
    the process at exit), so that the cost of that workaround shows; the record count; peak memory.
 
+3. whole processes, timed from start to exit (imports included), as issue 46 states the summaries'
+   goal: the floor with the export's settings (`import datasets`, pyarrow `read_csv` + `write_table`
+   with the export's Parquet settings, bench/toolkit_overhead.py's) against `corpora build
+   caption_contest_ratings --config summaries`.
+
 The tasks run interleaved, round after round (`--runs` rounds), each in a process of its own; the
 figures are the medians. On a shared machine, run it under `taskset -c 1` too (one core).
 
 Usage: python bench/caption_contest_ratings_build.py [--quick] [--scale 0.05] [--runs N] [--only summaries|cardinal]
-(--quick: summaries at full size and 400,000 cardinal rows, one run each.)
+       [--tasks a,b] [--keep DIR]
+(--quick: summaries at full size and 400,000 cardinal rows, one run each; --tasks: only these tasks;
+--keep: write the synthetic files into DIR once and read them from there in later runs.)
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import resource
@@ -166,9 +174,13 @@ def _cardinal_types():
     """The Arrow type of every column an archive may have, by name: the types the loader parses
     them as (integers as integers, as these archives write them), so that raw pyarrow, like the
     loader, reads an archive by its header's names in whatever order they come."""
+    import pyarrow
+
     from corpora import registry
 
-    return loader()._column_types(registry.get(NAME).config("cardinal_responses"))
+    columns = registry.get(NAME).config("cardinal_responses").columns
+    types = {field.source(name): field.feature.pa_type for name, field in columns.items()}
+    return {"": pyarrow.int64(), "Unnamed: 0": pyarrow.int64(), **types}  # and the optional index column
 
 
 def _raw_read_archive(path, types):
@@ -262,6 +274,17 @@ def task_count_cardinal(root, work):
 TASKS = {name[len("task_") :]: function for name, function in globals().items() if name.startswith("task_")}
 
 
+def whole_processes(root, work):
+    """{task: command} of the tasks timed as whole processes, from start to exit."""
+    from toolkit_overhead import FLOOR_EXPORT_SETTINGS
+
+    build = ["-m", "corpora.cli", "build", NAME, "--config", "summaries", "--data-dir", str(root)]
+    return {
+        "process_floor_export": [sys.executable, "-c", FLOOR_EXPORT_SETTINGS, str(root), f"{work}/floor"],
+        "process_build_summaries": [sys.executable, *build, "--allow-modified-sources", "--out", f"{work}/out"],
+    }
+
+
 def run(task, root):
     """(seconds, rows, peak RSS in MiB) of one task in a fresh subprocess with its own temp dir."""
     with tempfile.TemporaryDirectory(prefix=f"bench-{task}-", dir=os.environ.get("BENCH_TMP")) as work:
@@ -275,14 +298,23 @@ def run(task, root):
             # brings it); its OpenBLAS threads would spin beside the builder, not beside raw pyarrow.
             "OPENBLAS_NUM_THREADS": "1",
         }
-        process = subprocess.Popen(
-            [sys.executable, __file__, "--task", task, str(root), work], stdout=subprocess.PIPE, env=env
-        )
+        whole = whole_processes(root, work)
+        command = whole.get(task, [sys.executable, __file__, "--task", task, str(root), work])
+        # Python's bytecode caches are read and written, as on a user's machine (the Makefile says why):
+        # without them every process compiles the modules it imports, the toolkit's many more than the floor's.
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        # This checkout's toolkit and loaders, whichever is installed; bench/ for the floor's code.
+        env.update(PYTHONPATH=os.pathsep.join([str(ROOT / "src"), str(ROOT / "bench")]), CORPORA_ROOT=str(ROOT))
+        start = time.perf_counter()
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, env=env)
         output = process.stdout.read()
         _, status, usage = os.wait4(process.pid, 0)
+        seconds = time.perf_counter() - start
         process.returncode = os.waitstatus_to_exitcode(status)
         if process.returncode != 0:
             raise TaskFailed(f"task {task} failed ({process.returncode})")
+        if task in whole:  # the process's own CPU time (all its threads), its rows not counted
+            return seconds, None, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime
         result = json.loads(output.decode().strip().splitlines()[-1])
         return result["seconds"], result["rows"], usage.ru_maxrss / 1024, result["cpu"]
 
@@ -319,35 +351,62 @@ def ratio(results, a, b):
     return f"{results[a][0] / results[b][0]:.2f}x (CPU {results[a][3] / results[b][3]:.2f}x)"
 
 
-def bench_summaries(scale, runs):
-    with tempfile.TemporaryDirectory(prefix="bench-ccr-summaries-", dir=os.environ.get("BENCH_TMP")) as root:
-        root = Path(root)
+def report(results, ratios):
+    """Each task's medians, then each ratio (label, a, b) whose two tasks ran."""
+    for task, (seconds, rows, rss, cpu) in results.items():
+        shown = f"{rows:>11,} rows  {rows / seconds / 1e6:5.2f} M rows/s" if rows else f"{'(whole process)':>32s}"
+        print(f"  {task:32s} {seconds:7.2f} s  CPU {cpu:6.2f} s  {shown}  peak {rss:6.0f} MiB", flush=True)
+    for label, a, b in ratios:
+        if a in results and b in results:
+            print(f"  {label}: {ratio(results, a, b)}")
+
+
+@contextlib.contextmanager
+def data_folder(keep, name):
+    """A folder for the synthetic files: `keep`/`name`, kept for later runs, or a temporary one."""
+    if keep:
+        folder = Path(keep) / name
+        folder.mkdir(parents=True, exist_ok=True)
+        yield folder
+        return
+    with tempfile.TemporaryDirectory(prefix=f"bench-ccr-{name}-", dir=os.environ.get("BENCH_TMP")) as folder:
+        yield Path(folder)
+
+
+SUMMARY_TASKS = ["raw_summaries", "csv_builder", "prepare_summaries", "prepare_parquet_summaries", "count_summaries"]
+# corpora build checks the official size, so only at full size
+FULL_SIZE_SUMMARY_TASKS = ["build_summaries", "build_summaries_without_count", "process_floor_export",
+                           "process_build_summaries"]
+SUMMARY_RATIOS = [
+    ("builder (prepare) / raw pyarrow", "prepare_summaries", "raw_summaries"),
+    ("builder (prepare) / load_dataset('csv')", "prepare_summaries", "csv_builder"),
+    ("builder + Parquet export / raw pyarrow", "prepare_parquet_summaries", "raw_summaries"),
+    ("source-record count / raw pyarrow", "count_summaries", "raw_summaries"),
+    ("corpora build / raw pyarrow", "build_summaries", "raw_summaries"),
+    ("corpora build / load_dataset('csv')", "build_summaries", "csv_builder"),
+    ("without the count / raw", "build_summaries_without_count", "raw_summaries"),
+    ("whole processes: corpora build / the floor with the export's settings (goal <= 1.10x)",
+     "process_build_summaries", "process_floor_export"),
+]
+
+
+def bench_summaries(scale, runs, only_tasks, keep):
+    with data_folder(keep, f"summaries-{scale}") as root:
         total = round(SUMMARY_ROWS * scale)
         start = time.perf_counter()
         from synthetic_caption_contest_ratings import write_summary_release
 
-        size = write_summary_release(root, total)
+        if not (root / "written").exists():
+            (root / "written").write_text(str(write_summary_release(root, total)))
+        size = int((root / "written").read_text())
         print(
             f"summaries: 199 files, {total:,} rows, {size / 1e6:.1f} MB of CSV "
-            f"(generated in {time.perf_counter() - start:.0f} s); best of {runs}",
+            f"(ready in {time.perf_counter() - start:.0f} s); medians of {runs}",
             flush=True,
         )
-        tasks = ["raw_summaries", "csv_builder", "prepare_summaries", "prepare_parquet_summaries", "count_summaries"]
-        if scale == 1:  # corpora build checks the official size, so only at full size
-            tasks += ["build_summaries", "build_summaries_without_count"]
-        results = interleaved(tasks, root, runs)
-        for task in tasks:
-            seconds, rows, rss, cpu = results[task]
-            print(f"  {task:32s} {seconds:7.2f} s  CPU {cpu:6.2f} s  {rows:>11,} rows  peak {rss:6.0f} MiB", flush=True)
-        r = results
-        print(f"  builder (prepare) / raw pyarrow: {ratio(r, 'prepare_summaries', 'raw_summaries')}")
-        print(f"  builder (prepare) / load_dataset('csv'): {ratio(r, 'prepare_summaries', 'csv_builder')}")
-        print(f"  builder + Parquet export / raw pyarrow: {ratio(r, 'prepare_parquet_summaries', 'raw_summaries')}")
-        print(f"  source-record count / raw pyarrow: {ratio(r, 'count_summaries', 'raw_summaries')}")
-        if "build_summaries" in results:
-            print(f"  corpora build / raw pyarrow: {ratio(r, 'build_summaries', 'raw_summaries')}")
-            print(f"  corpora build / load_dataset('csv'): {ratio(r, 'build_summaries', 'csv_builder')}")
-            print(f"  without the count / raw: {ratio(r, 'build_summaries_without_count', 'raw_summaries')}")
+        tasks = SUMMARY_TASKS + (FULL_SIZE_SUMMARY_TASKS if scale == 1 else [])
+        results = interleaved([task for task in tasks if not only_tasks or task in only_tasks], root, runs)
+        report(results, SUMMARY_RATIOS)
 
 
 def _write_archive(job):
@@ -357,12 +416,24 @@ def _write_archive(job):
     write_big_cardinal(Path(path), rows, seed=seed)
 
 
-def bench_cardinal(scale, runs):
+CARDINAL_TASKS = ["raw_cardinal", "raw_cardinal_whole", "cardinal_1", "raw_cardinal_2", "raw_cardinal_one_core",
+                  "cardinal_1_one_core", "count_cardinal", "cardinal_2"]
+CARDINAL_RATIOS = [
+    ("builder (num_proc 1) / raw pyarrow read (goal <= 1.10x)", "cardinal_1", "raw_cardinal"),
+    ("raw pyarrow, member read whole / zipfile stream", "raw_cardinal_whole", "raw_cardinal"),
+    ("on one core, builder / raw pyarrow", "cardinal_1_one_core", "raw_cardinal_one_core"),
+    ("num_proc 1 / num_proc 2 (rate of 2 vs 1)", "cardinal_1", "cardinal_2"),
+    ("raw pyarrow, 1 / 2 processes", "raw_cardinal", "raw_cardinal_2"),
+    ("num_proc 1 on 1 core / num_proc 2 on 2 cores", "cardinal_1_one_core", "cardinal_2"),
+    ("raw pyarrow, 1 on 1 core / 2 processes", "raw_cardinal_one_core", "raw_cardinal_2"),
+]
+
+
+def bench_cardinal(scale, runs, only_tasks, keep):
     import multiprocessing
     import zipfile
 
-    with tempfile.TemporaryDirectory(prefix="bench-ccr-cardinal-", dir=os.environ.get("BENCH_TMP")) as root:
-        root = Path(root)
+    with data_folder(keep, f"cardinal-{scale}") as root:
         total = round(CARDINAL_ROWS * scale)
         start = time.perf_counter()
         per_archive, extra = divmod(total, len(CARDINAL_CONTESTS))
@@ -371,6 +442,7 @@ def bench_cardinal(scale, runs):
             (str(folder / f"{contest}-responses.csv.zip"), per_archive + (index < extra), index)
             for index, contest in enumerate(CARDINAL_CONTESTS)
         ]
+        jobs = [job for job in jobs if not Path(job[0]).exists()]
         with multiprocessing.get_context("spawn").Pool(2) as pool:
             pool.map(_write_archive, jobs, chunksize=1)
         paths = _archives(root)
@@ -379,28 +451,12 @@ def bench_cardinal(scale, runs):
         print(
             f"cardinal responses: 8 archives, {total:,} rows, {zipped / 1e6:.0f} MB zipped "
             f"({zipped / total:.1f} bytes per row; real archives 46-55), {csv_bytes / 1e9:.2f} GB of CSV "
-            f"({csv_bytes / total:.0f} bytes per row); generated in {time.perf_counter() - start:.0f} s;"
-            f" best of {runs}",
+            f"({csv_bytes / total:.0f} bytes per row); ready in {time.perf_counter() - start:.0f} s;"
+            f" medians of {runs}",
             flush=True,
         )
-        tasks = ["raw_cardinal", "raw_cardinal_whole", "cardinal_1", "raw_cardinal_2", "raw_cardinal_one_core"]
-        tasks += ["cardinal_1_one_core", "count_cardinal", "cardinal_2"]
-        results = interleaved(tasks, root, runs)
-        for task in tasks:
-            seconds, rows, rss, cpu = results[task]
-            print(
-                f"  {task:32s} {seconds:7.2f} s  CPU {cpu:6.2f} s  {rows:>11,} rows"
-                f"  {rows / seconds / 1e6:5.2f} M rows/s  peak {rss:6.0f} MiB",
-                flush=True,
-            )
-        r = results
-        print(f"  builder (num_proc 1) / raw pyarrow read: {ratio(r, 'cardinal_1', 'raw_cardinal')}")
-        print(f"  raw pyarrow, member read whole / zipfile stream: {ratio(r, 'raw_cardinal_whole', 'raw_cardinal')}")
-        print(f"  on one core, builder / raw pyarrow: {ratio(r, 'cardinal_1_one_core', 'raw_cardinal_one_core')}")
-        print(f"  num_proc 1 / num_proc 2 (rate of 2 vs 1): {ratio(r, 'cardinal_1', 'cardinal_2')}")
-        print(f"  raw pyarrow, 1 / 2 processes: {ratio(r, 'raw_cardinal', 'raw_cardinal_2')}")
-        print(f"  num_proc 1 on 1 core / num_proc 2 on 2 cores: {ratio(r, 'cardinal_1_one_core', 'cardinal_2')}")
-        print(f"  raw pyarrow, 1 on 1 core / 2 processes: {ratio(r, 'raw_cardinal_one_core', 'raw_cardinal_2')}")
+        results = interleaved([task for task in CARDINAL_TASKS if not only_tasks or task in only_tasks], root, runs)
+        report(results, CARDINAL_RATIOS)
 
 
 def main():
@@ -409,6 +465,8 @@ def main():
     parser.add_argument("--scale", type=float, help="of both corpora's sizes (default 1)")
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--only", choices=["summaries", "cardinal"])
+    parser.add_argument("--tasks", type=lambda text: text.split(","), help="only these tasks (a,b,...)")
+    parser.add_argument("--keep", help="a folder for the synthetic files, kept for later runs")
     parser.add_argument("--task", nargs=3)
     args = parser.parse_args()
     if args.task:
@@ -439,9 +497,9 @@ def main():
         print(json.dumps({"seconds": seconds, "rows": rows, "cpu": cpu}))
         return
     if args.only in (None, "summaries"):
-        bench_summaries(args.scale or 1.0, args.runs)
+        bench_summaries(args.scale or 1.0, args.runs, args.tasks, args.keep)
     if args.only in (None, "cardinal"):
-        bench_cardinal(args.scale or (0.02 if args.quick else 1.0), args.runs)
+        bench_cardinal(args.scale or (0.02 if args.quick else 1.0), args.runs, args.tasks, args.keep)
 
 
 if __name__ == "__main__":

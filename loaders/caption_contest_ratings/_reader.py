@@ -31,15 +31,8 @@ EXPECTED_TYPE = {  # what a value that does not convert to a type is expected to
 }
 
 
-# datasets' xopen opens local paths and URLs alike (a streaming build reads the files from their URLs).
-def read_file(file, source):
-    """(where, bytes) of a summary file."""
-    with xopen(file, "rb") as f:
-        return source, f.read()
-
-
 def read_archive(file, source):
-    """(`<archive>!<member>`, bytes) of the one CSV file of a zip archive.
+    """(`<archive>!<member>`, bytes) of the one CSV file of a zip archive (datasets' xopen opens a URL too).
 
     The member is inflated whole, not handed to pyarrow as a zipfile stream: pyarrow reads a Python file
     ahead in a thread of its own, which aborts the process when it calls into Python while the interpreter

@@ -33,7 +33,6 @@ from ._reader import count_records
 from ._reader import csv_batches
 from ._reader import header
 from ._reader import read_archive
-from ._reader import read_file
 
 _CITATION = """\
 @inproceedings{jamieson2015next,
@@ -74,8 +73,6 @@ _RAW_PREFIX = f"https://raw.githubusercontent.com/nextml/caption-contest-data-ap
 # quirk 13, lfs-pointers
 _MEDIA_PREFIX = f"https://media.githubusercontent.com/media/nextml/caption-contest-data-api/{_COMMIT}/"
 
-_SUMMARY_DIR = "contests/summaries/"
-_RESPONSE_DIR = "contests/responses/"
 _ARTISTS = "contests/artists.csv"
 _DESCRIPTIONS = "contests/metadata/descriptions.txt"
 _CONTEXTS = "contests/metadata/contexts.yaml"
@@ -109,16 +106,15 @@ _DUELING_ARCHIVES = ["497-responses.csv.zip"] + [f"{c}-round2-dueling-responses.
 _CARTOON_CONTESTS = [497, 499, 505, 507] + [contest for contest in range(508, 692) if contest not in (525, 664)]
 
 # Paths relative to the upstream repository root: the layout a `data_dir` copy mirrors.
-_SUMMARIES = [_SUMMARY_DIR + name for name in _summary_names()]
-_CARDINAL = [_RESPONSE_DIR + name for name in _response_names() if name not in _DUELING_ARCHIVES]
-_DUELING = [_RESPONSE_DIR + name for name in _response_names() if name in _DUELING_ARCHIVES]
+_SUMMARIES = ["contests/summaries/" + name for name in _summary_names()]
+_CARDINAL = ["contests/responses/" + name for name in _response_names() if name not in _DUELING_ARCHIVES]
+_DUELING = ["contests/responses/" + name for name in _response_names() if name in _DUELING_ARCHIVES]
 _CARTOONS = [f"contests/info/{contest}/{contest}.jpg" for contest in _CARTOON_CONTESTS]
-
 
 
 # --- the fields ----------------------------------------------------------------------------------
 # Features, CSV columns, their Arrow types and checks derive from these tables. A `column` check marks
-# the values that are not `expected`; an empty cell is null, an error unless the field has `nulls`.
+# the values that are not `expected` (an empty cell is null: an error unless the field has `nulls`).
 _ALGORITHMS = ["KLUCB", "LilUCB", "Random", "RandomSampling", "RoundRobin"]
 # quirk 2, algorithm-typo
 _ALGORITHM_OF_NAME = {{"RandomSampling": "RandomSamping"}.get(name, name): name for name in _ALGORITHMS}
@@ -142,14 +138,9 @@ def _not_the_sum(values, context):
     return pc.not_equal(values, pc.add(pc.add(column("funny"), column("somewhat_funny")), column("unfunny")))
 
 
-def _not_finite(values, context):
-    return pc.and_kleene(pc.is_valid(values), pc.invert(pc.is_finite(values)))
-
-
 _TALLY = _value("int32", column=_below(0), expected="an integer >= 0")
-_TARGET_ID = _value("int32", column=lambda values, context: pc.fill_null(pc.less(values, 0), False),
-                    expected="an integer >= 0", nulls=EMPTY)
-_SECONDS = _value("float64", column=_not_finite, expected="a finite number of seconds or an empty cell", nulls=EMPTY)
+_SECONDS = _value("float64", column=lambda values, context: pc.invert(pc.is_finite(values)),
+                  expected="a finite number of seconds or an empty cell", nulls=EMPTY)
 
 # A summary row: what its file name says, then its columns in header order (quirk 1, two-headers).
 _SUMMARY_NAME_FIELDS = {
@@ -186,6 +177,7 @@ _RESPONSE_NAME_FIELDS = {
     "source_file": _value("string"),
     "row_index": _value("int64", column=_below(0), expected="a row index >= 0"),
 }
+_ROW_INDEX = _RESPONSE_NAME_FIELDS["row_index"]  # read from the index column where there is one
 _RESPONSE_FIELDS = {
     "alg_label": _value("string"),
     "participant_uid": _value("string"),
@@ -195,7 +187,7 @@ _RESPONSE_FIELDS = {
 }
 _CARDINAL_FIELDS = {
     **_RESPONSE_FIELDS,
-    "target_id": _TARGET_ID,
+    "target_id": _value("int32", column=_below(0), expected="an integer >= 0", nulls=EMPTY),
     "target": _value("string", nulls=EMPTY),
     "rating": _value("int32", column=_outside(1, 3), expected="1 (unfunny), 2 (somewhat funny) or 3 (funny)",
                      key="target_reward"),
@@ -225,7 +217,7 @@ _SUMMARY_NAME = re.compile(
     rf"(?P<algorithm>{'|'.join(map(re.escape, _ALGORITHM_OF_NAME))})(?:_(?P<variant>funny|original))?\.csv"
 )
 _ARCHIVE_NAME = re.compile(
-    r"(?P<contest>[0-9]{3})(?:-(?:round[12]-cardinal|round2-dueling|active|passive|funny|original))?-responses\.csv\.zip"
+    r"[0-9]{3}(?:-(?:round[12]-cardinal|round2-dueling|active|passive|funny|original))?-responses\.csv\.zip"
 )
 _WORD_LIST = re.compile(r"(?P<contest>[0-9]+): \[(?P<items>[^\[\]]*)\]")
 _WORD = re.compile(r"[a-z][a-z0-9' -]*")
@@ -251,18 +243,12 @@ def _path_contest(path):
     return int(path.rsplit("/", 1)[-1][:3])
 
 
-def _name_match(source, pattern, what):
-    name = source.rsplit("/", 1)[-1]
-    match = pattern.fullmatch(name)
-    if match is None:
-        raise ValueError(f"{source}: not a {what}")
-    return name, match
-
-
 def _parse_summary_name(source):
     """The fields a summary file's name gives (the algorithm as its class label)."""
-    shape = "<contest>[-round<r>]_summary_<alg>[_<variant>].csv"
-    name, match = _name_match(source, _SUMMARY_NAME, f"summary file name ({shape})")
+    name = source.rsplit("/", 1)[-1]
+    match = _SUMMARY_NAME.fullmatch(name)
+    if match is None:
+        raise ValueError(f"{source}: not a summary file name (<contest>[-round<r>]_summary_<alg>[_<variant>].csv)")
     return {
         "source_file": name,
         "contest": int(match["contest"]),
@@ -274,9 +260,10 @@ def _parse_summary_name(source):
 
 def _parse_archive_name(source):
     """The fields a response archive's name gives."""
-    shape = "<contest>[-<qualifier>]-responses.csv.zip"
-    name, match = _name_match(source, _ARCHIVE_NAME, f"response archive name ({shape})")
-    return {"contest": int(match["contest"]), "source_file": name}
+    name = source.rsplit("/", 1)[-1]
+    if _ARCHIVE_NAME.fullmatch(name) is None:
+        raise ValueError(f"{source}: not a response archive name (<contest>[-<qualifier>]-responses.csv.zip)")
+    return {"contest": _path_contest(name), "source_file": name}
 
 
 def _header(config, where, data):
@@ -306,53 +293,37 @@ def _header(config, where, data):
     return names
 
 
-def _column_types(config):
-    """Each CSV column's Arrow type: its field's feature's (an index column's: int64)."""
-    types = {field.source(name): field.feature.pa_type for name, field in config.columns.items()}
-    return {**dict.fromkeys(_INDEX_COLUMNS, pa.int64()), **types}
-
-
 def _file_tables(config, file, source, schema=None):
     """The tables of one CSV file of `config`: the fields its name gives, then its columns, typed and
-    checked; a response's `row_index` (its pandas index, or its position) and `rating_label`."""
+    checked in the order of `columns`; a response's `row_index` (its pandas index, or its position)."""
     where, data = config.read(file, source)
     given = config.parse_name(source)
     context = {"contest": _CONTEST_FIELD_EXCEPTIONS.get(given["source_file"], given["contest"])}
-    nullable = {field.source(name) for name, field in config.columns.items() if field.nulls}
-    schema, names, types = schema or config.features.arrow_schema, _header(config, where, data), _column_types(config)
-    types = {name: types[name] for name in names}
-    for offset, batch in csv_batches(where, data, types, config.what, config.pandas_written):
-        n, col = batch.num_rows, batch.column
-        for column in names:
-            if column not in nullable and col(column).null_count:
-                check_rows(where, offset, batch, column, pc.is_null(col(column)), "a value (the cell is empty)")
-        index = names[0] if names[0] in _INDEX_COLUMNS else None
-        checked = {"row_index": _RESPONSE_NAME_FIELDS["row_index"]._replace(key=index)} if index is not None else {}
-        _check_columns(where, offset, batch, {**checked, **config.columns}, {**context, "column": col})
-        made = {name: _constant_column(value, schema.field(name).type, n) for name, value in given.items()}
-        if "row_index" in schema.names:
-            position = pa.array(np.arange(offset, offset + n, dtype=np.int64))
-            made["row_index"] = col(index) if index is not None else position
-        if "rating_label" in schema.names:
-            made["rating_label"] = pc.cast(pc.subtract(col("target_reward"), 1), pa.int64())
-        for name, field in config.columns.items():  # a summary of header B has no target_id
+    schema, names = schema or config.features.arrow_schema, _header(config, where, data)
+    index = names[0] if names[0] in _INDEX_COLUMNS else None
+    fields = {"row_index": _ROW_INDEX._replace(key=index)} if index is not None else {}
+    fields.update(config.columns)
+    types = {field.source(name): field.feature.pa_type for name, field in fields.items()}
+    for offset, batch in csv_batches(where, data, {name: types[name] for name in names}, config.what,
+                                     config.pandas_written):
+        n, context["column"] = batch.num_rows, batch.column
+        made = {name: pa.repeat(pa.scalar(value, schema.field(name).type), n) for name, value in given.items()}
+        if "row_index" in schema.names:  # the record's position, unless an index column gives it
+            made["row_index"] = pa.array(np.arange(offset, offset + n, dtype=np.int64))
+        for name, field in fields.items():
             column = field.source(name)
-            made.setdefault(name, col(column) if column in names else pa.nulls(n, schema.field(name).type))
-        yield pa.Table.from_arrays([made[name] for name in schema.names], schema=schema)
-
-
-def _check_columns(where, offset, batch, fields, context):
-    """Each column check of a table of `Field`s on the columns of `batch`, in the table's order."""
-    for name, field in fields.items():
-        column = field.source(name)
-        if column in batch.schema.names:
-            for bad, expected in field.column_checks():
-                bad_rows = bad(batch.column(column), context)
+            if column not in names:  # a summary of header B has no target_id
+                made[name] = pa.nulls(n, schema.field(name).type)
+                continue
+            made[name] = batch.column(column)
+            if not field.nulls and made[name].null_count:
+                check_rows(where, offset, batch, column, pc.is_null(made[name]), "a value (the cell is empty)")
+            for bad, expected in field.column_checks():  # a null (an empty cell a field allows) is not bad
+                bad_rows = pc.fill_null(bad(made[name], context), False)
                 check_rows(where, offset, batch, column, bad_rows, expected.format_map(context))
-
-
-def _constant_column(value, type_, length):
-    return pa.nulls(length, type_) if value is None else pa.repeat(pa.scalar(value, type_), length)
+        if "rating_label" in schema.names:
+            made["rating_label"] = pc.cast(pc.subtract(made["rating"], 1), pa.int64())
+        yield pa.Table.from_arrays([made[name] for name in schema.names], schema=schema)
 
 
 def _read_metadata(files):
@@ -376,9 +347,15 @@ def _cartoon_tables(files, sources, schema, artists, descriptions, contexts, ano
 
 def _read_data(file, source, what):
     """The bytes of a file, once it is shown to be data (not an error page or an LFS pointer)."""
-    data = read_file(file, source)[1]
+    with xopen(file, "rb") as f:  # datasets' xopen opens local paths and URLs alike (a streaming build's)
+        data = f.read()
     check_is_data(data[:4096], source, what)
     return data
+
+
+def _read_summary(file, source):
+    """(where, bytes) of a summary file."""
+    return source, _read_data(file, source, "a CSV file")
 
 
 def _read_pairs(file, source, header):
@@ -472,7 +449,7 @@ _CONFIGS = [
         name="summaries", version=_VERSION,
         description="One example per caption per summary file (contest x algorithm x round or variant).",
         features=datasets.Features(features({**_SUMMARY_NAME_FIELDS, **_SUMMARY_FIELDS})),
-        read=read_file, parse_name=_parse_summary_name, counter=_count_csv_records,
+        read=_read_summary, parse_name=_parse_summary_name, counter=_count_csv_records,
         columns=_SUMMARY_FIELDS, headers=[_SUMMARY_HEADER, _SUMMARY_HEADER[1:]],
         files={"train": _SUMMARIES}, url_prefix=_RAW_PREFIX, split_sizes={"train": 1081771}, license=_LICENSE,
     ),
