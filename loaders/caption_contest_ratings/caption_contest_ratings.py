@@ -45,17 +45,11 @@ _CITATION = """\
 
 # The description (the card's summary) in parts: the card of an export shows the parts about its configs.
 _DESCRIPTION_PARTS = [
-    {
-        "only": ["summaries", "cardinal_responses", "dueling_responses"],
-        "text": "Crowd ratings of New Yorker Cartoon Caption Contest entries, collected by the NEXT active-learning "
-        "system up to contest 586 and by a system of upstream's own on Amazon AWS from contest 587 on (FORMAT.md "
-        "quirk `two-collection-systems`).",
-    },
-    {
-        "only": ["summaries"],
-        "text": "Per-caption summaries (funny / somewhat funny / unfunny counts, mean score, precision) per contest "
-        "and sampling algorithm.",
-    },
+    {"only": ["summaries", "cardinal_responses", "dueling_responses"], "text": "Crowd ratings of New Yorker Cartoon "
+     "Caption Contest entries, collected by the NEXT active-learning system up to contest 586 and by a system of "
+     "upstream's own on Amazon AWS from contest 587 on (FORMAT.md quirk `two-collection-systems`)."},
+    {"only": ["summaries"], "text": "Per-caption summaries (funny / somewhat funny / unfunny counts, mean score, "
+     "precision) per contest and sampling algorithm."},
     {"only": ["cardinal_responses"], "text": "The individual cardinal ratings (unfunny / somewhat funny / funny) of "
      "one caption each."},
     {"only": ["dueling_responses"], "text": "The pairwise (dueling) votes between two captions."},
@@ -406,9 +400,8 @@ class CaptionContestConfig(SourceConfig):
     """A config. A CSV config's files are read by `read(file, source)` -> (where, CSV bytes); each
     row has the fields `parse_name(source)` gives, then its `columns` ({field: Field}). Its files have
     one of `headers`, or else the columns in any order after an optional index column; `what` their
-    records are; `pandas_written`: quirks 21, nan-as-empty-cell, and 22, integers-as-floats. A config
-    with `metadata` (paths among its files) has images, each joined with the metadata. `contests`
-    restricts a config to those contests' files (checked in `_split_generators`)."""
+    records are; `pandas_written`: quirks 21, nan-as-empty-cell, and 22, integers-as-floats. With
+    `metadata` (some of its paths), its other files are images joined with them. `contests`: some only."""
 
     read: object = dataclasses.field(default=None, repr=False)
     parse_name: object = dataclasses.field(default=None, repr=False)
