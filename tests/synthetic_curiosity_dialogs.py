@@ -31,22 +31,24 @@ CURIOSITY_WORDS = [
 ]
 
 
-def write_curiosity(root: Path, seed: int = 0, dialogs: int = 10287, split: str = "train") -> Path:
+def write_curiosity(root: Path, seed: int = 0, dialogs: int = 10287, split: str = "train",
+                    messages_each: int | None = None) -> Path:
     """dialog_data/curiosity_dialogs.<file>.json in the real format; returns the file's path.
 
     One JSON object on one line (json.dumps defaults: ASCII with \\u escapes), header keys in the
     real order, `fold` named after the file. With the official number of dialogs the file has the
     official number of messages (train: 10,287 dialogs, 131,394 messages, about 6.5 kB a dialog,
     about 67 MB); each dialog alternates user/assistant from the user, 12 to 16 messages, 9 facts
-    per assistant message with at most one used.
+    per assistant message with at most one used. With `messages_each`, every dialog has that many
+    messages instead (the real number of dialogs in a fraction of the bytes).
     """
     name, official_dialogs, official_messages = CURIOSITY_SPLITS[split]
     rng = random.Random(f"curiosity-{seed}-{split}")
     messages = round(dialogs * official_messages / official_dialogs)  # exact at the official count
     # 12 messages each, then the rest spread one at a time over dialogs that are below 16.
-    sizes = [12] * dialogs
+    sizes = [messages_each or 12] * dialogs
     open_slots = [index for index in range(dialogs) for _ in range(4)]
-    for index in rng.sample(open_slots, min(len(open_slots), max(0, messages - 12 * dialogs))):
+    for index in rng.sample(open_slots, 0 if messages_each else min(len(open_slots), max(0, messages - 12 * dialogs))):
         sizes[index] += 1
     document = {
         "dialogs": [_curiosity_dialog(rng, size, 1000 + position) for position, size in enumerate(sizes)],
