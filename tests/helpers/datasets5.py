@@ -9,12 +9,14 @@ from pathlib import Path
 
 import pytest
 
+from .collection import DATASETS_MAJOR
+
 TESTS = Path(__file__).resolve().parents[1]
 CARD_NOTES_DOWNLOADS = ["data/train.jsonl", "data/test.jsonl"]
 
-# Run by the datasets 5.x Python, with OUT as its argument: `corpora build --all --dummy` into OUT/build,
-# tests/legacy_scripts/card_notes converted into OUT/card_notes, and spans converted from its dummy data
-# into OUT/spans (its script folder copied, dummy data zipped, in OUT/scripts).
+# Run by the datasets 5.x Python, with OUT and BUILD as its arguments: with BUILD "build", `corpora build
+# --all --dummy` into OUT/build; tests/legacy_scripts/card_notes converted into OUT/card_notes, and spans
+# converted from its dummy data into OUT/spans (its script folder copied, dummy data zipped, in OUT/scripts).
 WRITE = f"""
 import sys
 from pathlib import Path
@@ -24,7 +26,8 @@ from helpers.converted import convert_dummy
 from helpers.converted import convert_here
 from helpers.legacy import legacy_script
 out = Path(sys.argv[1])
-assert cli.main(["build", "--all", "--dummy", "--out", str(out / "build")]) == 0
+if sys.argv[2] == "build":
+    assert cli.main(["build", "--all", "--dummy", "--out", str(out / "build")]) == 0
 convert_here("card_notes", out, {CARD_NOTES_DOWNLOADS!r})
 convert_dummy(legacy_script("spans", out / "scripts"), out)
 """
@@ -32,9 +35,11 @@ convert_dummy(legacy_script("spans", out / "scripts"), out)
 
 @pytest.fixture(scope="session")
 def written_by_datasets5(tmp_path_factory) -> Path:
-    """OUT with build/ (every corpus's dummy export), card_notes/ and spans/ (converted), all written by datasets 5.x."""
+    """OUT with card_notes/ and spans/ (converted) and, on a leg whose datasets runs scripts, build/ (every
+    corpus's dummy export, which tests/test_script_loading.py alone reads), all written by datasets 5.x."""
     out = tmp_path_factory.mktemp("datasets5")
-    result = subprocess.run([os.environ["CORPORA_DATASETS5_PYTHON"], "-c", WRITE, str(out)], capture_output=True,
+    build = "build" if DATASETS_MAJOR < 4 else "no build"
+    result = subprocess.run([os.environ["CORPORA_DATASETS5_PYTHON"], "-c", WRITE, str(out), build], capture_output=True,
                             text=True, check=False)
     assert result.returncode == 0, result.stderr
     return out
