@@ -32,8 +32,7 @@ pytestmark = pytest.mark.datasets5
 
 NAME = EXAMPLE
 ON_EXAMPLE = {"CORPORA_ROOT": str(EXAMPLE_COLLECTION)}  # for fresh(): the installed corpora reads the example
-def test_the_wheel_and_the_sdist_carry_the_data_folders(dist):
-    wheel, sdist = dist
+def test_the_wheel_and_the_sdist_carry_the_data_folders(wheel, sdist):
     in_wheel = sorted(n.removeprefix("corpora/_data/") for n in zipfile.ZipFile(wheel).namelist()
                       if n.startswith("corpora/_data/"))
     assert in_wheel == data_files()

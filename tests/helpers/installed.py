@@ -25,8 +25,8 @@ def data_files():
 
 
 @pytest.fixture(scope="module")
-def dist(tmp_path_factory):
-    """The wheel and the sdist, built from a copy of what the repository tracks."""
+def source(tmp_path_factory):
+    """A copy of what the repository tracks, which setuptools builds from."""
     import shutil
 
     source = tmp_path_factory.mktemp("source")
@@ -34,22 +34,41 @@ def dist(tmp_path_factory):
         shutil.copy(REPO / name, source / name)
     for folder in ["src", *SHIPPED]:
         shutil.copytree(REPO / folder, source / folder, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
-    out = tmp_path_factory.mktemp("dist")
-    for hook in ("build_wheel", "build_sdist"):  # one process each: setuptools keeps state between them
-        script = f"import sys; from setuptools import build_meta; build_meta.{hook}(sys.argv[1])"
-        result = subprocess.run([sys.executable, "-c", script, str(out)], cwd=source, capture_output=True, text=True,
-                                check=False)
-        assert result.returncode == 0, result.stderr[-3000:]
-        # setuptools warns of data folders it was not given as packages, and says it will stop
-        # shipping them (setup.py lists every one)
-        assert "absent from the `packages` configuration" not in result.stderr, result.stderr[-3000:]
-    # build/ is where `corpora build` exports by default: setuptools builds under .cache/ instead
-    assert not (source / "build").exists() and (source / ".cache" / "setuptools-build").is_dir()
-    return out / "corpora-0.1.0-py3-none-any.whl", out / "corpora-0.1.0.tar.gz"
+    return source
+
+
+def built(source: Path, hook: str, out: Path) -> Path:
+    """What setuptools' `hook` (build_wheel, build_sdist) writes into `out`, in a process of its own
+    (setuptools keeps state between builds)."""
+    script = f"import sys; from setuptools import build_meta; print(build_meta.{hook}(sys.argv[1]))"
+    result = subprocess.run([sys.executable, "-c", script, str(out)], cwd=source, capture_output=True, text=True,
+                            check=False)
+    assert result.returncode == 0, result.stderr[-3000:]
+    # setuptools warns of data folders it was not given as packages, and says it will stop
+    # shipping them (setup.py lists every one)
+    assert "absent from the `packages` configuration" not in result.stderr, result.stderr[-3000:]
+    assert not (source / "build").exists()  # where `corpora build` exports by default
+    return out / result.stdout.splitlines()[-1]
 
 
 @pytest.fixture(scope="module")
-def installed(dist, tmp_path_factory):
+def wheel(source, tmp_path_factory) -> Path:
+    """The wheel built from the copy (the sdist is built only where a test asks for it)."""
+    path = built(source, "build_wheel", tmp_path_factory.mktemp("wheel"))
+    assert path.name == "corpora-0.1.0-py3-none-any.whl"
+    assert (source / ".cache" / "setuptools-build").is_dir()  # where setuptools builds instead of build/
+    return path
+
+
+@pytest.fixture(scope="module")
+def sdist(source, tmp_path_factory) -> Path:
+    path = built(source, "build_sdist", tmp_path_factory.mktemp("sdist"))
+    assert path.name == "corpora-0.1.0.tar.gz"
+    return path
+
+
+@pytest.fixture(scope="module")
+def installed(wheel, tmp_path_factory):
     """A fresh virtual environment with the wheel installed; returns its bin folder."""
     env = tmp_path_factory.mktemp("venv")
     venv.create(env)  # without pip of its own: this environment's pip installs into it (--python)
@@ -59,7 +78,7 @@ def installed(dist, tmp_path_factory):
     # The dependencies: this environment's site-packages, after the fresh one's own.
     Path(purelib, "test_dependencies.pth").write_text("\n".join(site.getsitepackages()) + "\n")
     result = subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--no-deps",
-                             "--no-index", str(dist[0])], capture_output=True, text=True, check=False)
+                             "--no-index", str(wheel)], capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stderr
     return env / "bin"
 
