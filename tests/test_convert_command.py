@@ -2,7 +2,9 @@
 tests/legacy_scripts/ written as an export through the shared pipeline, from its dummy data, the
 files given with --data-dir, its own repository's files, or the Hub (only with --trust-remote-code)."""
 
+import shutil
 import sys
+import zipfile
 
 import datasets
 import pyarrow.parquet as pq
@@ -12,8 +14,11 @@ from helpers import corpora_here
 from helpers.hub import corpora_at
 from helpers.legacy import LEGACY_SCRIPTS
 from helpers.legacy import legacy_script
+from helpers.reference import SCRIPTS
+from helpers.reference import write_sources
 
 pytestmark = pytest.mark.both_legs
+DUMMY_FOLDER = "dummy_data"  # the folder a dummy_data.zip holds
 
 
 def parquet_rows(folder, config, split):
@@ -115,3 +120,47 @@ def test_the_images_a_script_names_are_in_the_export(tmp_path):
     assert (code, err) == (0, "")
     assert parquet_rows(tmp_path / "out" / "image_bytes", "default", "train") == [
         {"name": "a.png", "image": {"bytes": (given / "a.png").read_bytes(), "path": "a.png"}}]
+
+
+def files_of(folder):
+    return {path.relative_to(folder).as_posix(): path.read_bytes() for path in folder.rglob("*") if path.is_file()}
+
+
+def test_a_config_whose_dummy_data_lacks_its_file_is_named_and_the_export_left(tmp_path):
+    """As a config that fails stops `corpora build`: nothing written, the export made before left as it
+    was. The line names the config and the download the dummy data lacks, not the workspace's path."""
+    folder = legacy_script("spans", tmp_path / "scripts")
+    assert corpora_here("convert", folder, "--dummy", "--out", tmp_path / "out").returncode == 0
+    before = files_of(tmp_path / "out" / "spans")
+    (folder / "dummy" / "lists" / "1.0.0" / DUMMY_FOLDER / "annotations.jsonl").unlink()
+    code, out, err = corpora_here("convert", folder, "--dummy", "--out", tmp_path / "out")
+    assert (code, out) == (2, "")
+    assert err == (f"corpora convert: error: spans/lists: {folder}/dummy/lists/1.0.0/{DUMMY_FOLDER} (standing for "
+                   f"https://example.org/spans/annotations.jsonl: the dummy data holds no {DUMMY_FOLDER}/annotations.jsonl): "
+                   "Is a directory\n")
+    assert files_of(tmp_path / "out" / "spans") == before
+    assert sorted(path.name for path in (tmp_path / "out").iterdir()) == [".spans.lock", "spans"]
+
+
+def test_a_file_a_dummy_zip_lacks_is_named_inside_it(tmp_path):
+    folder = legacy_script("tasks_classlabel", tmp_path / "scripts")
+    data = folder / "dummy" / "1.2.0" / DUMMY_FOLDER
+    (data / "train.csv").unlink()
+    with zipfile.ZipFile(data.with_name("dummy_data.zip"), "w") as archive:
+        for path in [data, *sorted(data.rglob("*"))]:
+            archive.write(path, path.relative_to(data.parent).as_posix())
+    shutil.rmtree(data)
+    code, out, err = corpora_here("convert", folder, "--dummy", "--out", tmp_path / "out")
+    assert (code, out) == (2, "")
+    assert err == (f"corpora convert: error: tasks_classlabel/default: {data.with_name('dummy_data.zip')}: "
+                   f"{DUMMY_FOLDER}/train.csv: No such file or directory\n")
+
+
+def test_a_file_an_archive_lacks_is_named_inside_it(tmp_path):
+    given = write_sources(tmp_path / "given")
+    with zipfile.ZipFile(given / "lines.zip", "w") as archive:
+        archive.writestr("train.jsonl", "")
+    code, out, err = corpora_here("convert", SCRIPTS / "reference_rows", "--data-dir", given, "--out", tmp_path / "out")
+    assert (code, out) == (2, "")
+    assert err == (f"corpora convert: error: reference_rows/lines: {given}/lines.zip, extracted: test.jsonl: "
+                   "No such file or directory\n")

@@ -36,8 +36,9 @@ TEXT_SUFFIXES = {".py", ".md", ".yaml", ".yml", ".toml", ".txt", ".j2", ".cfg", 
 TOP_FOLDERS = "loaders|src|tests|bench|docs|dataset_cards|dummy_data|formats"
 # A repository path: one of the top folders, then path characters, not inside a URL or a longer path.
 PATH = re.compile(rf"(?<![\w./-])(?:{TOP_FOLDERS})/[\w./<>{{}}*-]*")
-# A GitHub repository ("huggingface/datasets") named earlier on the line: the paths after it are its own.
-FOREIGN = re.compile(rf"(?<![\w./-])(?!(?:{TOP_FOLDERS})/)[A-Za-z][\w-]*/[\w.-]+(?=\s)")
+# A GitHub repository ("huggingface/datasets") named earlier on the line: the paths after it are its own;
+# so are those after a zip named as `ARCHIVE.zip: ` (a member of it, as convert names a file a dummy zip lacks).
+FOREIGN = re.compile(rf"(?<![\w./-])(?!(?:{TOP_FOLDERS})/)[A-Za-z][\w-]*/[\w.-]+(?=\s)|\.zip: ")
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 QUIRK = re.compile(r"\bquirks?\s+(\d+(?:(?:\s*,\s*|\s+and\s+)\d+)*)", re.IGNORECASE)
 FORMAT_DOC = re.compile(r"loaders/(\w+)/FORMAT\.md")
@@ -291,6 +292,7 @@ def tiny_repo(tmp_path):
         "Vendored from huggingface/hub-docs at docs/hub/licenses.md.\n"
         "Tests of the reader: tests/test_<name>_io.py\n"
         "The old name of the doc: formats/toy.md\n"
+        "A member a zip lacks, named in it: toy/dummy/1.0.0/dummy_data.zip: dummy_data/gone.csv\n"
     )
     (tmp_path / "loaders" / "toy" / "FORMAT.md").write_text(
         "# toy\n\n## 5. Quirks\n\n| # | name | quirk |\n|---|---|---|\n| 1 | `one-thing` | one |\n| 2 | two | two |\n\n"

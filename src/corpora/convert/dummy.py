@@ -87,6 +87,21 @@ class DummyDownloadManager:
         self.dummy_file = str(self._root / DUMMY_FOLDER)
         self.downloaded_paths = {}  # {url: the path it maps to}, for the card
 
+    def known_as(self, path: str) -> str | None:
+        """An absolute `path` inside the dummy data as the user knows it: the zip and its member, or
+        the path in the dummy_data/ folder read where it is; where it is the folder that stands for
+        a download whose file the dummy data lacks, that download is named. None: not the dummy data's."""
+        root = os.path.abspath(self._root)
+        if not path.startswith(root + os.sep):
+            return None
+        member = path[len(root) + 1:].replace(os.sep, "/")
+        said = f"{self.source}: {member}" if self.source.is_file() else str(self.source.parent / member)
+        lacking = [url for url, mapped in self.downloaded_paths.items() if mapped == self.dummy_file]
+        if lacking and path == os.path.abspath(self.dummy_file):
+            name = urllib.parse.quote_plus(lacking[0].split("/")[-1])
+            said += f" (standing for {lacking[0]}: the dummy data holds no {DUMMY_FOLDER}/{name})"
+        return said
+
     @property
     def manual_dir(self) -> str:
         if os.path.isdir(self.dummy_file):

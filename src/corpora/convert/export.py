@@ -4,6 +4,7 @@ with the checks datasets dropped (convert.checks), and the converted card (conve
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -54,9 +55,15 @@ class ScriptParts(pipeline.Parts):
             instructions = " ".join(str(builder.manual_download_instructions).split())
             raise CorporaError(f"{self.found.name}: the script reads files downloaded by hand, from a folder given "
                                f"with --data-dir DIR; its instructions: {instructions}")
-        with datasets_adapter.downloads_named(_failed_download):
-            builder.download_and_prepare(dl_manager=manager, num_proc=num_proc,
-                                         max_shard_size=parquet_files.MAX_SHARD_BYTES)
+        try:
+            with datasets_adapter.downloads_named(_failed_download):
+                builder.download_and_prepare(dl_manager=manager, num_proc=num_proc,
+                                             max_shard_size=parquet_files.MAX_SHARD_BYTES)
+        except Exception as error:
+            named = _unread_source(f"{self.found.name}/{config}", builder.dl_manager, error)
+            if named is None:
+                raise
+            raise named from error
         self.downloads.update({str(url): Path(path) for url, path in
                                getattr(builder.dl_manager, "downloaded_paths", {}).items()})
         self.checks.check_sizes(config, builder.info)
@@ -95,6 +102,40 @@ def _failed_download(url: str, error: Exception) -> CorporaError | None:
         return CorporaError(f"{url}: {errors.no_answer_within(seconds)} (CORPORA_DOWNLOAD_TIMEOUT)")
     found = errors.find(error, errors.DOWNLOAD_FAILURES[:-1])
     return None if found is None else CorporaError(f"{url}: {found[1].says(found[0])}")
+
+
+# A file the script could not open, read or list (a FileNotFoundError, IsADirectoryError...).
+_FILE_ERROR = errors.Kind((OSError,), None, anywhere=True,
+                          test=lambda error: error.errno is not None and isinstance(error.filename, str))
+
+
+def _unread_source(where: str, manager, error: Exception) -> CorporaError | None:
+    """A source file the script could not read (one its dummy data lacks, a folder where it wants
+    a file) in one line naming the config and the file as the user knows it: inside the dummy data,
+    or by the URL it was downloaded from (and its path in the archive extracted), not by its path in
+    the export's workspace (OUT/.NAME.partial/...), gone after. None: no such file in `error`."""
+    found = errors.find(errors.loader_error(error), [_FILE_ERROR])
+    if found is None or manager is None:
+        return None
+    path = os.path.abspath(found[0].filename)
+    known = manager.known_as(path) if isinstance(manager, dummy.DummyDownloadManager) else _downloaded_as(manager, path)
+    return None if known is None else CorporaError(f"{where}: {known}: {os.strerror(found[0].errno)}")
+
+
+def _downloaded_as(manager, path: str) -> str | None:
+    """An absolute `path` inside a download or an archive the download manager extracted, as the
+    user knows it: `URL`, or `URL, extracted: inner/path` (an archive of their own: its path);
+    None: neither's."""
+    urls = {str(local): str(url) for url, local in getattr(manager, "downloaded_paths", {}).items()}
+    places = [(local, f"{urls.get(str(archive), archive)}, extracted")
+              for archive, local in getattr(manager, "extracted_paths", {}).items()]
+    for local, said in [*places, *((local, url) for local, url in urls.items())]:
+        local = os.path.abspath(str(local))
+        if local == path:
+            return said
+        if path.startswith(local + os.sep):
+            return f"{said}: {path[len(local) + 1:]}"
+    return None
 
 
 def chosen_configs(found: script.Script, builder_class, asked: list[str] | None, dummy_data: bool,
