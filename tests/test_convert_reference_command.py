@@ -2,9 +2,11 @@
 minimum venv's datasets 3.6 (the Makefile makes it before the main leg); and the table of
 `make conformance`, from the command's outcomes."""
 
+import shutil
 import zipfile
 
 from corpora.convert import conformance
+from fault_server import FaultServer
 from helpers import corpora_here
 from helpers.reference import REFERENCE_PYTHON
 from helpers.reference import SCRIPTS
@@ -18,6 +20,25 @@ def test_convert_proves_its_export(tmp_path):
                                   "--data-dir", sources, "--reference-python", REFERENCE_PYTHON)
     assert (code, err) == (0, "")
     assert out.splitlines()[-1] == "identical: 6 rows in 3 splits"
+
+
+def test_convert_proves_its_export_on_the_same_downloads(tmp_path, monkeypatch, online):
+    """Neither --dummy nor --data-dir: both sides download the script's URLs, here from the tests'
+    server; the reference process is online too."""
+    for variable in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE"):
+        monkeypatch.delenv(variable)
+    server = FaultServer(write_sources(tmp_path / "served"))
+    try:
+        folder = shutil.copytree(SCRIPTS / "served", tmp_path / "scripts" / "served")
+        script = folder / "served.py"
+        script.write_text(script.read_text(encoding="utf-8").replace("http://127.0.0.1:0/", server.base))
+        code, out, err = corpora_here("convert", folder, "--out", tmp_path / "out", "--reference-python",
+                                      REFERENCE_PYTHON)
+    finally:
+        server.close()
+    assert (code, err) == (0, "")
+    assert out.splitlines()[-1] == "identical: 4 rows in 2 splits"
+    assert server.requests == {"lines.zip": 4, "images/a.png": 4}  # each side: a GET for its size, one for the file
 
 
 def test_rows_that_differ_exit_1_and_an_error_2(tmp_path):
