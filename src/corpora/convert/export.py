@@ -23,6 +23,21 @@ from corpora.errors import CorporaError
 from corpora.errors import shorten
 
 
+def convert(found: script.Script, builder_class, configs, out, *, dummy_data: bool = False,
+            data_dir: Path | None = None, allow_modified_sources: bool = False, asked_tasks=(),
+            num_proc: int | None = None, lock_timeout: float | None = None,
+            repo_id: str | None = None) -> list[pipeline.SplitRows]:
+    """OUT/NAME: the `configs` of the script (its builder class imported by `script.import_module`,
+    inside `datasets_adapter.legacy_names()`, as this runs) exported by the shared pipeline: what
+    `corpora convert` writes. The rows written of each config and split."""
+    parts = ScriptParts(found, builder_class, dummy_data=dummy_data, data_dir=data_dir,
+                        allow_modified_sources=allow_modified_sources, asked_tasks=asked_tasks)
+    plan = pipeline.Export(found.name, tuple(configs), parts, known=tuple(script.config_names(builder_class)),
+                           data_dir=data_dir, local_copy=data_dir or (found.folder if dummy_data else None),
+                           num_proc=num_proc)
+    return pipeline.run(plan, out, repo_id=repo_id, lock_timeout=lock_timeout)
+
+
 class ScriptParts(pipeline.Parts):
     def __init__(self, found: script.Script, builder_class, *, dummy_data: bool, data_dir: Path | None,
                  allow_modified_sources: bool, asked_tasks=()):
