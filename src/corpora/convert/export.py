@@ -108,13 +108,22 @@ def time_limited() -> dict:
     return {protocol: {"client_kwargs": {"timeout": timeout}} for protocol in ("http", "https")}
 
 
+_ANSWERED = errors.Kind(("aiohttp.ClientResponseError",), None, anywhere=True)  # an HTTP status of 400 or more
+
+
 def _failed_download(url: str, error: Exception) -> CorporaError | None:
-    """A download that failed, said in one line with its URL: fsspec, which datasets downloads with,
-    says a read that stalled as an FSTimeoutError naming nothing, and a failed connection as a
-    FileNotFoundError of the URL alone. None: the error says it as it is."""
+    """A download that failed, said in one line with its URL and why: fsspec, which datasets downloads
+    with, says a read that stalled as an FSTimeoutError naming nothing, one cut short as aiohttp's
+    ClientPayloadError, and an HTTP error status or a failed connection as a FileNotFoundError of the
+    URL alone. None: the error says it as it is."""
     if errors.caused_by(error, errors.TIMEOUTS):
         seconds = download.Settings.from_environment().timeout
         return CorporaError(f"{url}: {errors.no_answer_within(seconds)} (CORPORA_DOWNLOAD_TIMEOUT)")
+    if errors.caused_by(error, download.CUT_SHORT):
+        return CorporaError(f"{url}: the connection closed before the file was whole")
+    answered = errors.find(error, [_ANSWERED])
+    if answered is not None:
+        return CorporaError(f"{url}: {errors.server_answered(answered[0].status, answered[0].message)}")
     found = errors.find(error, errors.DOWNLOAD_FAILURES[:-1])
     return None if found is None else CorporaError(f"{url}: {found[1].says(found[0])}")
 
