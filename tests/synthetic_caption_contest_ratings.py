@@ -345,14 +345,31 @@ def csv_cell(value) -> str:
     return text
 
 
-def archive_bytes(member: str, header: list[str], rows, newline: str = "\n") -> bytes:
-    """A response archive, as bytes, holding the CSV `member`: `rows` under `header` (cells as
-    `csv_cell` writes them), each line ended by `newline`."""
+def archive_bytes(member: str, header: list[str], rows, newline: str = "\n",
+                  method: int = zipfile.ZIP_DEFLATED) -> bytes:
+    """A response archive, as bytes, holding the CSV `member` compressed by `method`: `rows` under
+    `header` (cells as `csv_cell` writes them), each line ended by `newline`."""
     lines = [",".join(header)] + [",".join(csv_cell(value) for value in row) for row in rows]
     buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        archive.writestr(_entry(member), newline.join(lines) + newline)
+    entry = _entry(member)
+    entry.compress_type = method
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr(entry, newline.join(lines) + newline)
     return buffer.getvalue()
+
+
+def in_member(change):
+    """A function of a response archive's bytes: the archive with its one CSV member's bytes changed by `change`."""
+    def variant(raw: bytes) -> bytes:
+        with zipfile.ZipFile(io.BytesIO(raw)) as archive:
+            [member] = archive.namelist()
+            data = archive.read(member)
+        out = io.BytesIO()
+        with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+            archive.writestr(member, change(data))
+        return out.getvalue()
+
+    return variant
 
 
 def write_cartoons(root: Path) -> None:

@@ -65,7 +65,7 @@ def observe_tables(builder: datasets.DatasetBuilder, observe) -> bool:
             observe(current[0], table)
             yield key, table
 
-    # needed: tests/test_caption_contest_ratings_threads.py::test_the_files_written_beside_the_builder_are_those_of_its_cache  # noqa: E501
+    # needed: tests/test_parquet_beside.py::test_the_files_written_beside_the_builder_are_those_of_its_cache
     builder._prepare_split, builder._generate_tables = prepare_one_split, observed_tables
     return True
 
