@@ -2,6 +2,7 @@
 README.md merged in, `license: unknown` and no task where none is stated, the provenance, the dummy-data
 notice; croissant.json; features every datasets leg loads; `corpora validate OUT/NAME` passes, warning."""
 
+import hashlib
 import json
 import os
 import types
@@ -18,11 +19,16 @@ from helpers import corpora_here
 from helpers.converted import LEGACY_SCRIPTS
 from helpers.converted import convert_dummy
 from helpers.converted import convert_here
-from helpers.converted import sha256
 from helpers.legacy import dummy_rows
 from helpers.legacy import legacy_script
 
 NOTES = ["data/train.jsonl", "data/test.jsonl"]
+
+
+def sha256(path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
 NOTES_ROWS = {split: [json.loads(line) for line in (LEGACY_SCRIPTS / "card_notes" / f"data/{split}.jsonl").open()]
               for split in ("train", "test")}
 
@@ -42,7 +48,7 @@ def hashes(name: str, *paths: str) -> dict[str, str]:
 
 
 def test_the_card_has_the_scripts_info_and_its_readmes_tags_and_prose(tmp_path):
-    folder = convert_here("card_notes", tmp_path, NOTES)
+    folder = convert_here("card_notes", tmp_path)
     text = (folder / "README.md").read_text()
     metadata = header.read_metadata(folder / "README.md")
     dataset_info = metadata.pop("dataset_info")
@@ -108,8 +114,8 @@ def test_the_card_has_the_scripts_info_and_its_readmes_tags_and_prose(tmp_path):
         "",
         "| URL | sha256 |",
         "|---|---|",
-        f"| `data/train.jsonl` | `{files['data/train.jsonl']}` |",
         f"| `data/test.jsonl` | `{files['data/test.jsonl']}` |",
+        f"| `data/train.jsonl` | `{files['data/train.jsonl']}` |",
         "",
     ]
     assert section(text, "### Licensing Information") == ["", "`cc-by-4.0`", ""]
@@ -130,7 +136,7 @@ def test_the_card_has_the_scripts_info_and_its_readmes_tags_and_prose(tmp_path):
 
 
 def test_no_licence_and_no_task_stated_anywhere_are_said_so(tmp_path):
-    folder = convert_here("card_bare", tmp_path, ["data/pairs.csv"], dummy=True)
+    folder = convert_here("card_bare", tmp_path, dummy=True)
     text = (folder / "README.md").read_text()
     metadata = header.read_metadata(folder / "README.md")
     assert {key: metadata[key] for key in metadata if key not in ("dataset_info", "corpora")} == {
@@ -168,10 +174,10 @@ def test_no_licence_and_no_task_stated_anywhere_are_said_so(tmp_path):
 
 
 def test_task_categories_given_on_convert_join_those_stated(tmp_path):
-    folder = convert_here("card_bare", tmp_path, ["data/pairs.csv"], asked_tasks=["translation"])
+    folder = convert_here("card_bare", tmp_path, asked_tasks=["translation"])
     assert header.read_metadata(folder / "README.md")["task_categories"] == ["translation"]
     with pytest.raises(CardError) as raised:
-        convert_here("card_notes", tmp_path / "again", NOTES, asked_tasks=["text-classification", "word-pairs"])
+        convert_here("card_notes", tmp_path / "again", asked_tasks=["text-classification", "word-pairs"])
     assert str(raised.value) == ("--task-category word-pairs: not one of the Hub's task categories "
                                  "(src/corpora/vocabularies.yaml lists them)")
 
@@ -208,22 +214,22 @@ def expected_rows() -> dict:
 
 @pytest.mark.both_legs
 def test_every_leg_loads_the_export_it_converted(tmp_path):
-    folder = convert_here("card_notes", tmp_path, NOTES)
+    folder = convert_here("card_notes", tmp_path)
     assert loaded_rows(folder, tmp_path / "cache") == expected_rows()
 
 
 @pytest.mark.both_legs
 @pytest.mark.skipif("CORPORA_DATASETS5_PYTHON" not in os.environ, reason="needs the datasets 5.x venv (make test)")
 def test_an_export_converted_on_datasets5_loads_here(written_by_datasets5, tmp_path):
-    folder = written_by_datasets5 / "card_notes"  # convert_here("card_notes", OUT, NOTES) on datasets 5.x
+    folder = written_by_datasets5 / "card_notes"  # convert_here("card_notes", OUT) on datasets 5.x
     assert header.read_metadata(folder / "README.md")["corpora"]["converted"]["datasets_version"][0] == "5"
     assert loaded_rows(folder, tmp_path / "cache") == expected_rows()
 
 
 @pytest.mark.both_legs
 def test_validate_passes_a_converted_export_warning_of_what_no_one_stated(tmp_path):
-    notes = convert_here("card_notes", tmp_path, NOTES)
-    bare = convert_here("card_bare", tmp_path, ["data/pairs.csv"])
+    notes = convert_here("card_notes", tmp_path)
+    bare = convert_here("card_bare", tmp_path)
     result = corpora_here("validate", notes, bare)
     checks = ["files", "croissant.json", "parquet files"]
     assert (result.returncode, result.stderr) == (0, "")
@@ -253,7 +259,7 @@ def test_validate_passes_a_converted_export_warning_of_what_no_one_stated(tmp_pa
 
 def test_mlcroissant_reads_the_rows_of_a_converted_export(tmp_path):
     mlc = pytest.importorskip("mlcroissant")
-    folder = convert_here("card_notes", tmp_path, NOTES)
+    folder = convert_here("card_notes", tmp_path)
     dataset = mlc.Dataset(jsonld=str(folder / "croissant.json"))
     read = [{key.removeprefix("detailed/"): value for key, value in row.items()} for row in dataset.records("detailed")]
     expected = [{"split": split.encode(), "text": n["text"].encode(), "label": n["label"],
@@ -372,7 +378,7 @@ def test_types_parquet_stores_otherwise_reload_as_the_card_states_them(tmp_path)
     # casts back to the card's types, which validate accepts.
     (tmp_path / "times").mkdir()
     (tmp_path / "times/times.py").write_text(TIMES_SCRIPT)
-    folder = convert_here("times", tmp_path / "out", [], script_folder=tmp_path / "times")
+    folder = convert_here("times", tmp_path / "out", script_folder=tmp_path / "times")
     stored = pyarrow.parquet.read_schema(folder / "default/train-00000-of-00001.parquet")
     assert stored.types == [pyarrow.timestamp("ms", "UTC"), pyarrow.date32(), pyarrow.list_(pyarrow.timestamp("ms"))]
     result = corpora_here("validate", folder)

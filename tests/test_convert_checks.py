@@ -13,7 +13,6 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from corpora import pipeline
 from corpora.convert import checks
 from corpora.convert.checks import Duplicate
 from corpora.convert.checks import Recorded
@@ -21,8 +20,8 @@ from corpora.errors import CorporaError
 from corpora.errors import ending
 from fault_server import FaultServer
 from helpers.converted import LEGACY_SCRIPTS
-from helpers.converted import ScriptParts
 from helpers.converted import builder_class
+from helpers.converted import convert_here
 
 MODIFIED = "to convert the sources as they are, use --allow-modified-sources"
 
@@ -322,21 +321,6 @@ def pictures(folder: Path) -> dict[str, bytes]:
     return {name: (folder / name).read_bytes() for name in ("a.png", "b.png")}
 
 
-class ImageParts(ScriptParts):
-    """The image_bytes script exported by the shared pipeline, its images in the manual folder, media embedded."""
-
-    def __init__(self, data_dir: Path):
-        folder = LEGACY_SCRIPTS / "image_bytes"
-        super().__init__(folder, builder_class(folder), [], (), {})
-        self.data_dir = data_dir
-
-    def make_builder(self, config, sources, cache_dir):
-        return self.cls(cache_dir=str(cache_dir), data_dir=str(self.data_dir))
-
-    def stored(self, table):
-        return checks.embed_media(table)
-
-
 @pytest.mark.both_legs
 def test_image_files_are_embedded_in_the_parquet(tmp_path):
     data = tmp_path / "images"
@@ -345,8 +329,7 @@ def test_image_files_are_embedded_in_the_parquet(tmp_path):
     builder.download_and_prepare()
     table = builder.as_dataset("train").with_format("arrow")[:]
     assert table.column("image").to_pylist() == [{"bytes": None, "path": str(data / name)} for name in files]
-    pipeline.run(pipeline.Export("image_bytes", ("default",), ImageParts(data)), tmp_path / "out")
-    export = tmp_path / "out" / "image_bytes"
+    export = convert_here("image_bytes", tmp_path / "out", data_dir=data)
     assert pq.read_table(export / "default" / "train-00000-of-00001.parquet").column("image").to_pylist() == [
         {"bytes": content, "path": name} for name, content in files.items()]
     shutil.rmtree(data)  # the export stands alone

@@ -163,3 +163,15 @@ def test_a_download_that_stalls_ends_at_the_time_limit_in_one_line(tmp_path, wor
     assert time.monotonic() - started < 30  # the limit met, far from aiohttp's 300 s
     assert datasets.utils.file_utils.get_from_cache is get_from_cache  # the URL-naming wrapper gone after
     assert [path.name for path in (tmp_path / "out").iterdir()] == [".checksum_mismatch.lock"]
+
+
+@pytest.mark.parametrize(("fault", "said"), [("short", "the connection closed before the file was whole"),
+                                             ("404", "the server answered HTTP 404 Not Found")])
+def test_a_download_cut_short_or_refused_is_one_line_naming_the_url(tmp_path, words_served, online, fault, said):
+    server, _ = words_served
+    server.plan["words.txt"] = [fault] * 4
+    folder = legacy_script("checksum_mismatch", tmp_path / "scripts")
+    script = folder / "checksum_mismatch.py"
+    script.write_text(script.read_text(encoding="utf-8").replace("http://127.0.0.1:0/", server.base), encoding="utf-8")
+    code, out, err = corpora_here("convert", folder, "--out", tmp_path / "out")
+    assert (code, out, err) == (2, "", f"corpora convert: error: {server.base}words.txt: {said}\n")

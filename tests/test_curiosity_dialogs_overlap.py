@@ -7,6 +7,8 @@ files are (each split one dialog, train and test the same)."""
 import shutil
 
 import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
 
 from corpora.cards import overlap
 from corpora.cli import main
@@ -27,6 +29,25 @@ def test_rows_are_compared_by_content_not_by_key():
     assert found == (2, {"train & validation": 1, "train & test": 1, "validation & test": 0})
     assert overlap.text(found) == "2 (train & validation: 1; train & test: 1)"
     assert overlap.text(overlap.found({"train": train, "test": test.slice(1)})) == "none"
+
+
+@pytest.mark.other_dependencies  # DuckDB's hash and its Parquet reader, on its oldest version too
+def test_splits_given_as_parquet_files_are_compared_as_their_tables(tmp_path, monkeypatch):
+    # What a build compares: the files it wrote, several for a big split; only the rows whose hash another
+    # split has too are compared whole, so the counts are those of every row against every other.
+    train = pa.table({"id": [1, 2, 3, 5], "text": ["a", "b", "c", "e"], "score": [0.5, float("nan"), None, 2.0],
+                      "tags": [["x"], [], ["y", "z"], None], "span": [{"start": 0}, {"start": 1}, None, {"start": 3}]})
+    test = pa.concat_tables([train.slice(1, 1), train.slice(0, 1), train.slice(1, 1)])  # 2 (its NaN too), 1, 2
+    validation = pa.concat_tables([train.slice(2, 1), train.slice(2, 1)])  # 3 (its None), twice
+    tables = {"train": train, "validation": validation, "test": test}
+    files = {}
+    for split, table in tables.items():
+        files[split] = [tmp_path / f"{split}-{part}.parquet" for part in range(2)]
+        pq.write_table(table.slice(0, 1), files[split][0])
+        pq.write_table(table.slice(1), files[split][1])
+    expected = (3, {"train & validation": 1, "train & test": 2, "validation & test": 0})
+    monkeypatch.setattr(overlap, "_found_in_python", None)  # DuckDB reads every type here: no fallback
+    assert overlap.found(tables) == overlap.found(files) == expected
 
 
 def test_a_build_whose_train_and_test_share_a_dialog_says_so(tmp_path):

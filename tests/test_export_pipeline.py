@@ -119,3 +119,16 @@ def test_a_failure_in_the_middle_leaves_the_previous_export_byte_identical(tmp_p
                                          else (OSError, "planted failure of the card writer"))
     assert files_of(out / "plain") == before
     assert sorted(os.listdir(out)) == [".plain.lock", "plain"]
+
+
+def test_each_split_is_read_from_the_cache_as_batches_never_memory_mapped(tmp_path, monkeypatch):
+    # Memory bounded whatever a split's size: the pages of a memory-mapped cache file stay resident once read
+    # (datasets' as_dataset maps it), where a batch read is freed once the statistics and the Parquet have it.
+    mapped, real_map = [], pyarrow.memory_map
+    monkeypatch.setattr(pyarrow, "memory_map", lambda path, *args, **kw: mapped.append(path) or real_map(path, *args, **kw))
+    monkeypatch.setattr(Plain, "DEFAULT_WRITER_BATCH_SIZE", 2)  # letters/train's 3 rows: 2 batches in the cache
+    pipeline.run(plan(), tmp_path / "out")
+    assert [path for path in mapped if str(path).endswith(".arrow")] == []
+    assert [row for path in sorted((tmp_path / "out" / "plain").rglob("*.parquet"))
+            for row in pyarrow.parquet.read_table(path).to_pylist()] == [
+        *stored(LETTERS["test"]), *stored(LETTERS["train"]), *stored(NUMBERS["train"]), *stored(NUMBERS["validation"])]

@@ -30,7 +30,7 @@ def origin(hub):
 @pytest.fixture
 def converted(origin, tmp_path):
     """OUT/card_notes, converted from hf://datasets/their-org/card_notes at `origin`."""
-    return convert_here("card_notes", tmp_path / "out", NOTES, source=f"hf://datasets/{ORIGIN}@{origin}")
+    return convert_here("card_notes", tmp_path / "out", source=f"hf://datasets/{ORIGIN}@{origin}")
 
 
 def push(hub, tmp_path, folder, *options):
@@ -118,7 +118,7 @@ def test_replace_script_only_where_the_script_came_from_and_as_it_was_converted(
         "corpora push: error: card_notes: --replace-script removes the loading script only from the repository it "
         f"came from: this export was converted from hf://datasets/{ORIGIN}@{origin}, not from "
         "hf://datasets/my-org/notes\n"))
-    local = convert_here("card_notes", tmp_path / "local", NOTES)
+    local = convert_here("card_notes", tmp_path / "local")
     code, out, err = push(hub, tmp_path, local, "--repo-id", ORIGIN, "--replace-script")
     assert err == ("corpora push: error: card_notes: --replace-script removes the loading script only from the "
                    f"repository it came from: this export was converted from card_notes/, not from "
@@ -150,7 +150,7 @@ def test_a_converted_export_on_a_branch_and_in_a_pull_request_is_not_tagged(hub,
 
 
 def test_an_export_of_dummy_data_is_pushed_untagged_and_build_options_are_refused(hub, tmp_path):
-    folder = convert_here("card_bare", tmp_path / "out", ["data/pairs.csv"], dummy=True)
+    folder = convert_here("card_bare", tmp_path / "out", dummy=True)
     code, out, err = push(hub, tmp_path, folder, "--repo-id", "my-org/bare")
     head = hub.head("my-org/bare")
     assert (code, err) == (0, "")

@@ -269,7 +269,7 @@ def check_streamable(corpus, config: str) -> None:
     )
 
 
-_CUT = ("aiohttp.ClientPayloadError", "aiohttp.ServerDisconnectedError")  # a read the server ended early
+CUT_SHORT = ("aiohttp.ClientPayloadError", "aiohttp.ServerDisconnectedError")  # a read the server ended early
 _STREAMED = [None]  # the URL a stream asked for last: the one that failed (a stream reads one file at a time)
 # datasets' own retries of a stream's open and read (20, 5 s apart): CORPORA_DOWNLOAD_RETRIES and _BACKOFF instead.
 _STREAM_RETRIES = ("STREAMING_READ_MAX_RETRIES", "STREAMING_OPEN_MAX_RETRIES")
@@ -295,7 +295,7 @@ def stream_failures(corpus, config: str):
     try:
         yield
     except (FileNotFoundError, ConnectionError) as error:
-        timed_out, cut, tries = _timed_out(error), errors.caused_by(error, _CUT), settings.retries + 1
+        timed_out, cut, tries = _timed_out(error), errors.caused_by(error, CUT_SHORT), settings.retries + 1
         refused = isinstance(error, FileNotFoundError) and errors.caused_by(error, ("aiohttp.ClientError",))
         if isinstance(error, CorporaError) or not (timed_out or cut or refused):
             raise

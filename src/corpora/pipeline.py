@@ -13,7 +13,9 @@ from dataclasses import field
 from pathlib import Path
 
 import datasets
+import datasets.naming
 import pyarrow
+import pyarrow.ipc
 import pyarrow.parquet
 from datasets.table import table_cast
 
@@ -154,19 +156,22 @@ def write_files(plan: Export, partial: exports.Partial, repo_id, export_path: st
         finally:
             if beside:
                 beside.abort()  # after an error: the thread stops, the files are discarded with the partial folder
-        tables, computing, counting = {}, {}, []
+        splits, computing, counting = list(builder.info.splits), {}, []
         tally = figures.Tally(parts.figures(config), features)
         # Statistics and figures in threads beside the Parquet writer: each spends its time in Arrow, free of the GIL.
+        # Each reads the split from datasets' cache on its own, a batch at a time: memory holds batches, whatever
+        # the split's size (the cache memory-mapped, as datasets' as_dataset reads it, keeps its pages resident).
         with ThreadPoolExecutor(max_workers=2, thread_name_prefix="statistics") as pool:
-            for split, dataset in builder.as_dataset().items():
-                tables[split] = dataset.with_format("arrow")[:]
-                computing[split] = pool.submit(figures.split_statistics, features, [tables[split]])
-                counting.append(pool.submit(tally.add, split, tables[split]))
+            for split in splits:
+                computing[split] = pool.submit(figures.split_statistics, features, cached_tables(builder, split))
+                # A config without declared figures (a converted script's) need not read the split again.
+                counting.append(pool.submit(tally.add, split, cached_tables(builder, split) if tally.figures else []))
                 if split not in written:
-                    written[split] = write_parquet(dataset, folder / config, split, parts.stored)
-                if written[split].rows != dataset.num_rows:  # not a user's error: this package's
+                    written[split] = write_parquet(builder, split, folder / config, parts.stored)
+                generated = builder.info.splits[split].num_examples
+                if written[split].rows != generated:  # not a user's error: this package's
                     raise CorporaError(f"{plan.name}/{config}/{split}: {written[split].rows:,} rows written to "
-                                       f"Parquet, {dataset.num_rows:,} generated")
+                                       f"Parquet, {generated:,} generated")
             statistics = {split: future.result() for split, future in computing.items()}
             for future in counting:
                 future.result()
@@ -174,27 +179,38 @@ def write_files(plan: Export, partial: exports.Partial, repo_id, export_path: st
         report[config] = figures.ConfigReport(
             read=read,
             statistics=statistics,
-            example=first_example(parts.stored(next(iter(tables.values())).slice(0, 1))),
-            figures=tally.results(list(tables)),
+            example=first_example(builder, splits[0], parts.stored),
+            # The overlap of splits compares the rows as stored, read from the files written.
+            figures=tally.results(splits, {split: written[split].paths for split in splits}),
         )
     partial.phase("writing")
     parts.write_card(folder, infos, report, sources, repo_id, export_path)
     return report
 
 
-def write_parquet(dataset: datasets.Dataset, folder: Path, split: str, stored=None) -> parquet_files.SplitWriter:
+def write_parquet(builder: datasets.DatasetBuilder, split: str, folder: Path, stored=None) -> parquet_files.SplitWriter:
     """A split of datasets' cache written as Parquet in `folder`, each batch as `stored(table)` gives
     it (Parts.stored); returns the closed writer."""
-    writer = parquet_files.SplitWriter(folder, split, dataset.features.arrow_schema)
+    writer = parquet_files.SplitWriter(folder, split, builder.info.features.arrow_schema)
     try:
-        for batch in dataset.with_format("arrow").data.to_batches():
-            table = pyarrow.Table.from_batches([batch])
+        for table in cached_tables(builder, split):
             writer.write(stored(table) if stored else table)
     except BaseException:
         writer.abort()
         raise
     writer.close()
     return writer
+
+
+def cached_tables(builder: datasets.DatasetBuilder, split: str):
+    """A prepared split's rows in datasets' cache files (Arrow streams), a record batch at a time, read
+    rather than memory-mapped: a batch is freed once used, where a mapped file's pages stay resident."""
+    shards = builder.info.splits[split].shard_lengths  # the files as datasets names them (as_dataset reads them so)
+    for path in datasets.naming.filenames_for_dataset_split(builder.cache_dir, builder.dataset_name, split, "arrow",
+                                                           shards):
+        with pyarrow.OSFile(path) as source:
+            for batch in pyarrow.ipc.open_stream(source):
+                yield pyarrow.Table.from_batches([batch])
 
 
 class ParquetBeside:
@@ -240,9 +256,10 @@ class ParquetBeside:
             writer.abort()
 
 
-def first_example(table: pyarrow.Table) -> dict:
+def first_example(builder: datasets.DatasetBuilder, split: str, stored) -> dict:
     """The first row of a split as stored (class labels as their index, images as bytes)."""
-    return table.slice(0, 1).to_pylist()[0]
+    first = next(table for table in cached_tables(builder, split) if table.num_rows)
+    return stored(first.slice(0, 1)).to_pylist()[0]
 
 
 def reload_counts(folder: Path, configs: list[str], cache_dir) -> dict[str, dict[str, int]]:

@@ -12,11 +12,10 @@ import pytest
 from .collection import DATASETS_MAJOR
 
 TESTS = Path(__file__).resolve().parents[1]
-CARD_NOTES_DOWNLOADS = ["data/train.jsonl", "data/test.jsonl"]
 
 # Run by the datasets 5.x Python, with OUT and BUILD as its arguments: with BUILD "build", `corpora build
 # --all --dummy` into OUT/build; tests/legacy_scripts/card_notes converted into OUT/card_notes, and spans
-# converted from its dummy data into OUT/spans (its script folder copied, dummy data zipped, in OUT/scripts).
+# converted from its dummy data into OUT/spans (its script folder copied into OUT/scripts).
 WRITE = f"""
 import sys
 from pathlib import Path
@@ -28,7 +27,7 @@ from helpers.legacy import legacy_script
 out = Path(sys.argv[1])
 if sys.argv[2] == "build":
     assert cli.main(["build", "--all", "--dummy", "--out", str(out / "build")]) == 0
-convert_here("card_notes", out, {CARD_NOTES_DOWNLOADS!r})
+convert_here("card_notes", out)
 convert_dummy(legacy_script("spans", out / "scripts"), out)
 """
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
 from dataclasses import field
 from itertools import combinations
@@ -169,18 +170,25 @@ class Tally:
     schema: datasets.Features
     splits: dict[str, dict[str, object]] = field(default_factory=dict)  # split -> figure name -> partial value
     groups: dict[str, dict[str, pa.Table]] = field(default_factory=dict)  # split -> `shared` figure -> groups
-    tables: dict[str, pa.Table] = field(default_factory=dict)  # split -> its rows (the build's, not copied)
+    tables: dict[str, pa.Table] = field(default_factory=dict)  # split -> its rows, where `add` had them whole
 
-    def add(self, split: str, table: pa.Table) -> None:
+    def add(self, split: str, tables: pa.Table | Iterable[pa.Table]) -> None:
+        """Count a split: one table, or its tables one after another (read once, none kept)."""
+        whole = isinstance(tables, pa.Table)
+        pieces = {figure.name: [] for figure in self.figures}
+        for table in [tables] if whole else tables:
+            for figure in self.figures:
+                columns = table.select(list(dict.fromkeys(f.split(".")[0] for f in figure.fields)))
+                pieces[figure.name] += [self._count(figure, batch) for batch in columns.to_batches(BATCH_ROWS)]
         partial, groups = {}, {}
         for figure in self.figures:
-            columns = table.select(list(dict.fromkeys(f.split(".")[0] for f in figure.fields)))
-            pieces = [self._count(figure, batch) for batch in columns.to_batches(max_chunksize=BATCH_ROWS)]
             if figure.kind == "shared":
-                groups[figure.name] = _distinct_groups(pieces, figure.fields)
+                groups[figure.name] = _distinct_groups(pieces[figure.name], figure.fields)
             else:
-                partial[figure.name] = _combine(figure.kind, pieces, figure.fields)
-        self.splits[split], self.groups[split], self.tables[split] = partial, groups, table
+                partial[figure.name] = _combine(figure.kind, pieces[figure.name], figure.fields)
+        self.splits[split], self.groups[split] = partial, groups
+        if whole:
+            self.tables[split] = tables
 
     def _count(self, figure: Figure, batch: pa.RecordBatch):
         arrays = [column(batch, self.schema, name, figure.kind) for name in figure.fields]
@@ -201,8 +209,9 @@ class Tally:
                                                                                                   figure.pattern)
         return pc.sum(matched).as_py() or 0
 
-    def results(self, splits: list[str] | None = None) -> dict[str, dict[str, object]]:
-        """Figure name -> split (for `shared`: "a & b") -> value, splits in the order given, for the card."""
+    def results(self, splits: list[str] | None = None, rows: dict | None = None) -> dict[str, dict[str, object]]:
+        """Figure name -> split (for `shared`: "a & b") -> value, splits in the order given, for the card;
+        the overlap of splits compares `rows` (split -> a table or its Parquet files), else the tables added."""
         splits = splits or list(self.splits)
         found = {figure.name: {} for figure in self.figures}
         for split in splits:
@@ -215,7 +224,8 @@ class Tally:
                     both = 0 if a is None or b is None else a.join(b, list(a.column_names), join_type="inner").num_rows
                     found[figure.name][f"{first} & {second}"] = both
         if len(splits) > 1:
-            found[overlap.KEY] = overlap.found({split: self.tables[split] for split in splits})
+            rows = rows or self.tables
+            found[overlap.KEY] = overlap.found({split: rows[split] for split in splits})
         return found
 
 

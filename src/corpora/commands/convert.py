@@ -51,7 +51,6 @@ LASTING_IMPORTS = ("corpora.pipeline",)
 
 def run(args) -> int:
     from corpora import datasets_adapter
-    from corpora import pipeline
     from corpora.convert import export
     from corpora.convert import script
 
@@ -62,13 +61,9 @@ def run(args) -> int:
         found = script.resolve(args.source, args.trust_remote_code, args.dummy)
         builder_class = script.builder_class(script.import_module(found))
         configs = export.chosen_configs(found, builder_class, args.configs, args.dummy)
-        parts = export.ScriptParts(found, builder_class, dummy_data=args.dummy, data_dir=data_dir,
-                                   allow_modified_sources=args.allow_modified_sources,
-                                   asked_tasks=args.task_categories)
-        plan = pipeline.Export(found.name, tuple(configs), parts, known=tuple(script.config_names(builder_class)),
-                               data_dir=data_dir, local_copy=data_dir or (found.folder if args.dummy else None),
-                               num_proc=args.num_proc)
-        rows = pipeline.run(plan, args.out, lock_timeout=args.lock_timeout)
+        rows = export.convert(found, builder_class, configs, args.out, dummy_data=args.dummy, data_dir=data_dir,
+                              allow_modified_sources=args.allow_modified_sources, asked_tasks=args.task_categories,
+                              num_proc=args.num_proc, lock_timeout=args.lock_timeout)
     print(f"exported to {args.out}/:")
     print_table(["script", "config", "split", "examples generated", "rows written"],
                 [[r.corpus, r.config, r.split, r.read, r.rows] for r in rows])

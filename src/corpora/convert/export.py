@@ -23,6 +23,21 @@ from corpora.errors import CorporaError
 from corpora.errors import shorten
 
 
+def convert(found: script.Script, builder_class, configs, out, *, dummy_data: bool = False,
+            data_dir: Path | None = None, allow_modified_sources: bool = False, asked_tasks=(),
+            num_proc: int | None = None, lock_timeout: float | None = None,
+            repo_id: str | None = None) -> list[pipeline.SplitRows]:
+    """OUT/NAME: the `configs` of the script (its builder class imported by `script.import_module`,
+    inside `datasets_adapter.legacy_names()`, as this runs) exported by the shared pipeline: what
+    `corpora convert` writes. The rows written of each config and split."""
+    parts = ScriptParts(found, builder_class, dummy_data=dummy_data, data_dir=data_dir,
+                        allow_modified_sources=allow_modified_sources, asked_tasks=asked_tasks)
+    plan = pipeline.Export(found.name, tuple(configs), parts, known=tuple(script.config_names(builder_class)),
+                           data_dir=data_dir, local_copy=data_dir or (found.folder if dummy_data else None),
+                           num_proc=num_proc)
+    return pipeline.run(plan, out, repo_id=repo_id, lock_timeout=lock_timeout)
+
+
 class ScriptParts(pipeline.Parts):
     def __init__(self, found: script.Script, builder_class, *, dummy_data: bool, data_dir: Path | None,
                  allow_modified_sources: bool, asked_tasks=()):
@@ -93,13 +108,22 @@ def time_limited() -> dict:
     return {protocol: {"client_kwargs": {"timeout": timeout}} for protocol in ("http", "https")}
 
 
+_ANSWERED = errors.Kind(("aiohttp.ClientResponseError",), None, anywhere=True)  # an HTTP status of 400 or more
+
+
 def _failed_download(url: str, error: Exception) -> CorporaError | None:
-    """A download that failed, said in one line with its URL: fsspec, which datasets downloads with,
-    says a read that stalled as an FSTimeoutError naming nothing, and a failed connection as a
-    FileNotFoundError of the URL alone. None: the error says it as it is."""
+    """A download that failed, said in one line with its URL and why: fsspec, which datasets downloads
+    with, says a read that stalled as an FSTimeoutError naming nothing, one cut short as aiohttp's
+    ClientPayloadError, and an HTTP error status or a failed connection as a FileNotFoundError of the
+    URL alone. None: the error says it as it is."""
     if errors.caused_by(error, errors.TIMEOUTS):
         seconds = download.Settings.from_environment().timeout
         return CorporaError(f"{url}: {errors.no_answer_within(seconds)} (CORPORA_DOWNLOAD_TIMEOUT)")
+    if errors.caused_by(error, download.CUT_SHORT):
+        return CorporaError(f"{url}: the connection closed before the file was whole")
+    answered = errors.find(error, [_ANSWERED])
+    if answered is not None:
+        return CorporaError(f"{url}: {errors.server_answered(answered[0].status, answered[0].message)}")
     found = errors.find(error, errors.DOWNLOAD_FAILURES[:-1])
     return None if found is None else CorporaError(f"{url}: {found[1].says(found[0])}")
 
