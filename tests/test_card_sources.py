@@ -1,7 +1,7 @@
 """Cards: every statement about upstream cites its source, and the source holds it.
 
-A card's sentence about the upstream files or an earlier loader (found by its words, or by the upstream
-column or source file it names) cites the loader's FORMAT.md as
+A card's sentence about the upstream files or an earlier loader (found by its words, by the upstream
+column or source file it names, or by how it states what upstream holds: values, counts, some records only) cites the loader's FORMAT.md as
 "FORMAT.md quirk `short-name`" (a row of its quirks table) or "FORMAT.md, *Section title*" (one of
 its headings); a figure of the release is computed from the export, never written in the prose."""
 
@@ -28,6 +28,17 @@ ABOUT_UPSTREAM = re.compile(r"\b(upstream|Upstream|README|[Uu]ndocumented|earlie
 # `MEMBER_<N>_MESSAGES_*`, `<PHASE>_<STATISTIC>_MAX`) or a source file of its corpus speaks of upstream too,
 # whatever its other words.
 COLUMN = re.compile(r"(?<![\w.])(?:[A-Z][A-Z0-9]*|<[A-Z]+>)(?:_(?:[A-Z0-9]+|<[A-Z]+>|\*))+")
+# A sentence that states what upstream holds without naming it: a choice of values (`0`, `2` or `3`), a
+# count in words (the six reasons; not "the four following fields" of the card itself), a claim limited
+# to some records (only the first ..., some ... end with ...), how a text starts or ends, or the splits.
+VALUE_CHOICE = re.compile(r"`[^`]+`(?:, `[^`]+`)*,? or `[^`]+`|`[^`]+` to `[^`]+`")
+COUNT_WORD = re.compile(r"\b(?:two|three|four|five|six|seven|eight|nine|ten|twelve)\b(?! (?:following|previous|other)\b)")
+RESTRICTED = re.compile(r"\b[Oo]nly\b.*\b(?:first|some)\b|\b(?:[Ff]irst|[Ss]ome)\b.*\bonly\b|\bno splits\b"
+                        r"|\b(?:[Ss]ome|[Mm]ost|[Ff]ew|[Aa]ll|[Ee]very) [a-z-]+ (?:[a-z-]+ )?"
+                        r"(?:ends?|starts?|begins?|contains?|has|have|holds?|is|are|uses?|lacks?)\b"
+                        r"|\b(?:starts?|begins?|ends?) with\b")
+ABOUT_VALUES = [VALUE_CHOICE, COUNT_WORD, RESTRICTED]
+FIGURE_NAME = re.compile(r"\*[^*]+\*")  # a figure computed from the export (*answers per score*) is no claim
 SENTENCE_END = re.compile(r"(?<=\.)\s+(?=[A-Z`(])")
 
 
@@ -58,7 +69,8 @@ def unsourced(texts, file_names=()) -> list[str]:
     """The sentences that speak of upstream without citing FORMAT.md: by their words (ABOUT_UPSTREAM), an
     upstream column (COLUMN) or a source file they name (`file_names`)."""
     sentences = [s for text in texts for s in SENTENCE_END.split(" ".join(text.split()))]
-    about = [s for s in sentences if ABOUT_UPSTREAM.search(s) or COLUMN.search(s) or any(f in s for f in file_names)]
+    about = [s for s in sentences if ABOUT_UPSTREAM.search(s) or COLUMN.search(s) or any(f in s for f in file_names)
+             or any(pattern.search(FIGURE_NAME.sub("", s)) for pattern in ABOUT_VALUES)]
     return [s for s in about if "FORMAT.md" not in s]
 
 
@@ -74,7 +86,8 @@ def section_titles(format_md: str) -> list[str]:
 @pytest.mark.parametrize("name", registry.names())
 def test_every_citation_of_the_format_notes_resolves(name):
     corpus = registry.get(name)
-    card_source = corpus.card_source.read_text(encoding="utf-8")
+    # A citation may run over a line end of the YAML; the card joins those lines with a space.
+    card_source = " ".join(corpus.card_source.read_text(encoding="utf-8").split())
     format_md = (corpus.loader_dir / "FORMAT.md").read_text(encoding="utf-8")
     unknown_quirks = sorted(set(QUIRK.findall(card_source)) - set(quirk_names(format_md)))
     unknown_sections = sorted(set(SECTION.findall(card_source)) - set(section_titles(format_md)))
@@ -115,6 +128,18 @@ def test_a_sentence_about_upstream_without_a_citation_is_found():
     assert unsourced(texts, ["data.csv"]) == [
         "The labels, sorted by DATA_ID.", "Session 1: the columns `MEMBER_<N>_MESSAGES_*`.", "Here `<PHASE>_<S>_MAX`.",
         "Some labels have no text in data.csv."]
+    # Nor any of those, but what upstream holds: a choice or range of values, a count in words, a claim about
+    # some records only, how texts start or end, the splits. A field's own definition, the card's own words
+    # ("the four following fields") and a figure's name are no claim.
+    texts = ["The number of opinions, `0`, `2` or `3`. Ratings `1` to `5`. From a fixed list of six reasons.",
+             "Only the first relation texts have one. Some product reviews end with a name. Texts start with `P:`.",
+             "The corpus has no splits. The number of opinions (FORMAT.md, *Fields*), `0`, `2` or `3`.",
+             "Whether the case was resolved. `None` when the member did not conclude (checked, like the four following",
+             "fields). How many there are is under Statistics (*answers that start or end with a space*, *two games*)."]
+    assert unsourced(texts) == [
+        "The number of opinions, `0`, `2` or `3`.", "Ratings `1` to `5`.", "From a fixed list of six reasons.",
+        "Only the first relation texts have one.", "Some product reviews end with a name.", "Texts start with `P:`.",
+        "The corpus has no splits."]
     source = {"fields": {"a": [{"only": ["c"], "text": "Upstream."}, "Here."], "b": "Not of c."}, "figures": {}}
     assert settled_texts(source, "c", ["a"]) == ["Upstream. Here."]
 
