@@ -33,7 +33,7 @@ def test_the_files_written_beside_the_builder_are_those_of_its_cache(tmp_path, n
     dataset = builder.as_dataset()
     assert sorted(written) == sorted(dataset) and len(dataset) >= 1
     for split in dataset:
-        from_cache = pipeline.write_parquet(dataset[split], tmp_path / "cache-files", split)
+        from_cache = pipeline.write_parquet(builder, split, tmp_path / "cache-files")  # read without as_dataset
         assert written[split].rows == from_cache.rows == dataset[split].num_rows > 0
         assert [p.name for p in written[split].paths] == [p.name for p in from_cache.paths]
         assert [p.read_bytes() for p in written[split].paths] == [p.read_bytes() for p in from_cache.paths]
