@@ -41,7 +41,8 @@ def add_arguments(parser) -> None:
                         help="while another command writes the same OUT/NAME, wait at most this long")
     reference = parser.add_mutually_exclusive_group()
     reference.add_argument("--reference", metavar="VERSION", help="then run the script on datasets VERSION (2.21 "
-                           "or 3.6, in a venv made with uv and cached) and compare every row with the export")
+                           "or 3.6, in a venv made with uv and cached) and compare every row with the export: "
+                           "exit status 1 when rows differ (2 is an error)")
     reference.add_argument("--reference-python", metavar="PYTHON",
                            help="as --reference, with an interpreter that has the datasets version to compare with")
 
