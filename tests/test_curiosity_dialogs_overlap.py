@@ -5,6 +5,8 @@ of its dummy data whose test file is the train file, as the earlier Hugging Face
 files are (each split one dialog, train and test the same)."""
 
 import shutil
+import subprocess
+import sys
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -48,6 +50,28 @@ def test_splits_given_as_parquet_files_are_compared_as_their_tables(tmp_path, mo
     expected = (3, {"train & validation": 1, "train & test": 2, "validation & test": 0})
     monkeypatch.setattr(overlap, "_found_in_python", None)  # DuckDB reads every type here: no fallback
     assert overlap.found(tables) == overlap.found(files) == expected
+
+
+STOPPED_DURING_A_QUERY = """
+import os, signal, threading
+import pyarrow as pa
+from corpora import signals
+from corpora.cards import overlap
+signals.handle_stops()
+rows = pa.table({"n": pa.array(range(3_000_000)), "text": pa.array([str(i % 1000) for i in range(3_000_000)])})
+threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT)).start()
+try:
+    overlap.found({"train": rows, "test": rows})
+except BaseException as error:
+    print(type(error).__name__)
+"""
+
+
+@pytest.mark.other_dependencies  # how DuckDB gives back a signal that came during a query
+def test_a_ctrl_c_during_the_comparison_stops_it_as_a_ctrl_c():
+    # DuckDB turns the stop into RuntimeError("Query interrupted"): `corpora build` said it as an error.
+    done = subprocess.run([sys.executable, "-c", STOPPED_DURING_A_QUERY], capture_output=True, text=True, timeout=120)
+    assert (done.stdout, done.stderr) == ("KeyboardInterrupt\n", "")
 
 
 def test_a_build_whose_train_and_test_share_a_dialog_says_so(tmp_path):

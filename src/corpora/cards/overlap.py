@@ -13,6 +13,8 @@ import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from corpora import signals
+
 # DuckDB's own budget (it spills to a temporary folder beyond it), with one thread and no insertion
 # order: within it, 1,000,000 rows sharing half of them with another split took 128 MB where more
 # threads ran out of memory (a split of a converted script may hold any number of rows).
@@ -27,7 +29,11 @@ def found(splits: dict[str, pa.Table | list[Path]]) -> tuple[int, dict[str, int]
     where DuckDB cannot read a column's type."""
     try:
         return _found_in_duckdb(splits)
+    except RuntimeError:  # DuckDB's "Query interrupted": a stop (Ctrl-C) came during a query, and goes on
+        signals.stop_if_asked()
+        raise
     except (duckdb.Error, pa.ArrowException, TypeError, ValueError):
+        signals.stop_if_asked()
         return _found_in_python(splits)
 
 
