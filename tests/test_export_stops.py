@@ -216,3 +216,29 @@ def test_a_stop_python_swallowed_ends_the_build_at_its_next_phase(tmp_path, phas
     # the previous export as it was, and no partial folder left
     assert {p.relative_to(tmp_path): p.read_bytes() for p in (tmp_path / "out").rglob("*") if p.is_file()} == before
 
+
+
+# A child that its parent terminates as soon as it is forked (a pool's terminate() just after it started
+# its workers, as datasets' --num-proc downloads do): without the stops blocked until the child has its
+# own handlers, the SIGTERM reached the parent's handler, or was dropped, and the pool waited forever.
+FORK_AND_TERMINATE = """
+import os, signal, time
+from corpora import signals
+signals.handle_stops()
+ends = {}
+for _ in range(20):
+    pid = os.fork()
+    if pid == 0:
+        time.sleep(1)
+        os._exit(0)
+    os.kill(pid, signal.SIGTERM)
+    status = os.waitpid(pid, 0)[1]
+    end = f"killed by signal {os.WTERMSIG(status)}" if os.WIFSIGNALED(status) else f"exit {os.WEXITSTATUS(status)}"
+    ends[end] = ends.get(end, 0) + 1
+print(ends)
+"""
+
+
+def test_a_worker_terminated_as_it_starts_dies():
+    result = run_process([sys.executable, "-c", FORK_AND_TERMINATE], timeout=60)
+    assert (result.returncode, result.stdout, result.stderr) == (0, "{'killed by signal 15': 20}\n", "")

@@ -8,6 +8,7 @@ import importlib
 import os
 import signal
 import sys
+import threading
 import time
 
 STOPPED = {signal.SIGINT: "interrupted", signal.SIGTERM: "terminated", signal.SIGHUP: "hung up"}  # the command's lines
@@ -192,6 +193,13 @@ def import_lasting(modules) -> None:
 
 
 def _in_worker():
+    try:
+        _worker_handlers()
+    finally:
+        _unblock_after_fork()
+
+
+def _worker_handlers():
     # A worker forked by the command (--num-proc) dies of its pool's SIGTERM and leaves Ctrl-C and SIGHUP to its parent.
     if signal.getsignal(signal.SIGTERM) is not stop:
         return
@@ -212,11 +220,25 @@ def _in_worker():
 
 
 _FORKED_BY = [0]  # the pid of the process that forks, read by its child
+_MASK_AT_FORK = threading.local()  # the forking thread's signal mask before _before_fork blocked the stops
 
 
 def _before_fork():
     _FORKED_BY[0] = os.getpid()
+    # The stops wait, blocked, until the child has its worker's handlers: one that came before would reach the
+    # parent's `stop` in the child, or be dropped by Python ("Signal 15 ignored due to race condition"), and a
+    # pool that terminated a worker just started waited for it forever (a datasets4 leg hung at --num-proc 2).
+    # needed: tests/test_export_stops.py::test_a_worker_terminated_as_it_starts_dies
+    if hasattr(signal, "pthread_sigmask"):
+        _MASK_AT_FORK.previous = signal.pthread_sigmask(signal.SIG_BLOCK, set(STOPPED))
 
 
-# needed: the tests named in _in_worker (datasets forks the workers)
-os.register_at_fork(before=_before_fork, after_in_child=_in_worker)
+def _unblock_after_fork():
+    previous = getattr(_MASK_AT_FORK, "previous", None)
+    if previous is not None:
+        _MASK_AT_FORK.previous = None
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+# needed: the tests named in _in_worker and _before_fork (datasets forks the workers)
+os.register_at_fork(before=_before_fork, after_in_parent=_unblock_after_fork, after_in_child=_in_worker)
