@@ -244,9 +244,9 @@ def test_each_config_carries_the_license_of_its_source(dummy_export, partial_exp
         return (cards.read_metadata(card)["license"], lines_with(text, "- **License:**"), lines_with(text, "- **Release:**"),
                 lines_from(text, "Each config is under the license of the source it is built from:", 4))
 
-    both = ("- **Release:** 2023-01-25, the pinned commit `09949e9` of `SebOchs/SAF` (the XML release, its last commit; the "
-            "German files never changed after they were added: FORMAT.md, *Where the files are*); the pinned revision "
-            "`30db3ef` of the Hub dataset (its date is not known; the data were uploaded in November 2022)")
+    xml_release = ("- **Release:** 2023-01-25, the pinned commit `09949e9` of `SebOchs/SAF` (the XML release, its last commit; "
+                   "the German files never changed after they were added: FORMAT.md, *Where the files are*)")
+    both = f"{xml_release}; the pinned revision `30db3ef` of the Hub dataset (its date is not known; the data were uploaded in November 2022)"
     whole = dummy_export(NAME)
     for card in (corpus.card_path, whole / "README.md"):
         assert told(card) == (["cc-by-4.0", "mit"], ["- **License:** `cc-by-4.0` (`default`), `mit` (`upstream_xml`)"], [both], [
@@ -255,9 +255,7 @@ def test_each_config_carries_the_license_of_its_source(dummy_export, partial_exp
     licenses = ["https://creativecommons.org/licenses/by/4.0/", "https://opensource.org/license/mit"]
     assert json.loads((whole / "croissant.json").read_text())["license"] == licenses
     xml, hub = partial_export(NAME, ["upstream_xml"]), partial_export(NAME, ["default"])
-    assert told(xml / "README.md") == ("mit", ["- **License:** `mit`"], [
-        "- **Release:** 2023-01-25, the pinned commit `09949e9` of `SebOchs/SAF` (the XML release, its last commit; the German "
-        "files never changed after they were added: FORMAT.md, *Where the files are*)"], [])
+    assert told(xml / "README.md") == ("mit", ["- **License:** `mit`"], [xml_release], [])
     assert (xml / "README.md").read_text(encoding="utf-8").count("cc-by-4.0") == 0
     assert json.loads((xml / "croissant.json").read_text())["license"] == "https://opensource.org/license/mit"
     assert told(hub / "README.md") == ("cc-by-4.0", ["- **License:** `cc-by-4.0`"], [
