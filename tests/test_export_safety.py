@@ -359,7 +359,7 @@ def test_the_adapter_names_the_private_part_that_changed():
     with pytest.raises(datasets_adapter.DatasetsChanged) as error:
         datasets_adapter.declared_info(changed, "ratings")
     assert str(error.value) == (
-        f"datasets {datasets.__version__} changed Changed._info: no such method; update corpora/datasets_adapter.py"
+        f"datasets {datasets.__version__} changed Changed._info: no such method; update corpora/datasets_adapter/"
     )
 
 
