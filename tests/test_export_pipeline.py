@@ -28,7 +28,8 @@ class PlainConfig(datasets.BuilderConfig):
 
 
 class Plain(datasets.GeneratorBasedBuilder):
-    BUILDER_CONFIGS = [PlainConfig(name="letters", rows=LETTERS), PlainConfig(name="numbers", rows=NUMBERS)]
+    BUILDER_CONFIGS = [PlainConfig(name="letters", rows=LETTERS), PlainConfig(name="numbers", rows=NUMBERS),
+                       PlainConfig(name="late", rows={"train": [], "test": [(20, "x", "no")]})]
     fail_in = None  # the config whose generation fails at its first example (a test sets it)
 
     def _info(self):
@@ -60,6 +61,7 @@ class PlainParts(pipeline.Parts):
                                                           for split in info.splits]}
                    for config, info in infos.items()]
         (folder / "README.md").write_text(f"---\n{json.dumps({'configs': configs})}\n---\n# plain\n")
+        self.examples = {config: r.example for config, r in report.items()}
         if self.card_fails:
             raise OSError("planted failure of the card writer")
 
@@ -132,3 +134,10 @@ def test_each_split_is_read_from_the_cache_as_batches_never_memory_mapped(tmp_pa
     assert [row for path in sorted((tmp_path / "out" / "plain").rglob("*.parquet"))
             for row in pyarrow.parquet.read_table(path).to_pylist()] == [
         *stored(LETTERS["test"]), *stored(LETTERS["train"]), *stored(NUMBERS["train"]), *stored(NUMBERS["validation"])]
+
+
+def test_the_example_of_a_config_whose_first_split_is_empty_is_the_first_row_of_the_next(tmp_path):
+    export = pipeline.Export("plain", ("late",), PlainParts())
+    rows = pipeline.run(export, tmp_path / "out")
+    assert [(r.split, r.rows) for r in rows] == [("train", 0), ("test", 1)]
+    assert export.parts.examples == {"late": {"id": 20, "text": "x", "label": 0}}

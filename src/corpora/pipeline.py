@@ -179,7 +179,7 @@ def write_files(plan: Export, partial: exports.Partial, repo_id, export_path: st
         report[config] = figures.ConfigReport(
             read=read,
             statistics=statistics,
-            example=first_example(builder, splits[0], parts.stored),
+            example=first_example(builder, splits, parts.stored),
             # The overlap of splits compares the rows as stored, read from the files written.
             figures=tally.results(splits, {split: written[split].paths for split in splits}),
         )
@@ -256,10 +256,14 @@ class ParquetBeside:
             writer.abort()
 
 
-def first_example(builder: datasets.DatasetBuilder, split: str, stored) -> dict:
-    """The first row of a split as stored (class labels as their index, images as bytes)."""
-    first = next(table for table in cached_tables(builder, split) if table.num_rows)
-    return stored(first.slice(0, 1)).to_pylist()[0]
+def first_example(builder: datasets.DatasetBuilder, splits: list[str], stored) -> dict | None:
+    """The first row of the first split that has rows, as stored (class labels as their index, images
+    as bytes); None for a config with no rows at all. A legacy script's first split may be empty."""
+    for split in splits:
+        first = next((table for table in cached_tables(builder, split) if table.num_rows), None)
+        if first is not None:
+            return stored(first.slice(0, 1)).to_pylist()[0]
+    return None
 
 
 def reload_counts(folder: Path, configs: list[str], cache_dir) -> dict[str, dict[str, int]]:

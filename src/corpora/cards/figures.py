@@ -396,5 +396,5 @@ class ConfigReport:
 
     read: dict[str, int]  # split -> source records read
     statistics: dict[str, SplitStatistics]  # split -> statistics of the examples written
-    example: dict  # the first example of the first split, as stored
+    example: dict | None  # the first row of the first split with rows, as stored (None: the config has none)
     figures: dict = field(default_factory=dict)  # the card's figure name -> split -> value (Tally.results)

@@ -297,7 +297,7 @@ def render(
     }).to_dataset_card_data(card_data)
     fields = {config: field_rows(info.features, collapse=True) for config, info in infos.items()}
     examples = {config: example_text(with_label_names(r.example, infos[config].features))
-                for config, r in report.items()}
+                for config, r in report.items() if r.example is not None}  # None: a config with no rows
     values = dict(
         name=name, configs=configs, source=shown_source(provenance.source), first_config=first_config, infos=infos,
         report=report, fields=fields,
