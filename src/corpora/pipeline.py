@@ -13,9 +13,7 @@ from dataclasses import field
 from pathlib import Path
 
 import datasets
-import datasets.naming
 import pyarrow
-import pyarrow.ipc
 import pyarrow.parquet
 from datasets.table import table_cast
 
@@ -23,6 +21,7 @@ from corpora import datasets_adapter
 from corpora import exports
 from corpora import parquet_files
 from corpora.cards import figures
+from corpora.datasets_adapter import cached_tables
 from corpora.errors import CorporaError
 from corpora.path_errors import check_utf8
 
@@ -200,17 +199,6 @@ def write_parquet(builder: datasets.DatasetBuilder, split: str, folder: Path, st
         raise
     writer.close()
     return writer
-
-
-def cached_tables(builder: datasets.DatasetBuilder, split: str):
-    """A prepared split's rows in datasets' cache files (Arrow streams), a record batch at a time, read
-    rather than memory-mapped: a batch is freed once used, where a mapped file's pages stay resident."""
-    shards = builder.info.splits[split].shard_lengths  # the files as datasets names them (as_dataset reads them so)
-    for path in datasets.naming.filenames_for_dataset_split(builder.cache_dir, builder.dataset_name, split, "arrow",
-                                                           shards):
-        with pyarrow.OSFile(path) as source:
-            for batch in pyarrow.ipc.open_stream(source):
-                yield pyarrow.Table.from_batches([batch])
 
 
 class ParquetBeside:

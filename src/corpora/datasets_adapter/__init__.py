@@ -12,6 +12,9 @@ import copyreg
 
 import datasets
 import datasets.info
+import datasets.naming
+import pyarrow
+import pyarrow.ipc
 from datasets.exceptions import DatasetGenerationError
 
 
@@ -198,6 +201,17 @@ def _rebuild_generation_error(args, cause):
 
 # needed: tests/test_export_stops.py::test_a_bad_record_with_worker_processes_is_the_same_one_line
 copyreg.pickle(DatasetGenerationError, _reduce_generation_error)
+
+
+def cached_tables(builder: datasets.DatasetBuilder, split: str):
+    """A prepared split's rows in datasets' cache files (Arrow streams), a record batch at a time, read
+    rather than memory-mapped: a batch is freed once used, where a mapped file's pages stay resident."""
+    shards = builder.info.splits[split].shard_lengths  # the files as datasets names them (as_dataset reads them so)
+    for path in datasets.naming.filenames_for_dataset_split(builder.cache_dir, builder.dataset_name, split, "arrow",
+                                                           shards):
+        with pyarrow.OSFile(path) as source:
+            for batch in pyarrow.ipc.open_stream(source):
+                yield pyarrow.Table.from_batches([batch])
 
 
 # The stand-ins for the names legacy loading scripts use (`corpora convert`): a module of their own.
